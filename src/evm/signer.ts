@@ -1,0 +1,51 @@
+/** EVM wallets: a viem LocalAccount, a viem WalletClient with an account, or any `{ address, signTypedData }`. */
+import { InvalidConfigError } from "../errors";
+
+export type Hex = `0x${string}`;
+
+/** Typed data exactly as viem's `signTypedData` takes it (no `EIP712Domain` in `types`). */
+export interface TypedDataRequest {
+  domain: Record<string, unknown>;
+  types: Record<string, readonly { name: string; type: string }[]>;
+  primaryType: string;
+  message: Record<string, unknown>;
+}
+
+/** The one thing x402-pay needs from an EVM wallet. */
+export interface EvmSigner {
+  readonly address: Hex;
+  signTypedData(request: TypedDataRequest): Promise<Hex>;
+}
+
+/** A viem WalletClient (JSON-RPC or local account), e.g. over an injected EIP-1193 provider. */
+export interface WalletClientLike {
+  readonly account?: { readonly address: Hex } | undefined;
+  signTypedData(request: TypedDataRequest & { account: unknown }): Promise<Hex>;
+}
+
+export type EvmSignerInput = EvmSigner | WalletClientLike;
+
+const addressShape = /^0x[0-9a-fA-F]{40}$/;
+
+/** Normalises the wallets x402-pay accepts into an `EvmSigner`. Throws `InvalidConfigError` otherwise. */
+export function toEvmSigner(input: EvmSignerInput): EvmSigner {
+  if (!input || typeof (input as { signTypedData?: unknown }).signTypedData !== "function") {
+    throw new InvalidConfigError("The EVM signer needs a signTypedData function: pass a viem account, a WalletClient with an account, or { address, signTypedData }.");
+  }
+  const direct = (input as { address?: unknown }).address;
+  if (typeof direct === "string") {
+    if (!addressShape.test(direct)) throw new InvalidConfigError(`The EVM signer's address ${JSON.stringify(direct)} is not a 20-byte hex address.`);
+    const signer = input as EvmSigner;
+    return { address: direct as Hex, signTypedData: (request) => signer.signTypedData(request) };
+  }
+  const wallet = input as WalletClientLike;
+  const account = wallet.account;
+  if (!account || typeof account.address !== "string" || !addressShape.test(account.address)) {
+    throw new InvalidConfigError("The WalletClient has no account: create it with `account` (e.g. the address from eth_requestAccounts).");
+  }
+  return { address: account.address, signTypedData: (request) => wallet.signTypedData({ ...request, account }) };
+}
+
+export function isEvmAddress(value: string): boolean {
+  return addressShape.test(value);
+}

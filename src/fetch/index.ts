@@ -1,0 +1,90 @@
+/** `wrapFetchWithPayment`: a fetch with the same signature that pays 402 answers once. */
+import type { X402Client } from "../client";
+import { PaymentOutcomeUnknownError } from "../errors";
+import { handlePaymentRequired, type Transport } from "../handshake";
+import { SETTLEMENT_HEADERS } from "../protocol";
+
+type Fetch = typeof globalThis.fetch;
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Wraps `fetch` so a 402 is paid with `client` and the request retried once. The body is read once
+ * into bytes so the retry sends exactly the same bytes (streams too; `duplex: "half"` is set for you).
+ */
+export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch {
+  return async function fetchWithPayment(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const streaming = init?.body instanceof ReadableStream && !("duplex" in init);
+    const request = new Request(input, streaming ? ({ ...init, duplex: "half" } as RequestInit) : init);
+    const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
+    const base: RequestInit = { ...init, ...requestOptions(request), body };
+    const send = (url: string, options: RequestInit) => fetchFn(url, { ...base, ...options });
+
+    const first = await send(request.url, { headers: new Headers(request.headers) });
+    if (first.status !== 402) return first;
+
+    const transport: Transport<Response> = {
+      request: { url: request.url, method: request.method },
+      requestHeader: (name) => request.headers.get(name),
+      resend: (extra) => resendFollowingRedirects(send, request, base, extra),
+      status: (response) => response.status,
+      header: (response, name) => response.headers.get(name),
+      body: (response) => response.clone().text(),
+    };
+    return handlePaymentRequired(client, transport, first);
+  };
+}
+
+/** Everything a `Request` normalised from `(input, init)`, as init options for `fetch(url, init)`. */
+function requestOptions(request: Request): RequestInit {
+  const options: RequestInit = {
+    method: request.method,
+    signal: request.signal,
+    credentials: request.credentials,
+    cache: request.cache,
+    redirect: request.redirect,
+    integrity: request.integrity,
+    keepalive: request.keepalive,
+    referrerPolicy: request.referrerPolicy,
+  };
+  if (request.mode && request.mode !== "navigate") options.mode = request.mode;
+  if (request.referrer && request.referrer !== "about:client") options.referrer = request.referrer;
+  return options;
+}
+
+/**
+ * The paid retry, with redirects followed by hand: the payment headers go only to the same origin,
+ * and never again once a hop reported a settlement.
+ */
+async function resendFollowingRedirects(
+  send: (url: string, options: RequestInit) => Promise<Response>,
+  request: Request,
+  base: RequestInit,
+  extra: Record<string, string>,
+): Promise<Response> {
+  const headers = new Headers(request.headers);
+  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  let url = request.url;
+  let method = request.method;
+  let body = base.body;
+  for (let hop = 0; ; hop++) {
+    const response = await send(url, { method, headers, body, redirect: "manual" });
+    if (response.type === "opaqueredirect") {
+      throw new PaymentOutcomeUnknownError("The paid request was redirected, and the browser hides where to.");
+    }
+    const location = response.headers.get("location");
+    if (request.redirect === "manual" || !location || !redirectStatuses.has(response.status)) return response;
+    if (request.redirect === "error" || hop >= 20) throw new TypeError(`fetch failed: redirect ${request.redirect === "error" ? "not allowed" : "limit reached"}`);
+    const next = new URL(location, url);
+    const crossOrigin = next.origin !== new URL(url).origin;
+    if (crossOrigin || SETTLEMENT_HEADERS.some((name) => response.headers.has(name))) {
+      for (const name of Object.keys(extra)) headers.delete(name);
+    }
+    if (crossOrigin) headers.delete("authorization");
+    if ((response.status === 303 && method !== "HEAD") || ((response.status === 301 || response.status === 302) && method === "POST")) {
+      method = "GET";
+      body = undefined;
+      for (const name of ["content-type", "content-length", "content-encoding", "content-language", "content-location"]) headers.delete(name);
+    }
+    url = next.href;
+  }
+}

@@ -1,0 +1,2 @@
+export { handlePaymentRequired, type Transport } from "./handshake";
+export { getPaymentReceipt, type PaymentReceipt } from "./receipts";

@@ -1,0 +1,150 @@
+/** Reading a 402: the PAYMENT-REQUIRED header first, then a v1 or v2 JSON body. */
+import { ChallengeNotFoundError, InvalidChallengeError } from "../errors";
+import { decodeBase64Json } from "./base64";
+import { MAX_HEADER_BYTES, PAYMENT_REQUIRED_HEADER } from "./headers";
+import { toCaip2 } from "./networks";
+import {
+  PaymentRequiredV1Schema,
+  PaymentRequiredV2Schema,
+  PaymentRequirementsV1Schema,
+  PaymentRequirementsV2Schema,
+  describeIssue,
+  type PaymentRequiredV2,
+  type ResourceInfo,
+} from "./schemas";
+
+/** One offered payment requirement, validated and normalised across v1 and v2. */
+export interface PaymentRequirement {
+  readonly x402Version: 1 | 2;
+  /** Position in `accepts`. */
+  readonly index: number;
+  readonly scheme: string;
+  /** The network as offered (a v1 name or a CAIP-2 id). */
+  readonly network: string;
+  /** CAIP-2 id (v1 names translated); `undefined` for an unknown v1 name. */
+  readonly caip2: string | undefined;
+  /** Atomic amount (v1: `maxAmountRequired`). */
+  readonly amount: string;
+  readonly asset: string;
+  readonly payTo: string;
+  readonly maxTimeoutSeconds: number;
+  readonly extra: Readonly<Record<string, unknown>>;
+  /** The element of `accepts` exactly as received: echoed verbatim as `accepted`. */
+  readonly raw: Readonly<Record<string, unknown>>;
+}
+
+/** An element of `accepts` that failed validation, with the reason. */
+export interface InvalidRequirement {
+  readonly index: number;
+  readonly raw: unknown;
+  readonly reason: string;
+}
+
+/** A parsed 402 challenge. */
+export interface PaymentChallenge {
+  readonly x402Version: 1 | 2;
+  readonly error: string | undefined;
+  readonly resource: ResourceInfo | undefined;
+  readonly extensions: Readonly<Record<string, unknown>> | undefined;
+  readonly requirements: readonly PaymentRequirement[];
+  readonly invalid: readonly InvalidRequirement[];
+  /** The decoded challenge object as received. */
+  readonly raw: Readonly<Record<string, unknown>>;
+  readonly source: "header" | "body";
+}
+
+const MAX_BODY_CHARS = 1024 * 1024;
+
+/**
+ * Parses a 402 challenge from the `PAYMENT-REQUIRED` header value, or else from the body (a JSON
+ * string or an already-parsed value). Throws `InvalidChallengeError` for a malformed challenge and
+ * `ChallengeNotFoundError` when there is none.
+ */
+export function parseChallenge(input: { header: string | null | undefined; body?: unknown; contentType?: string | null }): PaymentChallenge {
+  const { header } = input;
+  if (header) {
+    if (header.length > MAX_HEADER_BYTES) {
+      throw new InvalidChallengeError(`The ${PAYMENT_REQUIRED_HEADER} header is ${header.length} bytes, over the ${MAX_HEADER_BYTES}-byte limit.`);
+    }
+    const decoded = decodeBase64Json(header);
+    if (!decoded.ok) throw new InvalidChallengeError(`The ${PAYMENT_REQUIRED_HEADER} header ${decoded.reason}.`);
+    return toChallenge(decoded.value, "header");
+  }
+  const body = readJsonBody(input.body);
+  if (body && typeof body === "object" && "x402Version" in body) return toChallenge(body, "body");
+  const html = /html/i.test(input.contentType ?? "") || (typeof input.body === "string" && /^\s*</.test(input.body));
+  throw new ChallengeNotFoundError(
+    html
+      ? "The 402 response is an HTML page, not an x402 challenge: the server served a paywall for browsers."
+      : `The 402 response has no ${PAYMENT_REQUIRED_HEADER} header and no x402 JSON body.`,
+    {
+      hint: html
+        ? "Do not send `Accept: text/html`, or ask the server for its API response."
+        : `If this runs in a browser against another origin, the server must list ${PAYMENT_REQUIRED_HEADER} in Access-Control-Expose-Headers.`,
+    },
+  );
+}
+
+function readJsonBody(body: unknown): unknown {
+  if (typeof body !== "string") return body;
+  if (body.length > MAX_BODY_CHARS) return undefined;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+function toChallenge(value: unknown, source: "header" | "body"): PaymentChallenge {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidChallengeError(`The ${source === "header" ? PAYMENT_REQUIRED_HEADER + " header" : "402 body"} is not a JSON object.`);
+  }
+  const version = (value as { x402Version?: unknown }).x402Version;
+  if (version !== 1 && version !== 2) {
+    throw new InvalidChallengeError(`Unsupported x402Version ${JSON.stringify(version) ?? "undefined"}: expected 1 or 2.`);
+  }
+  const schema = version === 2 ? PaymentRequiredV2Schema : PaymentRequiredV1Schema;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new InvalidChallengeError(`The x402 v${version} challenge is malformed: ${describeIssue(parsed.error)}.`);
+  }
+  const data = parsed.data;
+  const requirements: PaymentRequirement[] = [];
+  const invalid: InvalidRequirement[] = [];
+  data.accepts.forEach((raw, index) => {
+    const result = toRequirement(raw, index, version);
+    if ("reason" in result) invalid.push(result);
+    else requirements.push(result);
+  });
+  return {
+    x402Version: version,
+    error: data.error,
+    resource: version === 2 ? (data as PaymentRequiredV2).resource : undefined,
+    extensions: data.extensions ?? undefined,
+    requirements,
+    invalid,
+    raw: value as Record<string, unknown>,
+    source,
+  };
+}
+
+function toRequirement(raw: unknown, index: number, version: 1 | 2): PaymentRequirement | InvalidRequirement {
+  if (version === 2) {
+    const parsed = PaymentRequirementsV2Schema.safeParse(raw);
+    if (!parsed.success) return { index, raw, reason: describeIssue(parsed.error) };
+    const r = parsed.data;
+    return freezeRequirement({ index, raw, x402Version: 2, amount: r.amount, network: r.network, caip2: r.network, ...pick(r) });
+  }
+  const parsed = PaymentRequirementsV1Schema.safeParse(raw);
+  if (!parsed.success) return { index, raw, reason: describeIssue(parsed.error) };
+  const r = parsed.data;
+  return freezeRequirement({ index, raw, x402Version: 1, amount: r.maxAmountRequired, network: r.network, caip2: toCaip2(r.network, 1), ...pick(r) });
+}
+
+function pick(r: { scheme: string; asset: string; payTo: string; maxTimeoutSeconds: number; extra?: Record<string, unknown> | null }) {
+  return { scheme: r.scheme, asset: r.asset, payTo: r.payTo, maxTimeoutSeconds: r.maxTimeoutSeconds, extra: r.extra ?? {} };
+}
+
+function freezeRequirement(r: Omit<PaymentRequirement, "raw"> & { raw: unknown }): PaymentRequirement {
+  return Object.freeze({ ...r, raw: r.raw as Record<string, unknown> });
+}

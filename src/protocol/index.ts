@@ -1,0 +1,50 @@
+export { encodeBase64Json, decodeBase64Json, type DecodeResult } from "./base64";
+export {
+  PAYMENT_REQUIRED_HEADER,
+  PAYMENT_SIGNATURE_HEADER,
+  PAYMENT_RESPONSE_HEADER,
+  X_PAYMENT_HEADER,
+  X_PAYMENT_RESPONSE_HEADER,
+  PAYMENT_HEADERS,
+  SETTLEMENT_HEADERS,
+  MAX_HEADER_BYTES,
+  paymentHeaderName,
+} from "./headers";
+export {
+  EVM_V1_NETWORKS,
+  SVM_V1_NETWORKS,
+  SOLANA_MAINNET,
+  SOLANA_DEVNET,
+  SOLANA_TESTNET,
+  isCaip2,
+  toCaip2,
+  toEvmChainId,
+  matchesPattern,
+  patternSpecificity,
+} from "./networks";
+export {
+  KNOWN_ASSETS,
+  findKnownAsset,
+  parseUsd,
+  isWithinUsd,
+  formatUnits,
+  formatUsd,
+  parseAtomicAmount,
+  type KnownAsset,
+  type Money,
+} from "./money";
+export {
+  parseChallenge,
+  type PaymentChallenge,
+  type PaymentRequirement,
+  type InvalidRequirement,
+} from "./challenge";
+export { buildPaymentPayload, decodeSettlement, type SchemePayload } from "./payload";
+export type {
+  ResourceInfo,
+  PaymentRequirementsV1,
+  PaymentRequirementsV2,
+  PaymentRequiredV1,
+  PaymentRequiredV2,
+  SettleResponse,
+} from "./schemas";

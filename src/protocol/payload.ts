@@ -1,0 +1,55 @@
+/** The PaymentPayload envelope (v1 and v2) and the settlement header. */
+import { decodeBase64Json } from "./base64";
+import type { PaymentChallenge, PaymentRequirement } from "./challenge";
+import { MAX_HEADER_BYTES } from "./headers";
+import { SettleResponseSchema, type SettleResponse } from "./schemas";
+
+/** What a scheme produces: the scheme-specific `payload` and any extension data it adds. */
+export interface SchemePayload {
+  readonly payload: Record<string, unknown>;
+  /** Per extension key, merged shallowly over the server's declaration. */
+  readonly extensions?: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * Assembles the PaymentPayload. v2: `{x402Version, payload, extensions?, resource?, accepted}` with
+ * every declared extension echoed and `accepted` the chosen requirement verbatim (the reference key
+ * order). v1: `{x402Version, scheme, network, payload}`.
+ */
+export function buildPaymentPayload(
+  challenge: PaymentChallenge,
+  requirement: PaymentRequirement,
+  result: SchemePayload,
+): Record<string, unknown> {
+  if (requirement.x402Version === 1) {
+    return { x402Version: 1, scheme: requirement.scheme, network: requirement.network, payload: result.payload };
+  }
+  const extensions = mergeExtensions(challenge.extensions, result.extensions);
+  const envelope: Record<string, unknown> = { x402Version: 2, payload: result.payload };
+  if (extensions) envelope.extensions = extensions;
+  if (challenge.raw.resource !== undefined) envelope.resource = challenge.raw.resource;
+  envelope.accepted = requirement.raw;
+  return envelope;
+}
+
+function mergeExtensions(
+  declared: Readonly<Record<string, unknown>> | undefined,
+  added: Record<string, Record<string, unknown>> | undefined,
+): Record<string, unknown> | undefined {
+  if (!added) return declared && Object.keys(declared).length > 0 ? { ...declared } : undefined;
+  const merged: Record<string, unknown> = { ...declared };
+  for (const [key, value] of Object.entries(added)) {
+    const base = merged[key];
+    merged[key] = base && typeof base === "object" ? { ...(base as Record<string, unknown>), ...value } : value;
+  }
+  return merged;
+}
+
+/** Decodes a PAYMENT-RESPONSE / X-PAYMENT-RESPONSE value; `undefined` if it is not a settlement. */
+export function decodeSettlement(value: string | null | undefined): SettleResponse | undefined {
+  if (!value || value.length > MAX_HEADER_BYTES) return undefined;
+  const decoded = decodeBase64Json(value);
+  if (!decoded.ok) return undefined;
+  const parsed = SettleResponseSchema.safeParse(decoded.value);
+  return parsed.success ? parsed.data : undefined;
+}

@@ -1,0 +1,48 @@
+import { privateKeyToAccount } from "viem/accounts";
+import { describe, expect, it } from "vitest";
+import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
+import { exactEvm } from "../../src/evm";
+import { ANVIL_ADDRESS_0, ANVIL_KEY_0, VECTOR_NOW_MS, countingBytes, evmFull, evmVectors } from "../support/vectors";
+
+const account = privateKeyToAccount(ANVIL_KEY_0);
+const scheme = () => exactEvm({ signer: account, now: () => VECTOR_NOW_MS, randomBytes: countingBytes });
+const client = () => createX402Client({ schemes: [scheme()] });
+const request = { url: "https://api.example.com/premium-data", method: "GET" };
+
+describe("EVM exact (EIP-3009) reproduces the reference's golden vectors", () => {
+  it("v2 scheme payload, byte for byte", async () => {
+    const v = evmVectors.exact_eip3009;
+    const challenge = parseChallenge({
+      header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [v.requirements] }),
+    });
+    const payment = await client().createPayment(challenge, request);
+    expect(payment.payload.payload).toEqual(v.schemeResult.payload);
+    expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(v.schemeResult.payload));
+  });
+
+  it("the full v2 PaymentPayload and its PAYMENT-SIGNATURE header, byte for byte", async () => {
+    const paymentRequired = {
+      x402Version: 2,
+      resource: evmFull.A_paymentPayload.resource,
+      accepts: [evmFull.A_paymentPayload.accepted],
+    };
+    const challenge = parseChallenge({ header: encodeBase64Json(paymentRequired) });
+    const payment = await client().createPayment(challenge, request);
+    expect(JSON.stringify(payment.payload)).toBe(evmFull.A_json);
+    expect(payment.headerName).toBe("PAYMENT-SIGNATURE");
+    expect(payment.headerValue).toBe(evmFull.A_headers["PAYMENT-SIGNATURE"]);
+  });
+
+  it("v1: X-PAYMENT with the same signature as v2", async () => {
+    const v = evmVectors.v1_exact;
+    const challenge = parseChallenge({ header: null, body: JSON.stringify({ x402Version: 1, error: "X-PAYMENT header is required", accepts: [v.requirements] }) });
+    const payment = await createX402Client({ schemes: [scheme()] }).createPayment(challenge, { url: "https://api.example.com/x", method: "GET" });
+    expect(payment.headerName).toBe("X-PAYMENT");
+    expect(JSON.stringify(payment.payload)).toBe(JSON.stringify(v.schemeResult));
+    expect((payment.payload.payload as { signature: string }).signature).toBe(evmVectors.exact_eip3009.schemeResult.payload.signature);
+  });
+
+  it("signs as the account's address, verbatim", () => {
+    expect(scheme().payer).toBe(ANVIL_ADDRESS_0);
+  });
+});
