@@ -58,34 +58,32 @@ export class X402Error extends Error {
   }
 }
 
+/** A subclass whose only difference is its name, code and phase. */
+function defineError(name: string, code: string, phase: ErrorPhase) {
+  return class extends X402Error {
+    constructor(message: string, options?: X402ErrorOptions) {
+      super(code, phase, message, options);
+      this.name = name;
+    }
+  };
+}
+
 /** True for errors from any copy of x402-pay (ESM and CJS builds, bundles), unlike `instanceof`. */
 export function isX402Error(value: unknown): value is X402Error {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
 }
 
 /** The options, the signer or the policy given to x402-pay are unusable. */
-export class InvalidConfigError extends X402Error {
-  override name = "InvalidConfigError";
-  constructor(message: string, options?: X402ErrorOptions) {
-    super("INVALID_CONFIG", "config", message, options);
-  }
-}
+export const InvalidConfigError = /* @__PURE__ */ defineError("InvalidConfigError", "INVALID_CONFIG", "config");
+export type InvalidConfigError = InstanceType<typeof InvalidConfigError>;
 
 /** A 402 arrived but its challenge is malformed: bad base64, not JSON, wrong version, bad shape, too large. */
-export class InvalidChallengeError extends X402Error {
-  override name = "InvalidChallengeError";
-  constructor(message: string, options?: X402ErrorOptions) {
-    super("INVALID_CHALLENGE", "challenge", message, options);
-  }
-}
+export const InvalidChallengeError = /* @__PURE__ */ defineError("InvalidChallengeError", "INVALID_CHALLENGE", "challenge");
+export type InvalidChallengeError = InstanceType<typeof InvalidChallengeError>;
 
 /** A 402 arrived with no challenge we can read at all (no PAYMENT-REQUIRED header, no JSON body). */
-export class ChallengeNotFoundError extends X402Error {
-  override name = "ChallengeNotFoundError";
-  constructor(message: string, options?: X402ErrorOptions) {
-    super("CHALLENGE_NOT_FOUND", "challenge", message, options);
-  }
-}
+export const ChallengeNotFoundError = /* @__PURE__ */ defineError("ChallengeNotFoundError", "CHALLENGE_NOT_FOUND", "challenge");
+export type ChallengeNotFoundError = InstanceType<typeof ChallengeNotFoundError>;
 
 export interface RejectedRequirement {
   index: number;
@@ -117,36 +115,20 @@ export class NoPayableRequirementError extends X402Error {
 }
 
 /** The user's selector or `onBeforePayment` hook refused the payment. Nothing was signed. */
-export class PaymentRefusedError extends X402Error {
-  override name = "PaymentRefusedError";
-  constructor(message: string, options?: X402ErrorOptions) {
-    super("PAYMENT_REFUSED", "select", message, options);
-  }
-}
+export const PaymentRefusedError = /* @__PURE__ */ defineError("PaymentRefusedError", "PAYMENT_REFUSED", "select");
+export type PaymentRefusedError = InstanceType<typeof PaymentRefusedError>;
 
 /** The wallet failed to sign, or the requirement could not be turned into a payload. */
-export class SigningError extends X402Error {
-  override name = "SigningError";
-  constructor(message: string, options?: X402ErrorOptions) {
-    super("SIGNING_FAILED", "sign", message, options);
-  }
-}
+export const SigningError = /* @__PURE__ */ defineError("SigningError", "SIGNING_FAILED", "sign");
+export type SigningError = InstanceType<typeof SigningError>;
 
 /** A request that already carried a payment header got a 402; x402-pay never signs a second time. */
-export class PaymentAlreadyAttemptedError extends X402Error {
-  override name = "PaymentAlreadyAttemptedError";
-  constructor(message: string, options?: X402ErrorOptions) {
-    super("PAYMENT_ALREADY_ATTEMPTED", "send", message, options);
-  }
-}
+export const PaymentAlreadyAttemptedError = /* @__PURE__ */ defineError("PaymentAlreadyAttemptedError", "PAYMENT_ALREADY_ATTEMPTED", "send");
+export type PaymentAlreadyAttemptedError = InstanceType<typeof PaymentAlreadyAttemptedError>;
 
 /** The request body cannot be sent twice (a stream), so a paid retry is impossible. Nothing was signed. */
-export class BodyNotReplayableError extends X402Error {
-  override name = "BodyNotReplayableError";
-  constructor(message: string, options?: X402ErrorOptions) {
-    super("BODY_NOT_REPLAYABLE", "send", message, options);
-  }
-}
+export const BodyNotReplayableError = /* @__PURE__ */ defineError("BodyNotReplayableError", "BODY_NOT_REPLAYABLE", "send");
+export type BodyNotReplayableError = InstanceType<typeof BodyNotReplayableError>;
 
 /** The server refused the signed payment (a 402 after paying). `details.reason` is the server's reason. */
 export class PaymentRejectedError extends X402Error {
@@ -166,9 +148,5 @@ export class PaymentRejectedError extends X402Error {
  * read. The payment may or may not have settled: `details.paymentHeader` holds the exact signed
  * header so the caller can reconcile or resend it (a resend never pays twice: the nonce is one-time).
  */
-export class PaymentOutcomeUnknownError extends X402Error {
-  override name = "PaymentOutcomeUnknownError";
-  constructor(message: string, options?: X402ErrorOptions) {
-    super("PAYMENT_OUTCOME_UNKNOWN", "send", message, options);
-  }
-}
+export const PaymentOutcomeUnknownError = /* @__PURE__ */ defineError("PaymentOutcomeUnknownError", "PAYMENT_OUTCOME_UNKNOWN", "send");
+export type PaymentOutcomeUnknownError = InstanceType<typeof PaymentOutcomeUnknownError>;

@@ -19,8 +19,10 @@ export interface EvmSigner {
 
 /** A viem WalletClient (JSON-RPC or local account), e.g. over an injected EIP-1193 provider. */
 export interface WalletClientLike {
+  readonly address?: undefined;
   readonly account?: { readonly address: Hex } | undefined;
-  signTypedData(request: TypedDataRequest & { account: unknown }): Promise<Hex>;
+  // `never`: any WalletClient's generic signTypedData fits; it is called with TypedDataRequest & { account }.
+  signTypedData(request: never): Promise<Hex>;
 }
 
 export type EvmSignerInput = EvmSigner | WalletClientLike;
@@ -43,7 +45,7 @@ export function toEvmSigner(input: EvmSignerInput): EvmSigner {
   if (!account || typeof account.address !== "string" || !addressShape.test(account.address)) {
     throw new InvalidConfigError("The WalletClient has no account: create it with `account` (e.g. the address from eth_requestAccounts).");
   }
-  return { address: account.address, signTypedData: (request) => wallet.signTypedData({ ...request, account }) };
+  return { address: account.address, signTypedData: (request) => wallet.signTypedData({ ...request, account } as never) };
 }
 
 export function isEvmAddress(value: string): boolean {

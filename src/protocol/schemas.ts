@@ -7,7 +7,8 @@ const text = (what: string) => z.string({ error: `${what} must be a string` });
 const nonEmpty = (what: string) => text(what).check(z.minLength(1, `${what} must not be empty`));
 const atomic = (what: string) =>
   text(what).check(z.refine((v) => parseAtomicAmount(v) !== undefined, `${what} must be a base-10 integer string within uint256`));
-const looseRecord = z.record(z.string(), z.unknown());
+// Objects with any keys; `looseObject({})` rather than `record` keeps the browser bundle smaller.
+const looseRecord = z.looseObject({});
 
 const maxTimeoutSeconds = z
   .number({ error: "maxTimeoutSeconds must be a number" })
@@ -44,8 +45,8 @@ export const PaymentRequirementsV1Schema = z.looseObject({
 
 const accepts = z.array(z.unknown(), { error: "accepts must be an array" });
 
+// `x402Version` is checked before these run, to pick the schema.
 export const PaymentRequiredV2Schema = z.looseObject({
-  x402Version: z.literal(2),
   error: z.optional(z.string()),
   resource: z.optional(ResourceInfoSchema),
   accepts,
@@ -53,7 +54,6 @@ export const PaymentRequiredV2Schema = z.looseObject({
 });
 
 export const PaymentRequiredV1Schema = z.looseObject({
-  x402Version: z.literal(1),
   error: z.optional(z.string()),
   accepts,
   extensions: z.optional(z.nullable(looseRecord)),

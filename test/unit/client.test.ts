@@ -1,0 +1,211 @@
+import { createWalletClient, custom, type TypedDataDefinition } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { baseSepolia } from "viem/chains";
+import { describe, expect, it, vi } from "vitest";
+import { createX402Client, encodeBase64Json, parseChallenge, type PaymentScheme, type PaymentRequirement } from "../../src";
+import { exactEvm, toEvmSigner } from "../../src/evm";
+import { ANVIL_KEY_0, VECTOR_NOW_MS, countingBytes, evmVectors } from "../support/vectors";
+
+const account = privateKeyToAccount(ANVIL_KEY_0);
+const base = evmVectors.exact_eip3009.requirements;
+const request = { url: "https://api.example.com/premium-data", method: "GET" };
+const challengeOf = (accepts: unknown[], extra: Record<string, unknown> = {}) =>
+  parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts, ...extra }) });
+
+/** A scheme that records which requirement it was asked to pay. */
+function recordingScheme(name: string, networks: string[], calls: string[]): PaymentScheme {
+  return {
+    scheme: "exact",
+    networks,
+    x402Versions: [2],
+    payer: "0x0000000000000000000000000000000000000001",
+    check: () => undefined,
+    async createPayload(requirement: PaymentRequirement) {
+      calls.push(`${name}:${requirement.network}`);
+      return { payload: { by: name } };
+    },
+  };
+}
+
+describe("scheme registry", () => {
+  it("the most specific matching scheme pays; a wildcard is not shadowed for other networks", async () => {
+    const calls: string[] = [];
+    const client = createX402Client({
+      schemes: [recordingScheme("wildcard", ["eip155:*"], calls), recordingScheme("base", ["eip155:8453"], calls)],
+      policy: { allowUnknownAssets: true },
+    });
+    await client.createPayment(challengeOf([{ ...base, network: "eip155:8453" }]), request);
+    await client.createPayment(challengeOf([{ ...base, network: "eip155:1" }]), request);
+    expect(calls).toEqual(["base:eip155:8453", "wildcard:eip155:1"]);
+  });
+
+  it("falls through to the next candidate when the most specific cannot pay", async () => {
+    const calls: string[] = [];
+    const picky = { ...recordingScheme("picky", ["eip155:8453"], calls), check: () => "cannot" };
+    const client = createX402Client({ schemes: [picky, recordingScheme("any", ["eip155:*"], calls)], policy: { allowUnknownAssets: true } });
+    await client.createPayment(challengeOf([{ ...base, network: "eip155:8453" }]), request);
+    expect(calls).toEqual(["any:eip155:8453"]);
+  });
+
+  it("explains every dropped requirement", async () => {
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })] });
+    const error = await client
+      .createPayment(
+        challengeOf([
+          { ...base, scheme: "upto" },
+          { ...base, network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" },
+          { ...base, amount: "5000000" },
+          { ...base, payTo: "0x1234" },
+          { ...base, extra: {} },
+          { ...base, amount: "1.5" },
+        ]),
+        request,
+      )
+      .catch((e) => e);
+    expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
+    expect(error.rejected.map((r: { code: string; reason: string }) => `${r.code}: ${r.reason}`)).toEqual([
+      'unsupported: no registered scheme pays "upto" on eip155:84532 (x402 v2)',
+      'unsupported: no registered scheme pays "exact" on solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1 (x402 v2)',
+      "policy: 5 USDC is over policy.maxAmountPerPayment ($1)",
+      'unsupported: payTo "0x1234" is not an EVM address',
+      "unsupported: extra.name and extra.version (the token's EIP-712 domain) are missing",
+      "invalid: amount must be a base-10 integer string within uint256",
+    ]);
+  });
+});
+
+describe("spend policy", () => {
+  const pay = (policy: Parameters<typeof createX402Client>[0]["policy"], accepts: unknown[], url = request.url) =>
+    createX402Client({ schemes: [exactEvm({ signer: account })], policy }).createPayment(challengeOf(accepts), { url, method: "GET" });
+
+  it("caps each payment at $1 by default, and at the configured amount", async () => {
+    await expect(pay(undefined, [{ ...base, amount: "1000000" }])).resolves.toBeDefined();
+    await expect(pay(undefined, [{ ...base, amount: "1000001" }])).rejects.toMatchObject({ code: "NO_PAYABLE_REQUIREMENT" });
+    await expect(pay({ maxAmountPerPayment: "$0.01" }, [{ ...base, amount: "10001" }])).rejects.toMatchObject({ code: "NO_PAYABLE_REQUIREMENT" });
+    await expect(pay({ maxAmountPerPayment: false }, [{ ...base, amount: "1000000000" }])).resolves.toBeDefined();
+  });
+
+  it("refuses unknown assets unless allowed or described", async () => {
+    const unknown = { ...base, asset: "0x1111111111111111111111111111111111111111" };
+    await expect(pay(undefined, [unknown])).rejects.toThrow(/not a known stablecoin/);
+    await expect(pay({ allowUnknownAssets: true }, [unknown])).resolves.toBeDefined();
+    const described = { network: "eip155:84532", address: unknown.asset, decimals: 6, symbol: "TST" };
+    await expect(pay({ assets: [described] }, [{ ...unknown, amount: "2000000" }])).rejects.toThrow(/2 TST is over/);
+  });
+
+  it("applies the network, payee and origin allow-lists", async () => {
+    await expect(pay({ networks: ["eip155:8453"] }, [base])).rejects.toThrow(/not in policy.networks/);
+    await expect(pay({ payees: ["0x209693bc6afc0c5328ba36faf03c514ef312287c"] }, [base])).resolves.toBeDefined();
+    await expect(pay({ payees: ["0x0000000000000000000000000000000000000002"] }, [base])).rejects.toThrow(/not in policy.payees/);
+    await expect(pay({ origins: ["https://*.example.com"] }, [base])).resolves.toBeDefined();
+    await expect(pay({ origins: ["https://other.example"] }, [base])).rejects.toThrow(/origin https:\/\/api.example.com is not in policy.origins/);
+  });
+
+  it("refuses a challenge for a resource on another host", async () => {
+    await expect(pay(undefined, [base], "https://evil.example/premium-data")).rejects.toThrow(/resource on api.example.com/);
+    await expect(pay({ requireSameHostResource: false }, [base], "https://evil.example/premium-data")).resolves.toBeDefined();
+  });
+
+  it("rejects a malformed cap at creation", () => {
+    expect(() => createX402Client({ schemes: [exactEvm({ signer: account })], policy: { maxAmountPerPayment: "ten dollars" } })).toThrowError(
+      expect.objectContaining({ code: "INVALID_CONFIG" }),
+    );
+  });
+});
+
+describe("hooks", () => {
+  it("onBeforePayment sees a frozen snapshot and can refuse; nothing is signed", async () => {
+    const signTypedData = vi.fn(account.signTypedData);
+    const signer = { address: account.address, signTypedData };
+    let seen: unknown;
+    const client = createX402Client({
+      schemes: [exactEvm({ signer })],
+      onBeforePayment: (payment) => {
+        seen = payment;
+        return { abort: true, reason: "too pricey today" };
+      },
+    });
+    await expect(client.createPayment(challengeOf([base]), request)).rejects.toMatchObject({
+      code: "PAYMENT_REFUSED",
+      message: expect.stringContaining("too pricey today"),
+    });
+    expect(signTypedData).not.toHaveBeenCalled();
+    expect(seen).toMatchObject({ amount: "10000", displayAmount: "0.01 USDC", payer: account.address, network: "eip155:84532" });
+    expect(Object.isFrozen(seen)).toBe(true);
+    expect(Object.isFrozen((seen as { requirement: object }).requirement)).toBe(true);
+  });
+
+  it("selectRequirement picks among the payable options", async () => {
+    const client = createX402Client({
+      schemes: [exactEvm({ signer: account })],
+      selectRequirement: (options) => options.find((o) => o.requirement.amount === "20000"),
+    });
+    const payment = await client.createPayment(challengeOf([base, { ...base, amount: "20000" }]), request);
+    expect(payment.requirement.index).toBe(1);
+  });
+});
+
+describe("EVM signers", () => {
+  const vector = evmVectors.exact_eip3009;
+  const sign = (signer: Parameters<typeof exactEvm>[0]["signer"]) =>
+    createX402Client({ schemes: [exactEvm({ signer, now: () => VECTOR_NOW_MS, randomBytes: countingBytes })] })
+      .createPayment(challengeOf([vector.requirements]), request)
+      .then((p) => (p.payload.payload as { signature: string }).signature);
+
+  it("a viem WalletClient with a JSON-RPC account signs through its provider (eth_signTypedData_v4)", async () => {
+    const methods: string[] = [];
+    // An EIP-1193 provider standing in for a browser wallet: it answers eth_signTypedData_v4 with the test key.
+    const provider = {
+      async request({ method, params }: { method: string; params?: unknown[] }) {
+        methods.push(method);
+        if (method === "eth_signTypedData_v4") {
+          const typedData = JSON.parse((params as string[])[1]!) as TypedDataDefinition & { types: Record<string, unknown> };
+          const { EIP712Domain: _, ...types } = typedData.types;
+          return account.signTypedData({ ...typedData, types } as TypedDataDefinition);
+        }
+        if (method === "eth_chainId") return "0x14a34";
+        throw new Error(`unexpected ${method}`);
+      },
+    };
+    const wallet = createWalletClient({ account: account.address, chain: baseSepolia, transport: custom(provider) });
+    expect(await sign(wallet)).toBe(vector.schemeResult.payload.signature);
+    expect(methods).toContain("eth_signTypedData_v4");
+  });
+
+  it("a viem WalletClient with a local account, and a plain { address, signTypedData } object", async () => {
+    const wallet = createWalletClient({ account, chain: baseSepolia, transport: custom({ request: async () => null }) });
+    expect(await sign(wallet)).toBe(vector.schemeResult.payload.signature);
+    expect(await sign({ address: account.address, signTypedData: (td) => account.signTypedData(td as TypedDataDefinition) })).toBe(
+      vector.schemeResult.payload.signature,
+    );
+  });
+
+  it("turns v = 0/1 into 27/28 and passes smart-wallet signatures through", async () => {
+    const sig = vector.schemeResult.payload.signature as string;
+    const lowV = `${sig.slice(0, 130)}${(parseInt(sig.slice(130), 16) - 27).toString(16).padStart(2, "0")}`;
+    expect(await sign({ address: account.address, signTypedData: async () => lowV as `0x${string}` })).toBe(sig);
+    const long = `0x${"ab".repeat(200)}` as const;
+    expect(await sign({ address: account.address, signTypedData: async () => long })).toBe(long);
+  });
+
+  it("rejects unusable signers with INVALID_CONFIG", () => {
+    expect(() => toEvmSigner({} as never)).toThrowError(expect.objectContaining({ code: "INVALID_CONFIG" }));
+    expect(() => toEvmSigner({ address: "0x12", signTypedData: async () => "0x" } as never)).toThrowError(expect.objectContaining({ code: "INVALID_CONFIG" }));
+    const noAccount = createWalletClient({ chain: baseSepolia, transport: custom({ request: async () => null }) });
+    expect(() => toEvmSigner(noAccount as never)).toThrowError(/has no account/);
+  });
+
+  it("a wallet error never leaks key material", async () => {
+    const secret = ANVIL_KEY_0.slice(2);
+    const error = await sign({
+      address: account.address,
+      signTypedData: async () => {
+        throw new Error(`could not sign with ${ANVIL_KEY_0} (raw ${secret})`);
+      },
+    }).catch((e) => e);
+    expect(error.code).toBe("SIGNING_FAILED");
+    const everything = `${error.message} ${String(error)} ${error.cause?.message} ${JSON.stringify(error.details)} ${error.stack}`;
+    expect(everything).not.toContain(secret);
+    expect(everything).not.toContain(secret.toUpperCase());
+  });
+});

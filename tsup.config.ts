@@ -1,0 +1,20 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: {
+    index: "src/index.ts",
+    fetch: "src/fetch/index.ts",
+    axios: "src/axios/index.ts",
+    evm: "src/evm/index.ts",
+  },
+  format: ["esm", "cjs"],
+  dts: true,
+  // Shared chunks, so the entries share one copy of the errors and the receipts store.
+  splitting: true,
+  treeshake: true,
+  sourcemap: true,
+  clean: true,
+  target: "es2022",
+  platform: "neutral",
+  external: ["viem", "axios", "zod"],
+});
