@@ -1,0 +1,162 @@
+// Starts the anvil binary shipped by the @foundry-rs/anvil npm package on a free loopback port.
+
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { createRequire } from "node:module";
+import { defineChain, type Chain } from "viem";
+import { killOnExit } from "./cleanup.js";
+
+/** Base Sepolia's chain id: the reference's default USDC entry lives on this chain. */
+export const BASE_SEPOLIA_CHAIN_ID = 84532;
+
+export interface Anvil {
+  /** JSON-RPC endpoint, `http://127.0.0.1:<port>`. */
+  rpcUrl: string;
+  /** A viem chain for this node (id = the chain id anvil was started with). */
+  chain: Chain;
+  /** Kills the node. Idempotent; resolves once the process has exited. */
+  stop(): Promise<void>;
+}
+
+export interface StartAnvilOptions {
+  chainId?: number;
+  /** Give up if anvil is not answering JSON-RPC after this long. */
+  timeoutMs?: number;
+}
+
+/** Path of the anvil executable, resolved through node module resolution. */
+export function anvilBinaryPath(): string {
+  const requireHere = createRequire(import.meta.url);
+  // The wrapper package lists one optional dependency per platform holding the binary.
+  const requireFromAnvil = createRequire(requireHere.resolve("@foundry-rs/anvil/package.json"));
+  const arch = process.arch === "x64" ? "amd64" : process.arch;
+  const executable = process.platform === "win32" ? "anvil.exe" : "anvil";
+  return requireFromAnvil.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/bin/${executable}`);
+}
+
+/** A viem chain object pointing at a local node. */
+export function localChain(rpcUrl: string, chainId: number = BASE_SEPOLIA_CHAIN_ID): Chain {
+  return defineChain({
+    id: chainId,
+    name: `anvil ${chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+    testnet: true,
+  });
+}
+
+export async function startAnvil({
+  chainId = BASE_SEPOLIA_CHAIN_ID,
+  timeoutMs = 10_000,
+}: StartAnvilOptions = {}): Promise<Anvil> {
+  const child = spawnWithWatchdog(anvilBinaryPath(), [
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--chain-id",
+    String(chainId),
+  ]);
+  killOnExit(child);
+
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        // Closing stdin tells the watchdog to terminate anvil; signal as well (no watchdog on Windows).
+        child.stdin?.end();
+        if (process.platform === "win32") child.kill();
+        const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+        await exited;
+        clearTimeout(timer);
+      }
+    })();
+    return stopping;
+  };
+
+  // anvil logs every RPC call to stdout; keep draining it (a full pipe would block the node) and
+  // keep only the tail for error messages.
+  let log = "";
+  const remember = (chunk: Buffer) => {
+    log = (log + chunk.toString("utf8")).slice(-4_000);
+  };
+  child.stderr.on("data", remember);
+
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`anvil did not start within ${timeoutMs} ms`)), timeoutMs);
+      child.stdout.on("data", (chunk: Buffer) => {
+        remember(chunk);
+        const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(log);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(Number(match[1]));
+        }
+      });
+      child.once("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`anvil exited (${code ?? signal}) before listening`));
+      });
+    });
+    const rpcUrl = `http://127.0.0.1:${port}`;
+    await waitForRpc(rpcUrl, chainId, timeoutMs);
+    return { rpcUrl, chain: localChain(rpcUrl, chainId), stop };
+  } catch (error) {
+    await stop();
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${message}\n--- anvil output (tail) ---\n${log}`, { cause: error });
+  }
+}
+
+/**
+ * POSIX: anvil runs under a small /bin/sh watchdog that terminates it as soon as our end of its
+ * stdin pipe closes: on stop(), and also when this process dies in any way, even SIGKILL or a
+ * worker-thread teardown where no exit hook runs. The shell waits for anvil, so the child's exit
+ * means anvil has exited.
+ */
+function spawnWithWatchdog(binary: string, args: string[]): ChildProcessByStdio<Writable, Readable, Readable> {
+  if (process.platform === "win32") return spawn(binary, args, { stdio: ["pipe", "pipe", "pipe"] });
+  const watchdog = [
+    "exec 3<&0", // keep our pipe: background jobs would otherwise get /dev/null as stdin
+    '"$@" </dev/null &',
+    "pid=$!",
+    // on EOF: TERM, then KILL if anvil is still there after 3 s
+    '( read -r _ <&3; kill -TERM "$pid"; for _ in 1 2 3; do sleep 1; kill -0 "$pid" || exit; done; kill -KILL "$pid" ) >/dev/null 2>&1 &',
+    'wait "$pid"',
+  ].join("\n");
+  return spawn("/bin/sh", ["-c", watchdog, "anvil-watchdog", binary, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+}
+
+async function waitForRpc(rpcUrl: string, chainId: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const result = await rpc<string>(rpcUrl, "eth_chainId", []);
+      if (Number(result) !== chainId) throw new Error(`anvil reports chain id ${result}, expected ${chainId}`);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}
+
+/** Minimal JSON-RPC call (for anvil_* methods that viem's public actions do not cover). */
+export async function rpc<T>(rpcUrl: string, method: string, params: unknown[]): Promise<T> {
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}

@@ -1,0 +1,34 @@
+// Last-resort cleanup for child processes the harness starts (anvil): if a test crashes or the
+// runner exits without calling stop(), the children are killed when this process goes away.
+
+import type { ChildProcess } from "node:child_process";
+
+const live = new Set<ChildProcess>();
+let hooksInstalled = false;
+
+function killAll(): void {
+  for (const child of live) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+  live.clear();
+}
+
+function installHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.once("exit", killAll);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      killAll();
+      // Keep the default behaviour (terminate) unless someone else handles the signal.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    });
+  }
+}
+
+/** Kills `child` when this process exits, unless it was released first. */
+export function killOnExit(child: ChildProcess): void {
+  installHooks();
+  live.add(child);
+  child.once("exit", () => live.delete(child));
+}

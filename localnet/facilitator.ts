@@ -1,0 +1,120 @@
+// The reference facilitator (@x402/core x402Facilitator + @x402/evm exact scheme, unmodified),
+// served over HTTP the way the reference HTTPFacilitatorClient (and x402@1's useFacilitator) call
+// it: POST /verify and POST /settle with { x402Version, paymentPayload, paymentRequirements },
+// GET /supported.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { x402Facilitator } from "@x402/core/facilitator";
+import type { Network } from "@x402/core/types";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
+import { createPublicClient, createWalletClient, http, nonceManager, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { FACILITATOR_KEY } from "./accounts.js";
+import { BASE_SEPOLIA_CHAIN_ID, localChain } from "./anvil.js";
+import { listenOnLoopback } from "./listen.js";
+
+export interface Facilitator {
+  /** Base URL for HTTPFacilitatorClient / x402-express, `http://127.0.0.1:<port>`. */
+  url: string;
+  /** Address that submits settlement transactions. */
+  address: Address;
+  /** Every request received, in order (method and path), for tests that count round trips. */
+  requests: { method: string; path: string }[];
+  stop(): Promise<void>;
+}
+
+export interface StartFacilitatorOptions {
+  rpcUrl: string;
+  chainId?: number;
+  /** Settlement key; defaults to public Anvil test account #1. */
+  privateKey?: Hex;
+}
+
+/** v2 network and v1 network name the facilitator is registered for. */
+export const FACILITATOR_V2_NETWORK: Network = "eip155:84532";
+export const FACILITATOR_V1_NETWORK = "base-sepolia";
+
+export async function startFacilitator({
+  rpcUrl,
+  chainId = BASE_SEPOLIA_CHAIN_ID,
+  privateKey = FACILITATOR_KEY,
+}: StartFacilitatorOptions): Promise<Facilitator> {
+  const chain = localChain(rpcUrl, chainId);
+  // The nonce manager keeps concurrent settlements from reusing a nonce.
+  const account = privateKeyToAccount(privateKey, { nonceManager });
+  const publicClient = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50 });
+  const walletClient = createWalletClient({ account, chain, transport: http(rpcUrl) });
+
+  // The reference signer interface is loosely typed (abi: unknown[], functionName: string);
+  // viem's actions are strictly typed, hence the casts at this boundary.
+  type Args<F extends (...args: never[]) => unknown> = Parameters<F>[0];
+  const signer = toFacilitatorEvmSigner({
+    address: account.address,
+    readContract: (args) => publicClient.readContract(args as Args<typeof publicClient.readContract>),
+    verifyTypedData: (args) => publicClient.verifyTypedData(args as Args<typeof publicClient.verifyTypedData>),
+    writeContract: (args) =>
+      walletClient.writeContract({ ...args, account, chain } as Args<typeof walletClient.writeContract>),
+    sendTransaction: (args) => walletClient.sendTransaction({ ...args, account, chain }),
+    waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt(args),
+    getCode: (args) => publicClient.getCode(args),
+  });
+
+  const facilitator = new x402Facilitator()
+    .register(FACILITATOR_V2_NETWORK, new ExactEvmScheme(signer))
+    // v1 network names are not CAIP-2; the reference types them as Network all the same.
+    .registerV1(FACILITATOR_V1_NETWORK as Network, new ExactEvmSchemeV1(signer));
+
+  const requests: Facilitator["requests"] = [];
+  const server = await listenOnLoopback((req, res) => {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    requests.push({ method: req.method ?? "", path });
+    handle(req, res, path).catch((error: unknown) => {
+      sendJson(res, 500, { error: error instanceof Error ? error.message : String(error) });
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    if (req.method === "GET" && path === "/supported") {
+      return sendJson(res, 200, facilitator.getSupported());
+    }
+    if (req.method === "POST" && (path === "/verify" || path === "/settle")) {
+      let body: { paymentPayload?: unknown; paymentRequirements?: unknown };
+      try {
+        body = JSON.parse(await readBody(req)) as typeof body;
+      } catch {
+        return sendJson(res, 400, { error: "request body is not JSON" });
+      }
+      const { paymentPayload, paymentRequirements } = body;
+      if (!isObject(paymentPayload) || !isObject(paymentRequirements)) {
+        return sendJson(res, 400, { error: "paymentPayload and paymentRequirements are required" });
+      }
+      type Payload = Parameters<typeof facilitator.verify>[0];
+      type Requirements = Parameters<typeof facilitator.verify>[1];
+      const result =
+        path === "/verify"
+          ? await facilitator.verify(paymentPayload as Payload, paymentRequirements as Requirements)
+          : await facilitator.settle(paymentPayload as Payload, paymentRequirements as Requirements);
+      return sendJson(res, 200, result);
+    }
+    sendJson(res, 404, { error: `no route ${req.method} ${path}` });
+  }
+
+  return { url: server.url, address: account.address, requests, stop: server.stop };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+  res.writeHead(status, { "content-type": "application/json" }).end(text);
+}

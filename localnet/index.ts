@@ -1,0 +1,53 @@
+// localnet: the interop harness and the demo's world: a local anvil chain with a USDC stand-in, the unmodified reference
+// facilitator, and reference sellers (v2 @x402/express, v1 x402-express), all on 127.0.0.1.
+//
+//   const stack = await startInteropStack({ v1: true });
+//   const buyer = await fundedBuyer(stack.usdc);
+//   ... pay `${stack.seller.url}/weather` with buyer.account ...
+//   await stack.stop();
+
+export { ANVIL_TEST_KEYS, FACILITATOR_KEY, newBuyer, randomAddress, type Buyer } from "./accounts.js";
+export {
+  BASE_SEPOLIA_CHAIN_ID,
+  anvilBinaryPath,
+  localChain,
+  rpc,
+  startAnvil,
+  type Anvil,
+  type StartAnvilOptions,
+} from "./anvil.js";
+export {
+  FACILITATOR_V1_NETWORK,
+  FACILITATOR_V2_NETWORK,
+  startFacilitator,
+  type Facilitator,
+  type StartFacilitatorOptions,
+} from "./facilitator.js";
+export {
+  PRICE,
+  PRICE_ATOMIC,
+  SELLER_NETWORK,
+  WEATHER,
+  startSeller,
+  startV1Seller,
+  type Seller,
+  type StartSellerOptions,
+} from "./seller.js";
+export {
+  ONE_USDC,
+  fundedBuyer,
+  startInteropStack,
+  type FundedBuyerOptions,
+  type InteropStack,
+  type StartInteropStackOptions,
+} from "./stack.js";
+export {
+  MULTICALL3_ADDRESS,
+  USDC_BASE_SEPOLIA,
+  installTestUsdc,
+  testUsdcAbi,
+  testUsdcAt,
+  testUsdcRuntimeCode,
+  type InstallTestUsdcOptions,
+  type TestUsdc,
+} from "./token.js";

@@ -1,0 +1,148 @@
+// Sellers built with the reference packages, unmodified:
+// - startSeller: v2, @x402/express paymentMiddleware + @x402/core x402ResourceServer + @x402/evm
+//   exact server scheme, talking to the facilitator through HTTPFacilitatorClient.
+// - startV1Seller: v1, the legacy x402-express 1.x middleware (x402@1 underneath).
+
+import express, { type Request, type Response } from "express";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import type { Network } from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { paymentMiddleware, x402ResourceServer } from "@x402/express";
+import type { Address } from "viem";
+import { listenOnLoopback } from "./listen.js";
+
+export interface Seller {
+  /** Base URL, `http://127.0.0.1:<port>`, no trailing slash. */
+  url: string;
+  payTo: Address;
+  stop(): Promise<void>;
+}
+
+export interface StartSellerOptions {
+  facilitatorUrl: string;
+  payTo: Address;
+}
+
+/** Price of every fixed-price route: "$0.001" = 1000 atomic units of a 6-decimal token. */
+export const PRICE = "$0.001";
+export const PRICE_ATOMIC = 1000n;
+export const SELLER_NETWORK: Network = "eip155:84532";
+
+export const WEATHER = { report: { weather: "sunny", temperature: 70 } } as const;
+
+/**
+ * v2 seller. Routes:
+ * - `GET /weather`  $0.001, answers {@link WEATHER}
+ * - `POST /echo`    $0.001, answers with the JSON body it received, unchanged
+ * - `GET /dynamic`  price grows by one atomic unit on every request (1000, 1001, ...), so a paid
+ *                   retry never matches the quote it was signed for (the seller answers 402
+ *                   "No matching payment requirements")
+ * - `GET /free`     no payment
+ */
+export async function startSeller({ facilitatorUrl, payTo }: StartSellerOptions): Promise<Seller> {
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register(
+    SELLER_NETWORK,
+    new ExactEvmScheme(),
+  );
+
+  let dynamicQuotes = 0;
+  const app = express();
+  app.use(express.json());
+  app.use(
+    paymentMiddleware(
+      {
+        "GET /weather": {
+          accepts: { scheme: "exact", price: PRICE, network: SELLER_NETWORK, payTo },
+          description: "Weather report",
+          mimeType: "application/json",
+        },
+        "POST /echo": {
+          accepts: { scheme: "exact", price: PRICE, network: SELLER_NETWORK, payTo },
+          description: "Echoes the JSON request body",
+          mimeType: "application/json",
+        },
+        "GET /dynamic": {
+          accepts: {
+            scheme: "exact",
+            // DynamicPrice: called on every request to the route, the unpaid one and the paid retry.
+            price: () => `$${(0.001 + 0.000001 * dynamicQuotes++).toFixed(6)}`,
+            network: SELLER_NETWORK,
+            payTo,
+          },
+          description: "Price changes on every request",
+          mimeType: "application/json",
+        },
+      },
+      resourceServer,
+    ),
+  );
+  app.get("/weather", (_req: Request, res: Response) => {
+    res.json(WEATHER);
+  });
+  app.post("/echo", (req: Request, res: Response) => {
+    res.json(req.body ?? null);
+  });
+  app.get("/dynamic", (_req: Request, res: Response) => {
+    res.json({ quotes: dynamicQuotes });
+  });
+  app.get("/free", (_req: Request, res: Response) => {
+    res.json({ free: true });
+  });
+
+  const server = await listenOnLoopback(app);
+  try {
+    // Readiness: the middleware fetches GET /supported from the facilitator before it can quote;
+    // the first unpaid request waits for that and must come back as a 402.
+    await expect402(`${server.url}/weather`);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { url: server.url, payTo, stop: server.stop };
+}
+
+/**
+ * v1 seller built with the legacy x402-express 1.x package. Route `GET /weather` at $0.001 on
+ * `base-sepolia`, answering {@link WEATHER}.
+ */
+export async function startV1Seller({ facilitatorUrl, payTo }: StartSellerOptions): Promise<Seller> {
+  // Loaded on demand: x402@1 pulls in Solana and CDP SDKs, which v2-only tests need not load.
+  const { paymentMiddleware: v1PaymentMiddleware } = await import("x402-express");
+  const app = express();
+  app.use(
+    v1PaymentMiddleware(
+      payTo,
+      {
+        "GET /weather": {
+          price: PRICE,
+          network: "base-sepolia",
+          config: { description: "Weather report", mimeType: "application/json" },
+        },
+      },
+      { url: facilitatorUrl as `${string}://${string}` },
+    ),
+  );
+  app.get("/weather", (_req: Request, res: Response) => {
+    res.json(WEATHER);
+  });
+  app.get("/free", (_req: Request, res: Response) => {
+    res.json({ free: true });
+  });
+
+  const server = await listenOnLoopback(app);
+  try {
+    await expect402(`${server.url}/weather`);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { url: server.url, payTo, stop: server.stop };
+}
+
+async function expect402(url: string): Promise<void> {
+  const response = await fetch(url);
+  await response.arrayBuffer();
+  if (response.status !== 402) {
+    throw new Error(`seller not ready: GET ${url} answered ${response.status}, expected 402`);
+  }
+}

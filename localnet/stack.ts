@@ -1,0 +1,78 @@
+// Everything at once: anvil + TestUSDC + facilitator + v2 seller (+ v1 seller), for tests and demos.
+
+import type { Address, Hex } from "viem";
+import { newBuyer, randomAddress, type Buyer } from "./accounts.js";
+import { startAnvil, type Anvil } from "./anvil.js";
+import { startFacilitator, type Facilitator } from "./facilitator.js";
+import { startSeller, startV1Seller, type Seller } from "./seller.js";
+import { installTestUsdc, type TestUsdc } from "./token.js";
+
+/** One test dollar in atomic units (6 decimals). */
+export const ONE_USDC = 1_000_000n;
+
+export interface FundedBuyerOptions {
+  /** Atomic units to mint; default 1 USDC. */
+  amount?: bigint;
+  /** Default: a fresh random key. */
+  privateKey?: Hex;
+}
+
+/** A buyer holding test USDC. EIP-3009 buyers need no ETH: the facilitator pays the gas. */
+export async function fundedBuyer(
+  usdc: TestUsdc,
+  { amount = ONE_USDC, privateKey }: FundedBuyerOptions = {},
+): Promise<Buyer> {
+  const buyer = newBuyer(privateKey);
+  if (amount > 0n) await usdc.mintUsdc(buyer.address, amount);
+  return buyer;
+}
+
+export interface InteropStack {
+  anvil: Anvil;
+  usdc: TestUsdc;
+  facilitator: Facilitator;
+  /** v2 seller (`/weather`, `/echo`, `/dynamic`, `/free`). */
+  seller: Seller;
+  /** v1 seller (x402-express 1.x, `/weather`), when started with `v1: true`. */
+  v1Seller?: Seller;
+  /** Stops everything, sellers first. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface StartInteropStackOptions {
+  /** Also start the legacy v1 seller (adds the x402@1 import time). Default false. */
+  v1?: boolean;
+  /** Receiving address of the sellers; default a fresh random address. */
+  payTo?: Address;
+}
+
+export async function startInteropStack({
+  v1 = false,
+  payTo = randomAddress(),
+}: StartInteropStackOptions = {}): Promise<InteropStack> {
+  const stoppers: (() => Promise<void>)[] = [];
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      for (const stopOne of stoppers.reverse()) await stopOne().catch(() => undefined);
+    })();
+    return stopping;
+  };
+  try {
+    const anvil = await startAnvil();
+    stoppers.push(anvil.stop);
+    const usdc = await installTestUsdc(anvil.rpcUrl);
+    const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl });
+    stoppers.push(facilitator.stop);
+    const [seller, v1Seller] = await Promise.all([
+      startSeller({ facilitatorUrl: facilitator.url, payTo }),
+      v1 ? startV1Seller({ facilitatorUrl: facilitator.url, payTo }) : undefined,
+    ]);
+    stoppers.push(seller.stop);
+    if (v1Seller) stoppers.push(v1Seller.stop);
+    return { anvil, usdc, facilitator, seller, ...(v1Seller ? { v1Seller } : {}), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

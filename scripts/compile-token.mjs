@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// Compiles the interop test contracts with the solc npm package (solc-js):
+//
+//   contracts/TestUSDC.sol     -> contracts/TestUSDC.json      (USDC stand-in)
+//   contracts/TryAggregate.sol -> contracts/TryAggregate.json  (Multicall3 tryAggregate stand-in)
+//
+//   node scripts/compile-token.mjs
+//
+// The compiler build is pinned: the script refuses to run with any other solc-js, so the committed
+// artifacts can always be reproduced byte for byte (test/interop/token-artifact.test.ts recompiles
+// and compares). Each artifact records its compiler settings for that purpose.
+
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import solc from "solc";
+
+/** The exact solc-js build the artifacts are produced with. */
+const SOLC_VERSION = "0.8.30+commit.73712a01.Emscripten.clang";
+
+/** Compiler settings (outputSelection aside), stored in each artifact. */
+const SETTINGS = {
+  optimizer: { enabled: true, runs: 200 },
+  evmVersion: "cancun",
+};
+
+/** Contract name; the source is contracts/<name>.sol, the artifact contracts/<name>.json. */
+const CONTRACTS = ["TestUSDC", "TryAggregate"];
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+if (solc.version() !== SOLC_VERSION) {
+  console.error(
+    `compile-token: expected solc-js ${SOLC_VERSION}, found ${solc.version()}.\n` +
+      "Install the pinned version (npm install -D solc@0.8.30) or update SOLC_VERSION and regenerate.",
+  );
+  process.exit(1);
+}
+
+for (const contractName of CONTRACTS) {
+  // Source unit name as recorded in the contract metadata (and so in the bytecode's metadata hash).
+  const sourceName = `contracts/${contractName}.sol`;
+  const source = readFileSync(join(root, sourceName), "utf8");
+  const input = {
+    language: "Solidity",
+    sources: { [sourceName]: { content: source } },
+    settings: {
+      ...SETTINGS,
+      outputSelection: {
+        [sourceName]: { [contractName]: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
+      },
+    },
+  };
+
+  const output = JSON.parse(solc.compile(JSON.stringify(input)));
+  const problems = output.errors ?? [];
+  for (const problem of problems) console.error(problem.formattedMessage ?? problem.message);
+  if (problems.some((problem) => problem.severity === "error")) process.exit(1);
+
+  const contract = output.contracts?.[sourceName]?.[contractName];
+  if (!contract) {
+    console.error(`compile-token: ${contractName} missing from the compiler output`);
+    process.exit(1);
+  }
+
+  const artifact = {
+    contractName,
+    compiler: SOLC_VERSION,
+    sourceName,
+    sourceSha256: createHash("sha256").update(source, "utf8").digest("hex"),
+    settings: SETTINGS,
+    abi: contract.abi,
+    bytecode: `0x${contract.evm.bytecode.object}`,
+    deployedBytecode: `0x${contract.evm.deployedBytecode.object}`,
+  };
+  writeFileSync(join(root, "contracts", `${contractName}.json`), `${JSON.stringify(artifact, null, 2)}\n`);
+  console.log(
+    `compile-token: wrote contracts/${contractName}.json (runtime ${(artifact.deployedBytecode.length - 2) / 2} bytes)`,
+  );
+}
