@@ -6,6 +6,7 @@ export default defineConfig({
     fetch: "src/fetch/index.ts",
     axios: "src/axios/index.ts",
     evm: "src/evm/index.ts",
+    svm: "src/svm/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,
@@ -16,5 +17,5 @@ export default defineConfig({
   clean: true,
   target: "es2022",
   platform: "neutral",
-  external: ["viem", "axios", "zod"],
+  external: ["viem", "axios", "zod", "@solana/kit"],
 });

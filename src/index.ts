@@ -27,6 +27,7 @@ export {
   BodyNotReplayableError,
   PaymentRejectedError,
   PaymentOutcomeUnknownError,
+  UnpayableRequirementError,
   redactSecrets,
   type ErrorPhase,
   type RejectedRequirement,

@@ -130,6 +130,13 @@ export type PaymentAlreadyAttemptedError = InstanceType<typeof PaymentAlreadyAtt
 export const BodyNotReplayableError = /* @__PURE__ */ defineError("BodyNotReplayableError", "BODY_NOT_REPLAYABLE", "send");
 export type BodyNotReplayableError = InstanceType<typeof BodyNotReplayableError>;
 
+/**
+ * The chosen requirement turned out to be unpayable while building the payment (the mint does not
+ * exist, a wallet changed the transaction in a way the facilitator refuses). Nothing was sent.
+ */
+export const UnpayableRequirementError = /* @__PURE__ */ defineError("UnpayableRequirementError", "UNPAYABLE_REQUIREMENT", "sign");
+export type UnpayableRequirementError = InstanceType<typeof UnpayableRequirementError>;
+
 /** The server refused the signed payment (a 402 after paying). `details.reason` is the server's reason. */
 export class PaymentRejectedError extends X402Error {
   override name = "PaymentRejectedError";

@@ -26,6 +26,8 @@ export const KNOWN_ASSETS: readonly KnownAsset[] = [
   { network: "eip155:988", address: "0x779Ded0c9e1022225f8E0630b35a9b54bE713736", decimals: 6, symbol: "USDT0" },
   { network: "eip155:2201", address: "0x78Cf24370174180738C5B8E352B6D14c83a6c9A9", decimals: 6, symbol: "USDT0" },
   { network: "eip155:4326", address: "0xFAfDdbb3FC7688494971a79cc65DCa3EF82079E7", decimals: 18, symbol: "MegaUSD" },
+  { network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", address: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", decimals: 6, symbol: "USDC" },
+  { network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", address: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", decimals: 6, symbol: "USDC" },
 ];
 
 const sameAddress = (a: string, b: string) =>

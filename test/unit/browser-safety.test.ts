@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const entries = ["src/index.ts", "src/fetch/index.ts", "src/axios/index.ts", "src/evm/index.ts"];
+const entries = ["src/index.ts", "src/fetch/index.ts", "src/axios/index.ts", "src/evm/index.ts", "src/svm/index.ts"];
 
 describe("browser entries", () => {
   it.each(entries)("%s bundles for the browser without Node built-ins or Buffer", async (entry) => {
@@ -15,7 +15,7 @@ describe("browser entries", () => {
       write: false,
       platform: "browser",
       format: "esm",
-      external: ["viem", "viem/*", "zod", "zod/*", "axios"],
+      external: ["viem", "viem/*", "zod", "zod/*", "axios", "@solana/kit"],
       logLevel: "silent",
     });
     const code = result.outputFiles[0]!.text;

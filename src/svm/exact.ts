@@ -1,0 +1,130 @@
+/** Solana `exact`: a partially signed SPL TransferChecked, protocol v1 and v2 (svm.md). */
+import { getBase64EncodedWireTransaction, isAddress, type TransactionSigner } from "@solana/kit";
+import type { PaymentScheme } from "../client";
+import { InvalidConfigError, UnpayableRequirementError } from "../errors";
+import type { PaymentRequirement } from "../protocol";
+import { DEFAULT_SOLANA_RPC_URLS, toSolanaReader, type SolanaReader, type SolanaRpcLike } from "./rpc";
+import {
+  MAX_COMPUTE_UNIT_PRICE,
+  MAX_MEMO_BYTES,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  buildTransfer,
+  checkTransfer,
+} from "./transaction";
+
+export interface ExactSvmOptions {
+  /** A `@solana/kit` TransactionSigner: a key pair signer or a wallet-standard wallet's signer. */
+  signer: TransactionSigner;
+  /** A kit RPC (`createSolanaRpc(url)`) or an RPC URL, for every network. Default: the public endpoint of each cluster. */
+  rpc?: SolanaRpcLike | string;
+  /** Network patterns served. Default `["solana:*"]`; v1 names (`solana-devnet`) match by CAIP-2 id. */
+  networks?: readonly string[];
+  /** Protocol versions served. Default `[1, 2]`. */
+  x402Versions?: readonly (1 | 2)[];
+  /** Compute-unit limit. Default 20,000 (the reference's). */
+  computeUnitLimit?: number;
+  /** Compute-unit price in µlamports, at most 5,000,000. Default 1 (the reference's). */
+  computeUnitPrice?: bigint | number;
+  /** Source of random bytes for the memo nonce. Default WebCrypto. */
+  randomBytes?: (length: number) => Uint8Array;
+}
+
+const U64_MAX = (1n << 64n) - 1n;
+const encoder = /* @__PURE__ */ new TextEncoder();
+
+/** Pays `exact` requirements on Solana with an SPL Token or Token-2022 TransferChecked. */
+export function exactSvm(options: ExactSvmOptions): PaymentScheme {
+  const { signer } = options;
+  if (!signer || typeof signer.address !== "string" || !isAddress(signer.address)) {
+    throw new InvalidConfigError("exactSvm needs a @solana/kit TransactionSigner with an address (e.g. createKeyPairSignerFromBytes).");
+  }
+  const computeUnitPrice = BigInt(options.computeUnitPrice ?? 1);
+  if (computeUnitPrice < 0n || computeUnitPrice > MAX_COMPUTE_UNIT_PRICE) {
+    throw new InvalidConfigError(`computeUnitPrice must be from 0 to ${MAX_COMPUTE_UNIT_PRICE} µlamports: facilitators refuse more.`);
+  }
+  const computeUnitLimit = options.computeUnitLimit ?? 20_000;
+  const randomBytes = options.randomBytes ?? ((length: number) => crypto.getRandomValues(new Uint8Array(length)));
+  const readers = new Map<string, SolanaReader>();
+  const readerFor = (network: string): SolanaReader | undefined => {
+    const rpc = options.rpc ?? DEFAULT_SOLANA_RPC_URLS[network];
+    if (!rpc) return undefined;
+    const key = typeof rpc === "string" ? rpc : network;
+    let reader = readers.get(key);
+    if (!reader) readers.set(key, (reader = toSolanaReader(rpc)));
+    return reader;
+  };
+
+  return {
+    scheme: "exact",
+    networks: options.networks ?? ["solana:*"],
+    x402Versions: options.x402Versions ?? [1, 2],
+    payer: signer.address,
+
+    check(requirement) {
+      const network = requirement.caip2 ?? "";
+      if (!network.startsWith("solana:")) return `network ${requirement.network} is not a Solana cluster`;
+      if (!options.rpc && !DEFAULT_SOLANA_RPC_URLS[network]) return `no RPC is known for ${network}: pass exactSvm({ rpc })`;
+      if (!isAddress(requirement.payTo)) return `payTo ${JSON.stringify(requirement.payTo)} is not a Solana address`;
+      if (!isAddress(requirement.asset)) return `asset ${JSON.stringify(requirement.asset)} is not a Solana mint address`;
+      if (BigInt(requirement.amount) > U64_MAX) return `amount ${requirement.amount} does not fit a token transfer (u64)`;
+      const { feePayer, memo } = requirement.extra;
+      if (typeof feePayer !== "string" || !isAddress(feePayer)) return "extra.feePayer (the facilitator's fee payer) is missing or not an address";
+      if (feePayer === signer.address) return "extra.feePayer is the buyer's own address: the buyer would pay the fees";
+      if (memo !== undefined && (typeof memo !== "string" || encoder.encode(memo).length > MAX_MEMO_BYTES)) {
+        return `extra.memo must be a string of at most ${MAX_MEMO_BYTES} UTF-8 bytes`;
+      }
+      return undefined;
+    },
+
+    async createPayload(requirement: PaymentRequirement) {
+      const reader = readerFor(requirement.caip2!)!;
+      const supplied = requirement.extra.recentBlockhash;
+      const [mint, blockhash] = await Promise.all([
+        reader.getMint(requirement.asset),
+        typeof supplied === "string" && isAddress(supplied)
+          ? { blockhash: supplied, lastValidBlockHeight: U64_MAX }
+          : reader.getLatestBlockhash(),
+      ]);
+      if (!mint) throw new UnpayableRequirementError(`The mint ${requirement.asset} does not exist on ${requirement.network}.`);
+      if (mint.owner !== TOKEN_PROGRAM && mint.owner !== TOKEN_2022_PROGRAM) {
+        throw new UnpayableRequirementError(`The asset ${requirement.asset} is not a mint of the SPL Token or Token-2022 program (owner ${mint.owner}).`);
+      }
+      if (mint.data.length < 82) throw new UnpayableRequirementError(`The account ${requirement.asset} is not a token mint.`);
+      const decimals = mint.data[44]!;
+      const memoText =
+        typeof requirement.extra.memo === "string"
+          ? requirement.extra.memo
+          : Array.from(randomBytes(16), (b) => b.toString(16).padStart(2, "0")).join("");
+      const feePayer = requirement.extra.feePayer as string;
+      const amount = BigInt(requirement.amount);
+
+      const { transaction, source, destination } = await buildTransfer({
+        signer,
+        feePayer,
+        mint: requirement.asset,
+        tokenProgram: mint.owner,
+        decimals,
+        payTo: requirement.payTo,
+        amount,
+        memo: encoder.encode(memoText),
+        blockhash,
+        computeUnitLimit,
+        computeUnitPrice,
+      });
+      const problem = checkTransfer(transaction, {
+        feePayer,
+        buyer: signer.address,
+        tokenProgram: mint.owner,
+        mint: requirement.asset,
+        source,
+        destination,
+        amount,
+        decimals,
+        memo: typeof requirement.extra.memo === "string" ? requirement.extra.memo : undefined,
+      });
+      if (problem) throw new UnpayableRequirementError(`The signed transaction would be refused: ${problem}. Nothing was sent.`);
+      return { payload: { transaction: getBase64EncodedWireTransaction(transaction) } };
+    },
+  };
+}

@@ -1,0 +1,9 @@
+export { exactSvm, type ExactSvmOptions } from "./exact";
+export { DEFAULT_SOLANA_RPC_URLS, type SolanaRpcLike } from "./rpc";
+export {
+  TOKEN_PROGRAM,
+  TOKEN_2022_PROGRAM,
+  MEMO_PROGRAM,
+  COMPUTE_BUDGET_PROGRAM,
+  findAssociatedTokenAddress,
+} from "./transaction";

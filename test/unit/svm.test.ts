@@ -1,0 +1,220 @@
+// Solana exact: the transaction is decoded with the official program clients and checked field by
+// field. The RPC here is a stand-in object (the mint account and a blockhash); the interop tests
+// run the same code against a LiteSVM-backed RPC and the reference facilitator.
+import {
+  AccountRole,
+  address,
+  compileTransaction,
+  createKeyPairSignerFromPrivateKeyBytes,
+  decompileTransactionMessage,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  verifySignature,
+  type Transaction,
+  type TransactionModifyingSigner,
+  type TransactionSigner,
+} from "@solana/kit";
+import { parseSetComputeUnitLimitInstruction, parseSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
+import { findAssociatedTokenPda, parseTransferCheckedInstruction } from "@solana-program/token";
+import { describe, expect, it } from "vitest";
+import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
+import { exactSvm, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../src/svm";
+
+const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+const USDC_DEVNET = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
+const FEE_PAYER = "EwWqGE4ZFKLofuestmU4LDdK7XM1N4ALgdZccwYugwGd";
+const PAY_TO = "2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4";
+const BLOCKHASH = "EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N";
+
+const buyer = await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(7));
+const requirement = (extra: Record<string, unknown> = {}, overrides: Record<string, unknown> = {}) => ({
+  scheme: "exact",
+  network: DEVNET,
+  amount: "1000",
+  asset: USDC_DEVNET,
+  payTo: PAY_TO,
+  maxTimeoutSeconds: 60,
+  extra: { feePayer: FEE_PAYER, ...extra },
+  ...overrides,
+});
+
+/** A stand-in for a kit RPC: a mint account (owner, 82 bytes, decimals at 44) and a blockhash. */
+function fakeRpc(owner = TOKEN_PROGRAM, decimals = 6, exists = true) {
+  const calls: string[] = [];
+  const data = new Uint8Array(82);
+  data[44] = decimals;
+  data[45] = 1;
+  return {
+    calls,
+    getAccountInfo: (addr: string) => ({
+      send: async () => {
+        calls.push(`getAccountInfo ${addr}`);
+        return { value: exists ? { owner, data: [btoa(String.fromCharCode(...data)), "base64"] as const } : null };
+      },
+    }),
+    getLatestBlockhash: () => ({
+      send: async () => {
+        calls.push("getLatestBlockhash");
+        return { value: { blockhash: BLOCKHASH, lastValidBlockHeight: 100n } };
+      },
+    }),
+  };
+}
+
+async function pay(accepts: unknown[], options: { rpc?: ReturnType<typeof fakeRpc>; signer?: TransactionSigner; version?: 1 | 2 } = {}) {
+  const rpc = options.rpc ?? fakeRpc();
+  const client = createX402Client({
+    schemes: [exactSvm({ signer: options.signer ?? buyer, rpc, randomBytes: (n) => new Uint8Array(n).fill(0xab) })],
+  });
+  const version = options.version ?? 2;
+  const challenge = parseChallenge(
+    version === 2
+      ? { header: encodeBase64Json({ x402Version: 2, resource: { url: "https://api.example/x" }, accepts }) }
+      : { header: null, body: { x402Version: 1, accepts } },
+  );
+  return client.createPayment(challenge, { url: "https://api.example/x", method: "GET" });
+}
+
+function decode(transaction: string) {
+  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
+  const compiled = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  return { tx, compiled, message: decompileTransactionMessage(compiled) };
+}
+
+describe("Solana exact transaction", () => {
+  it("lays out [limit, price, TransferChecked, memo] exactly, signed by the buyer only", async () => {
+    const payment = await pay([requirement()]);
+    const { tx, compiled, message } = decode((payment.payload.payload as { transaction: string }).transaction);
+    expect(compiled.version).toBe(0);
+    expect(message.feePayer.address).toBe(FEE_PAYER);
+    expect(message.lifetimeConstraint).toMatchObject({ blockhash: BLOCKHASH });
+    const [limit, price, transfer, memo, ...rest] = message.instructions;
+    expect(rest).toEqual([]);
+    expect(parseSetComputeUnitLimitInstruction(limit as never).data.units).toBe(20_000);
+    expect(parseSetComputeUnitPriceInstruction(price as never).data.microLamports).toBe(1n);
+
+    const parsed = parseTransferCheckedInstruction(transfer as never);
+    expect(transfer!.programAddress).toBe(TOKEN_PROGRAM);
+    expect(parsed.data).toMatchObject({ amount: 1000n, decimals: 6 });
+    const [source] = await findAssociatedTokenPda({ owner: buyer.address, mint: address(USDC_DEVNET), tokenProgram: address(TOKEN_PROGRAM) });
+    const [destination] = await findAssociatedTokenPda({ owner: address(PAY_TO), mint: address(USDC_DEVNET), tokenProgram: address(TOKEN_PROGRAM) });
+    expect(parsed.accounts.source.address).toBe(source);
+    expect(parsed.accounts.destination.address).toBe(destination);
+    expect(parsed.accounts.mint.address).toBe(USDC_DEVNET);
+    expect(parsed.accounts.authority).toMatchObject({ address: buyer.address, role: AccountRole.READONLY_SIGNER });
+
+    expect(memo!.programAddress).toBe("MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr");
+    expect(memo!.accounts ?? []).toEqual([]);
+    expect(new TextDecoder().decode(memo!.data)).toBe("ab".repeat(16));
+
+    expect(Object.keys(tx.signatures)).toEqual([FEE_PAYER, buyer.address]);
+    expect(tx.signatures[FEE_PAYER as never]).toBeNull();
+    const signature = tx.signatures[buyer.address]!;
+    expect(await verifySignature(buyer.keyPair.publicKey, signature, tx.messageBytes)).toBe(true);
+  });
+
+  it("echoes the requirement as accepted and uses the v1 envelope for v1", async () => {
+    const v2 = await pay([requirement()]);
+    expect(v2.payload.accepted).toEqual(requirement());
+    const v1req = { ...requirement(), network: "solana-devnet", maxAmountRequired: "1000", amount: undefined, resource: "https://api.example/x", description: "" };
+    const v1 = await pay([v1req], { version: 1 });
+    expect(v1.headerName).toBe("X-PAYMENT");
+    expect(Object.keys(v1.payload)).toEqual(["x402Version", "scheme", "network", "payload"]);
+    expect(v1.payload).toMatchObject({ x402Version: 1, scheme: "exact", network: "solana-devnet" });
+  });
+
+  it("uses the server's memo and recent blockhash when given (no blockhash RPC call)", async () => {
+    const rpc = fakeRpc();
+    const recent = "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn";
+    const payment = await pay([requirement({ memo: "order-42", recentBlockhash: recent })], { rpc });
+    const { message } = decode((payment.payload.payload as { transaction: string }).transaction);
+    expect(new TextDecoder().decode(message.instructions[3]!.data)).toBe("order-42");
+    expect(message.lifetimeConstraint).toMatchObject({ blockhash: recent });
+    expect(rpc.calls).toEqual([`getAccountInfo ${USDC_DEVNET}`]);
+  });
+
+  it("reads the token program from the mint's owner (Token-2022)", async () => {
+    const payment = await pay([requirement()], { rpc: fakeRpc(TOKEN_2022_PROGRAM, 9) });
+    const { message } = decode((payment.payload.payload as { transaction: string }).transaction);
+    expect(message.instructions[2]!.programAddress).toBe(TOKEN_2022_PROGRAM);
+    const [destination] = await findAssociatedTokenPda({ owner: address(PAY_TO), mint: address(USDC_DEVNET), tokenProgram: address(TOKEN_2022_PROGRAM) });
+    expect(message.instructions[2]!.accounts![2]!.address).toBe(destination);
+    expect(message.instructions[2]!.data![9]).toBe(9);
+  });
+
+  it.each([
+    ["fee payer missing", requirement({ feePayer: undefined }), /extra.feePayer .* is missing/],
+    ["fee payer is the buyer", requirement({ feePayer: buyer.address }), /buyer's own address/],
+    ["destination not an address", requirement({}, { payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" }), /not a Solana address/],
+    ["amount beyond u64", requirement({}, { amount: (1n << 64n).toString() }), /does not fit/],
+    ["amount not base-10", requirement({}, { amount: "1e3" }), /base-10 integer/],
+    ["network not Solana", requirement({}, { network: "eip155:8453" }), /no registered scheme/],
+    ["memo too long", requirement({ memo: "x".repeat(257) }), /extra.memo/],
+  ])("refuses before signing: %s", async (_, req, reason) => {
+    const signed: string[] = [];
+    const watching = { ...buyer, signTransactions: async (txs: never[]) => (signed.push("signed"), buyer.signTransactions(txs)) };
+    const error = await pay([req], { signer: watching as TransactionSigner }).catch((e) => e);
+    expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
+    expect(error.message).toMatch(reason);
+    expect(signed).toEqual([]);
+  });
+
+  it("refuses a mint that no token program owns, or that does not exist", async () => {
+    await expect(pay([requirement()], { rpc: fakeRpc("11111111111111111111111111111111") })).rejects.toMatchObject({
+      code: "UNPAYABLE_REQUIREMENT",
+      message: expect.stringMatching(/not a mint of the SPL Token or Token-2022 program/),
+    });
+    await expect(pay([requirement()], { rpc: fakeRpc(TOKEN_PROGRAM, 6, false) })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT" });
+  });
+
+  it("prices devnet USDC in the spend policy (6 decimals)", async () => {
+    await expect(pay([requirement({}, { amount: "1000001" })])).rejects.toThrow(/1.000001 USDC is over policy.maxAmountPerPayment/);
+  });
+});
+
+describe("wallets that modify the transaction", () => {
+  /** A wallet-standard-like signer that rewrites the message before signing it. */
+  function modifyingSigner(edit: (instructions: unknown[]) => unknown[]): TransactionModifyingSigner {
+    return {
+      address: buyer.address,
+      async modifyAndSignTransactions(transactions) {
+        return Promise.all(
+          transactions.map(async (transaction) => {
+            const compiled = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+            const message = decompileTransactionMessage(compiled);
+            const edited = compileTransaction({ ...message, instructions: edit([...message.instructions]) } as never) as Transaction;
+            const [signed] = await buyer.signTransactions([edited as never]);
+            return { ...edited, signatures: { ...edited.signatures, ...signed } } as never;
+          }),
+        );
+      },
+    };
+  }
+  const lighthouse = { programAddress: address("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95"), data: new Uint8Array([1]) };
+  const system = { programAddress: address("11111111111111111111111111111111"), data: new Uint8Array([2, 0, 0, 0]) };
+
+  it("accepts a wallet that appends a Lighthouse assertion", async () => {
+    const payment = await pay([requirement()], { signer: modifyingSigner((ixs) => [...ixs, lighthouse]) });
+    const { message } = decode((payment.payload.payload as { transaction: string }).transaction);
+    expect(message.instructions.at(-1)?.programAddress).toBe(lighthouse.programAddress);
+  });
+
+  it("refuses, before sending, a wallet that adds an instruction facilitators reject", async () => {
+    await expect(pay([requirement()], { signer: modifyingSigner((ixs) => [...ixs, system]) })).rejects.toMatchObject({
+      code: "UNPAYABLE_REQUIREMENT",
+      message: expect.stringMatching(/instruction 4 calls 11111111111111111111111111111111/),
+    });
+  });
+
+  it("refuses a wallet that changes the transfer amount", async () => {
+    const tamper = (ixs: unknown[]) => {
+      const copy = [...ixs] as { data: Uint8Array }[];
+      const data = new Uint8Array(copy[2]!.data);
+      data[1] = 0xff;
+      copy[2] = { ...copy[2]!, data };
+      return copy;
+    };
+    await expect(pay([requirement()], { signer: modifyingSigner(tamper) })).rejects.toThrow(/not the expected TransferChecked/);
+  });
+});
