@@ -1,8 +1,10 @@
 // Browser bundle size of the same job done with x402-pay and with the reference @x402 packages:
-// esbuild, platform browser, minified, tree-shaken, then gzip -9. Run: npm run bench:size
+// esbuild, platform browser, minified, tree-shaken, NODE_ENV=production, then gzip -9. Run: npm run bench:size
 // (builds dist first). Prints a table and the ratio ours / reference.
 import { build } from "esbuild";
 import { execSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
@@ -29,14 +31,51 @@ const cases = [
       globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
   },
   {
+    job: "fetch + Solana exact + kit key pair signer",
+    ours: `
+      import { createKeyPairSignerFromBytes } from "@solana/kit";
+      import { createX402Client } from "x402-pay";
+      import { exactSvm } from "x402-pay/svm";
+      import { wrapFetchWithPayment } from "x402-pay/fetch";
+      const signer = await createKeyPairSignerFromBytes(globalThis.key);
+      const client = createX402Client({ schemes: [exactSvm({ signer })] });
+      globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
+    reference: `
+      import { createKeyPairSignerFromBytes } from "@solana/kit";
+      import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+      import { ExactSvmScheme } from "@x402/svm/exact/client";
+      const client = new x402Client();
+      client.register("solana:*", new ExactSvmScheme(await createKeyPairSignerFromBytes(globalThis.key)));
+      globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
+  },
+  {
     job: "viem privateKeyToAccount alone (the floor both share)",
     ours: `import { privateKeyToAccount } from "viem/accounts"; globalThis.a = privateKeyToAccount(globalThis.key);`,
     reference: null,
   },
+  {
+    job: "kit createKeyPairSignerFromBytes alone (the Solana floor)",
+    ours: `import { createKeyPairSignerFromBytes } from "@solana/kit"; globalThis.s = await createKeyPairSignerFromBytes(globalThis.key);`,
+    reference: null,
+  },
 ];
+
+// This repository's dev tree holds two generations of @solana/* (the legacy v1 seller used by the
+// interop tests brings kit 5 and npm hoists it). A user's app has one: resolve every @solana/*
+// import as @solana/kit's own dependencies, as a deduplicated install would.
+const kitDir = dirname(createRequire(import.meta.url).resolve("@solana/kit"));
+const dedupeSolana = {
+  name: "dedupe-solana",
+  setup(b) {
+    b.onResolve({ filter: /^@solana\// }, (args) =>
+      args.pluginData === "deduped" ? undefined : b.resolve(args.path, { kind: args.kind, resolveDir: kitDir, pluginData: "deduped" }),
+    );
+  },
+};
 
 async function measure(contents) {
   const result = await build({
+    plugins: [dedupeSolana],
     stdin: { contents, resolveDir: root, loader: "js" },
     bundle: true,
     minify: true,
@@ -44,6 +83,9 @@ async function measure(contents) {
     platform: "browser",
     format: "esm",
     target: "es2022",
+    // As a production browser build does (Vite, webpack): strips development-only code such as
+    // @solana/kit's error message table, for ours and the reference alike.
+    define: { "process.env.NODE_ENV": '"production"' },
     write: false,
     logLevel: "silent",
   });
