@@ -17,5 +17,5 @@ export default defineConfig({
   clean: true,
   target: "es2022",
   platform: "neutral",
-  external: ["viem", "axios", "zod", "@solana/kit"],
+  external: ["viem", "axios", "@solana/kit"],
 });

@@ -4,11 +4,10 @@ import { decodeBase64Json } from "./base64";
 import { MAX_HEADER_BYTES, PAYMENT_REQUIRED_HEADER } from "./headers";
 import { toCaip2 } from "./networks";
 import {
-  PaymentRequiredV1Schema,
-  PaymentRequiredV2Schema,
-  PaymentRequirementsV1Schema,
-  PaymentRequirementsV2Schema,
-  describeIssue,
+  validatePaymentRequiredV1,
+  validatePaymentRequiredV2,
+  validateRequirementsV1,
+  validateRequirementsV2,
   type PaymentRequiredV2,
   type ResourceInfo,
 } from "./schemas";
@@ -103,12 +102,9 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
   if (version !== 1 && version !== 2) {
     throw new InvalidChallengeError(`Unsupported x402Version ${JSON.stringify(version) ?? "undefined"}: expected 1 or 2.`);
   }
-  const schema = version === 2 ? PaymentRequiredV2Schema : PaymentRequiredV1Schema;
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    throw new InvalidChallengeError(`The x402 v${version} challenge is malformed: ${describeIssue(parsed.error)}.`);
-  }
-  const data = parsed.data;
+  const parsed = version === 2 ? validatePaymentRequiredV2(value) : validatePaymentRequiredV1(value);
+  if (!parsed.ok) throw new InvalidChallengeError(`The x402 v${version} challenge is malformed: ${parsed.reason}.`);
+  const data = parsed.value;
   const requirements: PaymentRequirement[] = [];
   const invalid: InvalidRequirement[] = [];
   data.accepts.forEach((raw, index) => {
@@ -130,14 +126,14 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
 
 function toRequirement(raw: unknown, index: number, version: 1 | 2): PaymentRequirement | InvalidRequirement {
   if (version === 2) {
-    const parsed = PaymentRequirementsV2Schema.safeParse(raw);
-    if (!parsed.success) return { index, raw, reason: describeIssue(parsed.error) };
-    const r = parsed.data;
+    const parsed = validateRequirementsV2(raw);
+    if (!parsed.ok) return { index, raw, reason: parsed.reason };
+    const r = parsed.value;
     return freezeRequirement({ index, raw, x402Version: 2, amount: r.amount, network: r.network, caip2: r.network, ...pick(r) });
   }
-  const parsed = PaymentRequirementsV1Schema.safeParse(raw);
-  if (!parsed.success) return { index, raw, reason: describeIssue(parsed.error) };
-  const r = parsed.data;
+  const parsed = validateRequirementsV1(raw);
+  if (!parsed.ok) return { index, raw, reason: parsed.reason };
+  const r = parsed.value;
   return freezeRequirement({ index, raw, x402Version: 1, amount: r.maxAmountRequired, network: r.network, caip2: toCaip2(r.network, 1), ...pick(r) });
 }
 

@@ -2,7 +2,7 @@
 import { decodeBase64Json } from "./base64";
 import type { PaymentChallenge, PaymentRequirement } from "./challenge";
 import { MAX_HEADER_BYTES } from "./headers";
-import { SettleResponseSchema, type SettleResponse } from "./schemas";
+import { validateSettleResponse, type SettleResponse } from "./schemas";
 
 /** What a scheme produces: the scheme-specific `payload` and any extension data it adds. */
 export interface SchemePayload {
@@ -50,6 +50,6 @@ export function decodeSettlement(value: string | null | undefined): SettleRespon
   if (!value || value.length > MAX_HEADER_BYTES) return undefined;
   const decoded = decodeBase64Json(value);
   if (!decoded.ok) return undefined;
-  const parsed = SettleResponseSchema.safeParse(decoded.value);
-  return parsed.success ? parsed.data : undefined;
+  const parsed = validateSettleResponse(decoded.value);
+  return parsed.ok ? parsed.value : undefined;
 }

@@ -1,86 +1,142 @@
-/** Wire shapes of x402 v1 and v2, as zod/mini schemas. Unknown fields are kept (`looseObject`). */
-import * as z from "zod/mini";
-import { isCaip2 } from "./networks";
+/**
+ * Wire shapes of x402 v1 and v2 and their validators: the one source of truth for what a well-formed
+ * message is. Unknown fields are kept. Written by hand rather than with a schema library: zod/mini
+ * alone would add about 5.5 KB gzipped to every browser bundle.
+ */
 import { parseAtomicAmount } from "./money";
+import { isCaip2 } from "./networks";
 
-const text = (what: string) => z.string({ error: `${what} must be a string` });
-const nonEmpty = (what: string) => text(what).check(z.minLength(1, `${what} must not be empty`));
-const atomic = (what: string) =>
-  text(what).check(z.refine((v) => parseAtomicAmount(v) !== undefined, `${what} must be a base-10 integer string within uint256`));
-// Objects with any keys; `looseObject({})` rather than `record` keeps the browser bundle smaller.
-const looseRecord = z.looseObject({});
-
-const maxTimeoutSeconds = z
-  .number({ error: "maxTimeoutSeconds must be a number" })
-  .check(z.refine((v) => Number.isSafeInteger(v) && v > 0, "maxTimeoutSeconds must be a positive integer"));
-
-export const ResourceInfoSchema = z.looseObject({
-  url: nonEmpty("resource.url"),
-  description: z.optional(z.string()),
-  mimeType: z.optional(z.string()),
-});
-
-export const PaymentRequirementsV2Schema = z.looseObject({
-  scheme: nonEmpty("scheme"),
-  network: text("network").check(z.refine(isCaip2, "network must be a CAIP-2 id such as eip155:8453")),
-  amount: atomic("amount"),
-  asset: nonEmpty("asset"),
-  payTo: nonEmpty("payTo"),
-  maxTimeoutSeconds,
-  extra: z.optional(z.nullable(looseRecord)),
-});
-
-export const PaymentRequirementsV1Schema = z.looseObject({
-  scheme: nonEmpty("scheme"),
-  network: nonEmpty("network"),
-  maxAmountRequired: atomic("maxAmountRequired"),
-  resource: z.optional(z.string()),
-  description: z.optional(z.string()),
-  mimeType: z.optional(z.string()),
-  asset: nonEmpty("asset"),
-  payTo: nonEmpty("payTo"),
-  maxTimeoutSeconds,
-  extra: z.optional(z.nullable(looseRecord)),
-});
-
-const accepts = z.array(z.unknown(), { error: "accepts must be an array" });
-
-// `x402Version` is checked before these run, to pick the schema.
-export const PaymentRequiredV2Schema = z.looseObject({
-  error: z.optional(z.string()),
-  resource: z.optional(ResourceInfoSchema),
-  accepts,
-  extensions: z.optional(z.nullable(looseRecord)),
-});
-
-export const PaymentRequiredV1Schema = z.looseObject({
-  error: z.optional(z.string()),
-  accepts,
-  extensions: z.optional(z.nullable(looseRecord)),
-});
-
-export const SettleResponseSchema = z.looseObject({
-  success: z.boolean(),
-  errorReason: z.optional(z.string()),
-  errorMessage: z.optional(z.string()),
-  payer: z.optional(z.string()),
-  transaction: z.optional(z.string()),
-  network: z.optional(z.string()),
-  amount: z.optional(z.string()),
-  extensions: z.optional(z.nullable(looseRecord)),
-});
-
-export type ResourceInfo = z.infer<typeof ResourceInfoSchema>;
-export type PaymentRequirementsV2 = z.infer<typeof PaymentRequirementsV2Schema>;
-export type PaymentRequirementsV1 = z.infer<typeof PaymentRequirementsV1Schema>;
-export type PaymentRequiredV2 = z.infer<typeof PaymentRequiredV2Schema>;
-export type PaymentRequiredV1 = z.infer<typeof PaymentRequiredV1Schema>;
-export type SettleResponse = z.infer<typeof SettleResponseSchema>;
-
-/** The first problem zod found, as `path: message`. */
-export function describeIssue(error: z.core.$ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return "is malformed";
-  const path = issue.path.join(".");
-  return path && !issue.message.startsWith(path) ? `${path}: ${issue.message}` : issue.message;
+export interface ResourceInfo {
+  url: string;
+  description?: string;
+  mimeType?: string;
+  [key: string]: unknown;
 }
+
+interface RequirementsCommon {
+  scheme: string;
+  network: string;
+  asset: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra?: Record<string, unknown> | null;
+  [key: string]: unknown;
+}
+
+export interface PaymentRequirementsV2 extends RequirementsCommon {
+  amount: string;
+}
+
+export interface PaymentRequirementsV1 extends RequirementsCommon {
+  maxAmountRequired: string;
+  resource?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface PaymentRequiredV2 {
+  x402Version: 2;
+  error?: string;
+  resource?: ResourceInfo;
+  accepts: unknown[];
+  extensions?: Record<string, unknown> | null;
+  [key: string]: unknown;
+}
+
+export interface PaymentRequiredV1 {
+  x402Version: 1;
+  error?: string;
+  accepts: unknown[];
+  extensions?: Record<string, unknown> | null;
+  [key: string]: unknown;
+}
+
+export interface SettleResponse {
+  success: boolean;
+  errorReason?: string;
+  errorMessage?: string;
+  payer?: string;
+  transaction?: string;
+  network?: string;
+  amount?: string;
+  extensions?: Record<string, unknown> | null;
+  [key: string]: unknown;
+}
+
+/** A validation result: the value (same object, typed) or the first problem found. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+type Rule = (value: unknown, name: string) => string | undefined;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const string: Rule = (v, name) => (typeof v === "string" ? undefined : `${name} must be a string`);
+const nonEmpty: Rule = (v, name) => string(v, name) ?? (v === "" ? `${name} must not be empty` : undefined);
+const atomic: Rule = (v, name) =>
+  string(v, name) ?? (parseAtomicAmount(v) === undefined ? `${name} must be a base-10 integer string within uint256` : undefined);
+const caip2: Rule = (v, name) => string(v, name) ?? (isCaip2(v as string) ? undefined : `${name} must be a CAIP-2 id such as eip155:8453`);
+const timeout: Rule = (v, name) =>
+  typeof v !== "number" ? `${name} must be a number` : Number.isSafeInteger(v) && v > 0 ? undefined : `${name} must be a positive integer`;
+const boolean: Rule = (v, name) => (typeof v === "boolean" ? undefined : `${name} must be a boolean`);
+const object: Rule = (v, name) => (isObject(v) ? undefined : `${name} must be an object`);
+const array: Rule = (v, name) => (Array.isArray(v) ? undefined : `${name} must be an array`);
+const optional =
+  (rule: Rule, nullable = false): Rule =>
+  (v, name) =>
+    v === undefined || (nullable && v === null) ? undefined : rule(v, name);
+const resource: Rule = (v, name) => object(v, name) ?? nonEmpty((v as Record<string, unknown>).url, `${name}.url`);
+
+function validate<T>(value: unknown, rules: Record<string, Rule>): Checked<T> {
+  if (!isObject(value)) return { ok: false, reason: "must be a JSON object" };
+  for (const [key, rule] of Object.entries(rules)) {
+    const reason = rule(value[key], key);
+    if (reason) return { ok: false, reason };
+  }
+  return { ok: true, value: value as T };
+}
+
+const requirementRules: Record<string, Rule> = {
+  scheme: nonEmpty,
+  asset: nonEmpty,
+  payTo: nonEmpty,
+  maxTimeoutSeconds: timeout,
+  extra: optional(object, true),
+};
+
+export const validateRequirementsV2 = (value: unknown) =>
+  validate<PaymentRequirementsV2>(value, { scheme: nonEmpty, network: caip2, amount: atomic, ...requirementRules });
+
+export const validateRequirementsV1 = (value: unknown) =>
+  validate<PaymentRequirementsV1>(value, {
+    scheme: nonEmpty,
+    network: nonEmpty,
+    maxAmountRequired: atomic,
+    ...requirementRules,
+    resource: optional(string),
+    description: optional(string),
+    mimeType: optional(string),
+  });
+
+const paymentRequiredRules: Record<string, Rule> = {
+  error: optional(string),
+  accepts: array,
+  extensions: optional(object, true),
+};
+
+/** `x402Version` is checked before these run, to pick the validator. */
+export const validatePaymentRequiredV2 = (value: unknown) =>
+  validate<PaymentRequiredV2>(value, { ...paymentRequiredRules, resource: optional(resource) });
+
+export const validatePaymentRequiredV1 = (value: unknown) => validate<PaymentRequiredV1>(value, paymentRequiredRules);
+
+export const validateSettleResponse = (value: unknown) =>
+  validate<SettleResponse>(value, {
+    success: boolean,
+    errorReason: optional(string),
+    errorMessage: optional(string),
+    payer: optional(string),
+    transaction: optional(string),
+    network: optional(string),
+    amount: optional(string),
+    extensions: optional(object, true),
+  });
