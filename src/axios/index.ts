@@ -6,7 +6,8 @@ import { handlePaymentRequired, type Transport } from "../handshake";
 import { SETTLEMENT_HEADERS } from "../protocol";
 
 const RETRY_FLAG = "x402PaidRetry";
-type Config = InternalAxiosRequestConfig & { [RETRY_FLAG]?: boolean };
+/** Marks the paid retry; receives its response before any later interceptor can reshape it. */
+type Config = InternalAxiosRequestConfig & { [RETRY_FLAG]?: (response: AxiosResponse) => void };
 
 /**
  * Installs the payment interceptor on an axios instance and returns the instance. Works with the
@@ -16,7 +17,10 @@ export function wrapAxiosWithPayment<T extends AxiosInstance>(instance: T, clien
   const isUnpaid402 = (response: AxiosResponse | undefined): response is AxiosResponse =>
     response?.status === 402 && !(response.config as Config | undefined)?.[RETRY_FLAG];
   instance.interceptors.response.use(
-    (response) => (isUnpaid402(response) ? pay(instance, client, response) : response),
+    (response) => {
+      (response.config as Config | undefined)?.[RETRY_FLAG]?.(response);
+      return isUnpaid402(response) ? pay(instance, client, response) : response;
+    },
     (error: unknown) => {
       const response = (error as { response?: AxiosResponse } | null)?.response;
       return isUnpaid402(response) ? pay(instance, client, response) : Promise.reject(error);
@@ -36,19 +40,29 @@ async function pay(instance: AxiosInstance, client: X402Client, response: AxiosR
   const transport: Transport<AxiosResponse> = {
     request: { url, method: (config.method ?? "get").toUpperCase() },
     requestHeader: (name) => headerOf(config.headers, name),
-    resend: (extra) =>
-      instance.request({
+    // The retry runs through the instance's interceptors; keep the response as this interceptor saw it,
+    // so one added later (e.g. `r => r.data`) reshapes the paid response once, in the caller's chain.
+    resend: async (extra) => {
+      let raw: AxiosResponse | undefined;
+      const result = await instance.request({
         ...config,
         headers: AxiosHeaders.from(config.headers).set(extra),
         validateStatus: () => true,
         beforeRedirect: keepPaymentToOrigin(url, Object.keys(extra), config.beforeRedirect),
-        [RETRY_FLAG]: true,
-      } as Config),
+        [RETRY_FLAG]: (response: AxiosResponse) => (raw ??= response),
+      } as Config);
+      return raw ?? result;
+    },
     status: (r) => r.status,
     header: (r, name) => headerOf(r.headers, name),
-    body: async (r) => (r.data instanceof ArrayBuffer || ArrayBuffer.isView(r.data) ? new TextDecoder().decode(r.data) : r.data),
+    body: (r) => readBody(r.data),
   };
-  const paid = await handlePaymentRequired(client, transport, response);
+  let paid: AxiosResponse;
+  try {
+    paid = await handlePaymentRequired(client, transport, response);
+  } finally {
+    if (isStream(response.data)) (response.data as { destroy?: () => void }).destroy?.();
+  }
   if (config.validateStatus && !config.validateStatus(paid.status)) {
     const code = paid.status >= 500 ? AxiosError.ERR_BAD_RESPONSE : AxiosError.ERR_BAD_REQUEST;
     throw new AxiosError(`Request failed with status code ${paid.status}`, code, paid.config, paid.request, paid);
@@ -75,6 +89,18 @@ function headerOf(headers: unknown, name: string): string | undefined {
   const h = headers as { get?: (n: string) => unknown } & Record<string, unknown>;
   const value = typeof h.get === "function" ? h.get(name) : (h[name] ?? h[name.toLowerCase()]);
   return typeof value === "string" ? value : undefined;
+}
+
+/** A 402 body as text or parsed JSON: buffers are decoded, streams (`responseType: "stream"`) read. */
+async function readBody(data: unknown): Promise<unknown> {
+  if (typeof ReadableStream !== "undefined" && data instanceof ReadableStream) return new Response(data).text();
+  if (isStream(data)) {
+    const decoder = new TextDecoder();
+    let text = "";
+    for await (const chunk of data as AsyncIterable<Uint8Array | string>) text += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+    return text + decoder.decode();
+  }
+  return data instanceof ArrayBuffer || ArrayBuffer.isView(data) ? new TextDecoder().decode(data) : data;
 }
 
 function isStream(data: unknown): boolean {

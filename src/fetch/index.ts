@@ -19,19 +19,41 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
     const base: RequestInit = { ...init, ...requestOptions(request), body };
     const send = (url: string, options: RequestInit) => fetchFn(url, { ...base, ...options });
 
-    const first = await send(request.url, { headers: new Headers(request.headers) });
+    const first = await send(request.url, { headers: copyHeaders(request.headers) });
     if (first.status !== 402) return first;
 
+    let paid: Response | undefined;
     const transport: Transport<Response> = {
       request: { url: request.url, method: request.method },
       requestHeader: (name) => request.headers.get(name),
-      resend: (extra) => resendFollowingRedirects(send, request, base, extra),
+      resend: async (extra) => (paid = await resendFollowingRedirects(send, request, base, extra)),
       status: (response) => response.status,
       header: (response, name) => response.headers.get(name),
       body: (response) => response.clone().text(),
     };
-    return handlePaymentRequired(client, transport, first);
+    try {
+      return await handlePaymentRequired(client, transport, first);
+    } catch (error) {
+      discard(paid);
+      throw error;
+    } finally {
+      discard(first);
+    }
   };
+}
+
+/** Releases the connection of a response the caller never sees (Node keeps it busy until the body is read). */
+function discard(response: Response | undefined): void {
+  if (response?.body && !response.bodyUsed) response.body.cancel().catch(() => {});
+}
+
+/**
+ * Copies headers entry by entry. `new Headers(headers)` is not enough where `Headers` is patched:
+ * msw's interceptor rebuilds a copy from raw headers it recorded, which for a `Request` with a body
+ * hold only the Content-Type, silently dropping every other header.
+ */
+function copyHeaders(headers: Headers): Headers {
+  return new Headers([...headers]);
 }
 
 /** Everything a `Request` normalised from `(input, init)`, as init options for `fetch(url, init)`. */
@@ -61,7 +83,7 @@ async function resendFollowingRedirects(
   base: RequestInit,
   extra: Record<string, string>,
 ): Promise<Response> {
-  const headers = new Headers(request.headers);
+  const headers = copyHeaders(request.headers);
   for (const [name, value] of Object.entries(extra)) headers.set(name, value);
   let url = request.url;
   let method = request.method;
@@ -73,6 +95,7 @@ async function resendFollowingRedirects(
     }
     const location = response.headers.get("location");
     if (request.redirect === "manual" || !location || !redirectStatuses.has(response.status)) return response;
+    discard(response);
     if (request.redirect === "error" || hop >= 20) throw new TypeError(`fetch failed: redirect ${request.redirect === "error" ? "not allowed" : "limit reached"}`);
     const next = new URL(location, url);
     const crossOrigin = next.origin !== new URL(url).origin;

@@ -1,0 +1,354 @@
+/**
+ * The paid retry is the same request: method, URL with query, every header, the same body bytes;
+ * nothing is added but the payment header. And a redirect never carries the payment to another origin.
+ */
+import { Readable } from "node:stream";
+import axios, { AxiosHeaders } from "axios";
+import { http, HttpResponse } from "msw";
+import { setupServer } from "msw/node";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { getPaymentReceipt } from "../../src";
+import { wrapAxiosWithPayment } from "../../src/axios";
+import { wrapFetchWithPayment } from "../../src/fetch";
+import {
+  OTHER,
+  PATH,
+  SELLER,
+  TX_HASH,
+  createSeller,
+  encodeHeader,
+  payingClient,
+  seeRequest,
+  type Seen,
+} from "../support/seller";
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const url = `${SELLER}${PATH}?item=42&sort=desc`;
+const PAYMENT_HEADERS = ["payment-signature", "x-payment"];
+
+const paidFetch = (client = payingClient().client) => wrapFetchWithPayment((input, init) => globalThis.fetch(input, init), client);
+const paidAxios = (client = payingClient().client) => wrapAxiosWithPayment(axios.create(), client);
+
+const withoutPayment = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !PAYMENT_HEADERS.includes(name)));
+
+/** The paid request is the first one plus exactly one payment header. */
+function expectSameRequest(first: Seen | undefined, paid: Seen | undefined, paymentHeader = "payment-signature") {
+  expect(first).toBeDefined();
+  expect(paid).toBeDefined();
+  expect(paid!.method).toBe(first!.method);
+  expect(paid!.url).toBe(first!.url);
+  expect(Object.keys(first!.headers)).not.toContain(paymentHeader);
+  expect(paid!.headers[paymentHeader]).toBeTruthy();
+  expect(Object.keys(paid!.headers).sort()).toEqual([...Object.keys(first!.headers), paymentHeader].sort());
+  expect(withoutPayment(paid!.headers)).toEqual(first!.headers);
+  expect(Buffer.from(paid!.body).equals(Buffer.from(first!.body))).toBe(true);
+}
+
+const text = (body: Uint8Array) => Buffer.from(body).toString("utf8");
+
+/** Parses a multipart body with the boundary its own content-type names (fails if they disagree). */
+async function parseForm(seen: Seen): Promise<Record<string, string>> {
+  const contentType = seen.headers["content-type"] ?? "";
+  const boundary = /boundary=([^;]+)/.exec(contentType)?.[1];
+  expect(boundary, "multipart content-type names a boundary").toBeTruthy();
+  expect(text(seen.body)).toContain(`--${boundary}`);
+  const form = await new Response(Buffer.from(seen.body), { headers: { "content-type": contentType } }).formData();
+  return Object.fromEntries([...form].map(([k, v]) => [k, typeof v === "string" ? v : `file:${v.name}`]));
+}
+
+describe("fetch: the paid retry is the same request", () => {
+  const bytes = Uint8Array.from([0, 1, 2, 250, 255, 10, 13]);
+
+  it.each([
+    { kind: "JSON string", body: () => JSON.stringify({ a: 1, b: "x" }), expected: '{"a":1,"b":"x"}', type: "application/json" },
+    { kind: "text", body: () => "plain text ✓", expected: "plain text ✓", type: "text/plain;charset=UTF-8" },
+    { kind: "URLSearchParams", body: () => new URLSearchParams({ a: "1", b: "two words" }), expected: "a=1&b=two+words", type: "application/x-www-form-urlencoded;charset=UTF-8" },
+  ])("$kind body", async ({ body, expected, type }) => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const headers: Record<string, string> = { "X-Api-Key": "k" };
+    if (type === "application/json") headers["Content-Type"] = type;
+    const response = await paidFetch()(url, { method: "POST", headers, body: body() });
+
+    expect(response.status).toBe(200);
+    const [first, paid] = seller.requests;
+    expectSameRequest(first, paid);
+    expect(text(paid!.body)).toBe(expected);
+    expect(paid!.headers["content-type"]).toBe(type);
+    expect(paid!.headers["x-api-key"]).toBe("k");
+  });
+
+  it.each([
+    { kind: "ArrayBuffer", body: () => bytes.slice().buffer },
+    { kind: "Uint8Array", body: () => bytes.slice() },
+    { kind: "Uint8Array view into a larger buffer", body: () => new Uint8Array(Uint8Array.from([9, 9, ...bytes, 9]).buffer, 2, bytes.length) },
+    {
+      kind: "ReadableStream without duplex",
+      body: () =>
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(bytes.slice(0, 3));
+            controller.enqueue(bytes.slice(3));
+            controller.close();
+          },
+        }),
+    },
+  ])("$kind body: same bytes", async ({ body }) => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const response = await paidFetch()(url, { method: "PUT", headers: { "X-Api-Key": "k" }, body: body() as BodyInit });
+
+    expect(response.status).toBe(200);
+    const [first, paid] = seller.requests;
+    expectSameRequest(first, paid);
+    expect([...paid!.body]).toEqual([...bytes]);
+    expect(paid!.headers["x-api-key"]).toBe("k");
+  });
+
+  it("FormData body: same bytes, and the boundary in Content-Type still matches them", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const form = new FormData();
+    form.append("field", "value ✓");
+    form.append("file", new Blob(["file contents"], { type: "text/plain" }), "notes.txt");
+    const response = await paidFetch()(url, { method: "POST", headers: { "X-Api-Key": "k" }, body: form });
+
+    expect(response.status).toBe(200);
+    const [first, paid] = seller.requests;
+    expectSameRequest(first, paid);
+    expect(paid!.headers["x-api-key"]).toBe("k");
+    expect(await parseForm(paid!)).toEqual({ field: "value ✓", file: "file:notes.txt" });
+    expect(await parseForm(first!)).toEqual(await parseForm(paid!));
+  });
+
+  it("plain-object headers: every one is resent, and nothing else is added to either request", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const headers = { "X-Api-Key": "k-123", Accept: "application/json", "X-Trace": "a, b", Authorization: "Bearer t" };
+    await paidFetch()(url, { headers });
+
+    const [first, paid] = seller.requests;
+    expectSameRequest(first, paid);
+    expect(first!.headers).toEqual({ "x-api-key": "k-123", accept: "application/json", "x-trace": "a, b", authorization: "Bearer t" });
+    expect(Object.keys(paid!.headers)).not.toContain("access-control-expose-headers");
+  });
+
+  it("a Headers instance, including a repeated header", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const headers = new Headers({ "X-One": "1" });
+    headers.append("X-Many", "a");
+    headers.append("X-Many", "b");
+    await paidFetch()(url, { method: "DELETE", headers, body: "with a body" });
+
+    const [first, paid] = seller.requests;
+    expectSameRequest(first, paid);
+    expect(paid!.method).toBe("DELETE");
+    expect(paid!.headers["x-many"]).toBe("a, b");
+    expect(paid!.headers["x-one"]).toBe("1");
+  });
+
+  it("a Request input with headers and a body", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const request = new Request(url, { method: "PATCH", headers: { "X-From-Request": "yes", "Content-Type": "application/json" }, body: '{"patch":true}' });
+    const response = await paidFetch()(request);
+
+    expect(response.status).toBe(200);
+    const [first, paid] = seller.requests;
+    expectSameRequest(first, paid);
+    expect(paid!.method).toBe("PATCH");
+    expect(paid!.headers["x-from-request"]).toBe("yes");
+    expect(text(paid!.body)).toBe('{"patch":true}');
+  });
+
+  it("a URL object input keeps the query", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    await paidFetch()(new URL(url));
+    expect(seller.requests.map((r) => r.url)).toEqual([url, url]);
+  });
+});
+
+interface AxiosBody {
+  kind: string;
+  data: () => unknown;
+  expected: string;
+  type: RegExp;
+  headers?: Record<string, string>;
+}
+
+describe("axios: the paid retry is the same request", () => {
+  it.each<AxiosBody>([
+    { kind: "JSON object", data: () => ({ a: 1, nested: { b: [true] } }), expected: '{"a":1,"nested":{"b":[true]}}', type: /^application\/json/ },
+    { kind: "string", data: () => "raw string body", expected: "raw string body", type: /^application\/x-www-form-urlencoded/ },
+    { kind: "JSON string with a JSON content type", data: () => '{"x":1}', expected: '{"x":1}', type: /^application\/json/, headers: { "Content-Type": "application/json" } },
+    { kind: "URLSearchParams", data: () => new URLSearchParams({ a: "1", b: "two words" }), expected: "a=1&b=two+words", type: /^application\/x-www-form-urlencoded/ },
+  ])("$kind data", async ({ data, expected, type, headers }) => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const response = await paidAxios().post(url, data(), { headers: { "X-Api-Key": "k", ...headers } });
+
+    expect(response.status).toBe(200);
+    const [first, paid] = seller.requests;
+    expectSameRequest(first, paid);
+    expect(text(paid!.body)).toBe(expected);
+    expect(paid!.headers["content-type"]).toMatch(type);
+    expect(paid!.headers["x-api-key"]).toBe("k");
+  });
+
+  it("FormData data: each request's boundary matches its bytes, and the fields are the same", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const form = new FormData();
+    form.append("field", "value ✓");
+    form.append("file", new Blob(["file contents"], { type: "text/plain" }), "notes.txt");
+    const response = await paidAxios().post(url, form);
+
+    expect(response.status).toBe(200);
+    const [first, paid] = seller.requests;
+    expect(paid!.method).toBe("POST");
+    expect(paid!.url).toBe(url);
+    expect(Object.keys(withoutPayment(paid!.headers)).sort()).toEqual(Object.keys(first!.headers).sort());
+    expect(await parseForm(paid!)).toEqual({ field: "value ✓", file: "file:notes.txt" });
+    expect(await parseForm(first!)).toEqual(await parseForm(paid!));
+  });
+
+  it("no header beyond the payment header is added, for a GET with custom headers", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    await paidAxios().get(url, { headers: { "X-Api-Key": "k", Authorization: "Bearer t" } });
+
+    const [first, paid] = seller.requests;
+    expectSameRequest(first, paid);
+    expect(Object.keys(paid!.headers)).not.toContain("access-control-expose-headers");
+  });
+
+  it("keeps AxiosHeaders on the retry: request interceptors can still call headers.set", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const instance = paidAxios();
+    const seen: boolean[] = [];
+    instance.interceptors.request.use((config) => {
+      seen.push(config.headers instanceof AxiosHeaders);
+      config.headers.set("X-Interceptor", "on");
+      return config;
+    });
+    const response = await instance.get(url, { headers: { "X-Api-Key": "k" } });
+
+    expect(response.status).toBe(200);
+    expect(seen).toEqual([true, true]);
+    const [first, paid] = seller.requests;
+    expectSameRequest(first, paid);
+    expect(paid!.headers["x-interceptor"]).toBe("on");
+  });
+
+  it("a Node stream body cannot be replayed: BodyNotReplayableError before any signing", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const { client, signs } = payingClient();
+    const error = await paidAxios(client)
+      .post(url, Readable.from([Buffer.from("streamed")]), { headers: { "Content-Type": "application/octet-stream" } })
+      .catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ name: "BodyNotReplayableError", code: "BODY_NOT_REPLAYABLE" });
+    expect(signs).toHaveLength(0);
+    expect(seller.requests).toHaveLength(1);
+  });
+});
+
+// ---------------------------------------------------------------- redirects
+
+type Send = (client: ReturnType<typeof payingClient>["client"], target: string) => Promise<{ status: number; raw: object }>;
+const senders: { name: string; send: Send }[] = [
+  {
+    name: "fetch",
+    send: async (client, target) => {
+      const r = await paidFetch(client)(target, { method: "POST", body: "payload", headers: { "X-Keep": "1" } });
+      return { status: r.status, raw: r };
+    },
+  },
+  {
+    name: "axios",
+    send: async (client, target) => {
+      const r = await paidAxios(client).post(target, "payload", { headers: { "X-Keep": "1", "Content-Type": "text/plain" } });
+      return { status: r.status, raw: r };
+    },
+  },
+];
+
+describe.each(senders)("$name: redirects on the paid retry", ({ send }) => {
+  /** A seller that answers the paid request with a redirect, and a landing page that records what it got. */
+  function redirecting(location: string, status = 307, extraHeaders: Record<string, string> = {}) {
+    const seller = createSeller({
+      intercept: (request) =>
+        request.headers.has("payment-signature")
+          ? new HttpResponse(null, { status, headers: { Location: location, ...extraHeaders } })
+          : undefined,
+    });
+    const landed: Seen[] = [];
+    const landing = (origin: string) =>
+      http.all(`${origin}/landing`, async ({ request }) => {
+        landed.push(await seeRequest(request));
+        return HttpResponse.json({ landed: true });
+      });
+    server.use(seller.handler, landing(SELLER), landing(OTHER));
+    return { seller, landed };
+  }
+
+  it("a 307 to another origin does not carry PAYMENT-SIGNATURE there", async () => {
+    const { seller, landed } = redirecting(`${OTHER}/landing`);
+    const { client, signs } = payingClient();
+    const reply = await send(client, url);
+
+    expect(reply.status).toBe(200);
+    expect(signs).toHaveLength(1);
+    expect(seller.requests).toHaveLength(2);
+    expect(seller.requests[1]!.headers["payment-signature"]).toBeTruthy();
+    expect(landed).toHaveLength(1);
+    expect(landed[0]!.url).toBe(`${OTHER}/landing`);
+    expect(landed[0]!.headers["payment-signature"]).toBeUndefined();
+    expect(landed[0]!.headers["x-payment"]).toBeUndefined();
+    expect(landed[0]!.headers, JSON.stringify(landed[0]!.headers)).toHaveProperty("x-keep", "1");
+  });
+
+  it.each([301, 302, 303, 308])("a %i to another origin does not carry it either", async (status) => {
+    const { landed } = redirecting(`${OTHER}/landing`, status);
+    await send(payingClient().client, url);
+    expect(landed).toHaveLength(1);
+    expect(landed[0]!.headers["payment-signature"]).toBeUndefined();
+  });
+
+  it("a 307 to the same origin keeps the payment header and the body", async () => {
+    const { seller, landed } = redirecting(`${SELLER}/landing`);
+    const reply = await send(payingClient().client, url);
+
+    expect(reply.status).toBe(200);
+    expect(landed).toHaveLength(1);
+    expect(landed[0]!.method).toBe("POST");
+    expect(text(landed[0]!.body)).toBe("payload");
+    expect(landed[0]!.headers["payment-signature"]).toBe(seller.requests[1]!.headers["payment-signature"]);
+  });
+
+  it("a same-origin redirect that already reported a settlement does not send the payment again", async () => {
+    const settled = { "PAYMENT-RESPONSE": encodeHeader({ success: true, transaction: TX_HASH, network: "eip155:84532" }) };
+    const { landed } = redirecting(`${SELLER}/landing`, 307, settled);
+    await send(payingClient().client, url);
+
+    expect(landed).toHaveLength(1);
+    expect(landed[0]!.headers["payment-signature"]).toBeUndefined();
+  });
+
+  it("a same-origin redirect with a relative Location keeps the payment", async () => {
+    const { landed } = redirecting("/landing");
+    const reply = await send(payingClient().client, url);
+    expect(reply.status).toBe(200);
+    expect(landed[0]?.headers["payment-signature"]).toBeTruthy();
+    expect(getPaymentReceipt(reply.raw)).toBeDefined();
+  });
+});
