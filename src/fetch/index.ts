@@ -22,11 +22,13 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
     const first = await send(request.url, { headers: copyHeaders(request.headers) });
     if (first.status !== 402) return first;
 
+    // The 402 came from where the request ended up: after a followed redirect, pay and retry there.
+    const url = first.redirected && first.url ? first.url : request.url;
     let paid: Response | undefined;
     const transport: Transport<Response> = {
-      request: { url: request.url, method: request.method },
+      request: { url, method: request.method },
       requestHeader: (name) => request.headers.get(name),
-      resend: async (extra) => (paid = await resendFollowingRedirects(send, request, base, extra)),
+      resend: async (extra) => (paid = await resendFollowingRedirects(send, request, url, base, extra)),
       status: (response) => response.status,
       header: (response, name) => response.headers.get(name),
       body: (response) => response.clone().text(),
@@ -80,12 +82,13 @@ function requestOptions(request: Request): RequestInit {
 async function resendFollowingRedirects(
   send: (url: string, options: RequestInit) => Promise<Response>,
   request: Request,
+  target: string,
   base: RequestInit,
   extra: Record<string, string>,
 ): Promise<Response> {
   const headers = copyHeaders(request.headers);
   for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-  let url = request.url;
+  let url = target;
   let method = request.method;
   let body = base.body;
   for (let hop = 0; ; hop++) {

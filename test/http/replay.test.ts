@@ -19,6 +19,7 @@ import {
   encodeHeader,
   payingClient,
   seeRequest,
+  v2Challenge,
   type Seen,
 } from "../support/seller";
 
@@ -350,5 +351,18 @@ describe.each(senders)("$name: redirects on the paid retry", ({ send }) => {
     expect(reply.status).toBe(200);
     expect(landed[0]?.headers["payment-signature"]).toBeTruthy();
     expect(getPaymentReceipt(reply.raw)).toBeDefined();
+  });
+});
+
+describe("fetch: a first request that was redirected", () => {
+  it("pays where the 402 came from, with the challenge bound to that host", async () => {
+    const seller = createSeller({ origin: OTHER, challenge: v2Challenge({ resource: { url: `${OTHER}${PATH}` } }) });
+    server.use(seller.handler, http.get(`${SELLER}/moved`, () => new HttpResponse(null, { status: 302, headers: { Location: `${OTHER}${PATH}` } })));
+    const response = await paidFetch()(`${SELLER}/moved`);
+    expect(response.status).toBe(200);
+    expect(seller.requests).toHaveLength(2);
+    expect(seller.requests[1]!.url).toBe(`${OTHER}${PATH}`);
+    expect(seller.requests[1]!.headers["payment-signature"]).toBeTruthy();
+    expect(getPaymentReceipt(response)?.transaction).toBe(TX_HASH);
   });
 });
