@@ -1,5 +1,5 @@
 /** Solana `exact`: a partially signed SPL TransferChecked, protocol v1 and v2 (svm.md). */
-import { getBase64EncodedWireTransaction, isAddress, type TransactionSigner } from "@solana/kit";
+import { isAddress, type TransactionSigner } from "@solana/kit";
 import type { PaymentScheme } from "../client";
 import { InvalidConfigError, UnpayableRequirementError } from "../errors";
 import type { PaymentRequirement } from "../protocol";
@@ -11,6 +11,7 @@ import {
   TOKEN_PROGRAM,
   buildTransfer,
   checkTransfer,
+  toBase64WireTransaction,
 } from "./transaction";
 
 export interface ExactSvmOptions {
@@ -66,6 +67,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       if (!network.startsWith("solana:")) return `network ${requirement.network} is not a Solana cluster`;
       if (!options.rpc && !DEFAULT_SOLANA_RPC_URLS[network]) return `no RPC is known for ${network}: pass exactSvm({ rpc })`;
       if (!isAddress(requirement.payTo)) return `payTo ${JSON.stringify(requirement.payTo)} is not a Solana address`;
+      if (requirement.payTo === signer.address) return "payTo is the buyer's own address";
       if (!isAddress(requirement.asset)) return `asset ${JSON.stringify(requirement.asset)} is not a Solana mint address`;
       if (BigInt(requirement.amount) > U64_MAX) return `amount ${requirement.amount} does not fit a token transfer (u64)`;
       const { feePayer, memo } = requirement.extra;
@@ -124,7 +126,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
         memo: typeof requirement.extra.memo === "string" ? requirement.extra.memo : undefined,
       });
       if (problem) throw new UnpayableRequirementError(`The signed transaction would be refused: ${problem}. Nothing was sent.`);
-      return { payload: { transaction: getBase64EncodedWireTransaction(transaction) } };
+      return { payload: { transaction: toBase64WireTransaction(transaction) } };
     },
   };
 }

@@ -1,25 +1,18 @@
 /**
  * The `exact` transfer transaction, laid out as the reference facilitators require (svm.md §1):
- * v0, [SetComputeUnitLimit, SetComputeUnitPrice, TransferChecked, Memo], fee payer unsigned.
- * Instruction data is written here (a few bytes each) rather than through program clients.
+ * a v0 message [SetComputeUnitLimit, SetComputeUnitPrice, TransferChecked, Memo] with the
+ * facilitator as unsigned fee payer, signed by the buyer only.
+ *
+ * The message is compiled and the wire transaction encoded here (about a hundred lines) rather
+ * than through kit's transaction-message and signer packages, which would more than double the
+ * Solana scheme's share of a browser bundle. Tests decode the result with kit's own decoders.
  */
 import {
-  AccountRole,
   address,
-  appendTransactionMessageInstructions,
-  createTransactionMessage,
+  getAddressDecoder,
   getAddressEncoder,
-  getCompiledTransactionMessageDecoder,
   getProgramDerivedAddress,
-  partiallySignTransactionMessageWithSigners,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
-  type AccountMeta,
-  type AccountSignerMeta,
   type Address,
-  type Blockhash,
-  type Transaction,
   type TransactionSigner,
 } from "@solana/kit";
 
@@ -48,11 +41,36 @@ export interface TransferPlan {
   computeUnitPrice: bigint;
 }
 
-const le = (size: number, write: (view: DataView) => void) => {
+type Bytes = Uint8Array;
+/** The transaction shape kit signers take and return. */
+export interface SignableTransaction {
+  readonly messageBytes: Bytes;
+  readonly signatures: Readonly<Record<string, Bytes | null>>;
+}
+
+const le = (size: number, write: (view: DataView) => void): Bytes => {
   const bytes = new Uint8Array(size);
   write(new DataView(bytes.buffer));
   return bytes;
 };
+
+/** Solana's compact-u16 length prefix. */
+function shortVec(n: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const low = n & 0x7f;
+    n >>= 7;
+    if (n === 0) return out.push(low), out;
+    out.push(low | 0x80);
+  }
+}
+
+function concat(parts: (Bytes | number[])[]): Bytes {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) out.set(part, (offset += part.length) - part.length);
+  return out;
+}
 
 /** The associated token account of `owner` for `mint` under `tokenProgram`. */
 export async function findAssociatedTokenAddress(owner: string, mint: string, tokenProgram: string): Promise<Address> {
@@ -65,7 +83,7 @@ export async function findAssociatedTokenAddress(owner: string, mint: string, to
 }
 
 /** TransferChecked: discriminator 12, u64 amount, u8 decimals. */
-export function transferCheckedData(amount: bigint, decimals: number): Uint8Array {
+export function transferCheckedData(amount: bigint, decimals: number): Bytes {
   return le(10, (v) => {
     v.setUint8(0, 12);
     v.setBigUint64(1, amount, true);
@@ -73,40 +91,111 @@ export function transferCheckedData(amount: bigint, decimals: number): Uint8Arra
   });
 }
 
-/** Builds and partially signs (buyer only) the transfer. Wallets that modify transactions run here. */
-export async function buildTransfer(plan: TransferPlan): Promise<{ transaction: Transaction; source: Address; destination: Address }> {
+/**
+ * Compiles the v0 message. Static keys: fee payer (writable signer), buyer (readonly signer), the two
+ * token accounts (writable), then the mint and the programs (readonly).
+ */
+function compileMessage(plan: TransferPlan, source: string, destination: string): Bytes {
+  const keys = [plan.feePayer, plan.signer.address, source, destination, plan.mint, COMPUTE_BUDGET_PROGRAM, plan.tokenProgram, MEMO_PROGRAM];
+  const index = (key: string) => keys.indexOf(key);
+  const instruction = (program: string, accounts: string[], data: Bytes) => [
+    [index(program), ...shortVec(accounts.length), ...accounts.map(index), ...shortVec(data.length)],
+    data,
+  ];
+  const encoder = getAddressEncoder();
+  return concat([
+    [0x80, 2, 1, 4, ...shortVec(keys.length)],
+    ...keys.map((k) => encoder.encode(address(k)) as Bytes),
+    encoder.encode(address(plan.blockhash.blockhash)) as Bytes,
+    shortVec(4),
+    ...instruction(COMPUTE_BUDGET_PROGRAM, [], le(5, (v) => (v.setUint8(0, 2), v.setUint32(1, plan.computeUnitLimit, true)))),
+    ...instruction(COMPUTE_BUDGET_PROGRAM, [], le(9, (v) => (v.setUint8(0, 3), v.setBigUint64(1, plan.computeUnitPrice, true)))),
+    ...instruction(plan.tokenProgram, [source, plan.mint, destination, plan.signer.address], transferCheckedData(plan.amount, plan.decimals)),
+    ...instruction(MEMO_PROGRAM, [], plan.memo),
+    shortVec(0),
+  ]);
+}
+
+/**
+ * Builds the transfer and has the buyer sign it: a wallet that modifies transactions
+ * (`modifyAndSignTransactions`, e.g. wallet-standard) may rewrite it first; a partial signer
+ * (`signTransactions`, e.g. a key pair) only signs.
+ */
+export async function buildTransfer(plan: TransferPlan): Promise<{ transaction: SignableTransaction; source: Address; destination: Address }> {
   const [source, destination] = await Promise.all([
     findAssociatedTokenAddress(plan.signer.address, plan.mint, plan.tokenProgram),
     findAssociatedTokenAddress(plan.payTo, plan.mint, plan.tokenProgram),
   ]);
-  const computeBudget = address(COMPUTE_BUDGET_PROGRAM);
-  const instructions = [
-    { programAddress: computeBudget, data: le(5, (v) => (v.setUint8(0, 2), v.setUint32(1, plan.computeUnitLimit, true))) },
-    { programAddress: computeBudget, data: le(9, (v) => (v.setUint8(0, 3), v.setBigUint64(1, plan.computeUnitPrice, true))) },
-    {
-      programAddress: address(plan.tokenProgram),
-      accounts: [
-        { address: source, role: AccountRole.WRITABLE } satisfies AccountMeta,
-        { address: address(plan.mint), role: AccountRole.READONLY } satisfies AccountMeta,
-        { address: destination, role: AccountRole.WRITABLE } satisfies AccountMeta,
-        { address: plan.signer.address, role: AccountRole.READONLY_SIGNER, signer: plan.signer } as AccountSignerMeta,
-      ],
-      data: transferCheckedData(plan.amount, plan.decimals),
-    },
-    { programAddress: address(MEMO_PROGRAM), data: plan.memo },
-  ];
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayer(address(plan.feePayer), m),
-    (m) =>
-      setTransactionMessageLifetimeUsingBlockhash(
-        { blockhash: plan.blockhash.blockhash as Blockhash, lastValidBlockHeight: plan.blockhash.lastValidBlockHeight },
-        m,
-      ),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  const transaction = await partiallySignTransactionMessageWithSigners(message);
+  const unsigned = Object.freeze({
+    messageBytes: compileMessage(plan, source, destination),
+    signatures: Object.freeze({ [plan.feePayer]: null, [plan.signer.address]: null }),
+    lifetimeConstraint: Object.freeze({ ...plan.blockhash }),
+  });
+  const signer = plan.signer as Partial<{
+    modifyAndSignTransactions(txs: readonly SignableTransaction[]): Promise<readonly SignableTransaction[]>;
+    signTransactions(txs: readonly SignableTransaction[]): Promise<readonly Readonly<Record<string, Bytes>>[]>;
+  }>;
+  let transaction: SignableTransaction | undefined;
+  if (signer.modifyAndSignTransactions) {
+    [transaction] = await signer.modifyAndSignTransactions([unsigned]);
+  } else if (signer.signTransactions) {
+    const [signatures] = await signer.signTransactions([unsigned]);
+    transaction = { ...unsigned, signatures: { ...unsigned.signatures, ...signatures } };
+  }
+  if (!transaction) throw new Error("The Solana signer can neither sign nor modify-and-sign transactions.");
   return { transaction, source, destination };
+}
+
+/** Wire format: the signatures in static-key order (missing ones as 64 zero bytes), then the message. */
+export function toBase64WireTransaction(transaction: SignableTransaction): string {
+  const message = decodeMessage(transaction.messageBytes);
+  const signers = message.keys.slice(0, message.requiredSignatures);
+  const wire = concat([shortVec(signers.length), ...signers.map((k) => transaction.signatures[k] ?? new Uint8Array(64)), transaction.messageBytes]);
+  let binary = "";
+  for (const byte of wire) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+interface DecodedMessage {
+  version: number | "legacy";
+  requiredSignatures: number;
+  keys: string[];
+  instructions: { program: number; accounts: number[]; data: Bytes }[];
+  lookups: number;
+}
+
+/** Reads a legacy or v0 message far enough to check it. */
+function decodeMessage(bytes: Bytes): DecodedMessage {
+  let at = 0;
+  const byte = () => {
+    if (at >= bytes.length) throw new Error("truncated Solana message");
+    return bytes[at++]!;
+  };
+  const length = () => {
+    let n = 0;
+    for (let shift = 0; ; shift += 7) {
+      const b = byte();
+      n |= (b & 0x7f) << shift;
+      if (!(b & 0x80)) return n;
+    }
+  };
+  const take = (n: number) => {
+    if (at + n > bytes.length) throw new Error("truncated Solana message");
+    return bytes.subarray(at, (at += n));
+  };
+  const decoder = getAddressDecoder();
+  const prefix = bytes[0]!;
+  const version = prefix & 0x80 ? (byte(), prefix & 0x7f) : "legacy";
+  const requiredSignatures = byte();
+  take(2);
+  const keys = Array.from({ length: length() }, () => decoder.decode(take(32)) as string);
+  take(32);
+  const instructions = Array.from({ length: length() }, () => ({
+    program: byte(),
+    accounts: Array.from(take(length())),
+    data: take(length()),
+  }));
+  return { version, requiredSignatures, keys, instructions, lookups: version === "legacy" ? 0 : length() };
 }
 
 /**
@@ -115,30 +204,30 @@ export async function buildTransfer(plan: TransferPlan): Promise<{ transaction: 
  * `undefined` when it is acceptable.
  */
 export function checkTransfer(
-  transaction: { messageBytes: ReadonlyUint8Array; signatures: Readonly<Record<string, ReadonlyUint8Array | null>> },
+  transaction: SignableTransaction,
   expected: { feePayer: string; buyer: string; tokenProgram: string; mint: string; source: string; destination: string; amount: bigint; decimals: number; memo?: string },
 ): string | undefined {
-  const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+  let message: DecodedMessage;
+  try {
+    message = decodeMessage(transaction.messageBytes);
+  } catch {
+    return "the transaction message cannot be read";
+  }
+  const { keys, instructions } = message;
   if (message.version !== 0) return "the transaction is not a v0 message";
-  if ((message.addressTableLookups?.length ?? 0) > 0) return "the transaction uses address lookup tables";
-  const keys = message.staticAccounts.map(String);
-  const instructions = message.instructions;
+  if (message.lookups > 0) return "the transaction uses address lookup tables";
   if (keys[0] !== expected.feePayer) return "the fee payer is not the facilitator's";
   if (instructions.length < 3 || instructions.length > 6) return `the transaction has ${instructions.length} instructions (3 to 6 allowed)`;
-  const program = (i: number) => keys[instructions[i]!.programAddressIndex];
-  const data = (i: number) => instructions[i]!.data ?? new Uint8Array();
+  const program = (i: number) => keys[instructions[i]!.program];
+  const data = (i: number) => instructions[i]!.data;
   if (program(0) !== COMPUTE_BUDGET_PROGRAM || data(0)[0] !== 2) return "instruction 0 is not SetComputeUnitLimit";
   if (program(1) !== COMPUTE_BUDGET_PROGRAM || data(1)[0] !== 3 || data(1).length !== 9) return "instruction 1 is not SetComputeUnitPrice";
   if (new DataView(data(1).buffer, data(1).byteOffset).getBigUint64(1, true) > MAX_COMPUTE_UNIT_PRICE) return "the compute-unit price is over 5,000,000 µlamports";
-  const transfer = instructions[2]!;
-  const accounts = (transfer.accountIndices ?? []).map((i) => keys[i]);
+  const accounts = instructions[2]!.accounts.map((i) => keys[i]);
   if (
     program(2) !== expected.tokenProgram ||
     !sameBytes(data(2), transferCheckedData(expected.amount, expected.decimals)) ||
-    accounts[0] !== expected.source ||
-    accounts[1] !== expected.mint ||
-    accounts[2] !== expected.destination ||
-    accounts[3] !== expected.buyer
+    accounts.join() !== [expected.source, expected.mint, expected.destination, expected.buyer].join()
   ) {
     return "instruction 2 is not the expected TransferChecked";
   }
@@ -152,16 +241,12 @@ export function checkTransfer(
     }
   }
   if (expected.memo !== undefined && memos !== 1) return `the transaction has ${memos} memos, not 1`;
-  if (instructions.some((ix) => (ix.accountIndices ?? []).some((i) => keys[i] === expected.feePayer))) {
-    return "an instruction uses the fee payer's account";
-  }
+  if (instructions.some((ix) => ix.accounts.some((i) => keys[i] === expected.feePayer))) return "an instruction uses the fee payer's account";
   const signature = transaction.signatures[expected.buyer];
   if (!signature || signature.every((b) => b === 0)) return "the wallet did not sign";
   return undefined;
 }
 
-type ReadonlyUint8Array = Omit<Uint8Array, "set" | "fill" | "copyWithin" | "reverse" | "sort">;
-
-function sameBytes(a: ReadonlyUint8Array, b: ReadonlyUint8Array): boolean {
+function sameBytes(a: Bytes, b: Bytes): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
