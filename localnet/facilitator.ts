@@ -30,6 +30,11 @@ export interface StartFacilitatorOptions {
   chainId?: number;
   /** Settlement key; defaults to public Anvil test account #1. */
   privateKey?: Hex;
+  /**
+   * Called with the facilitator after the EVM schemes are registered, to register more (e.g. the
+   * Solana scheme, localnet/svm) so one facilitator serves several chains.
+   */
+  extend?: (facilitator: x402Facilitator) => void;
 }
 
 /** v2 network and v1 network name the facilitator is registered for. */
@@ -40,6 +45,7 @@ export async function startFacilitator({
   rpcUrl,
   chainId = BASE_SEPOLIA_CHAIN_ID,
   privateKey = FACILITATOR_KEY,
+  extend,
 }: StartFacilitatorOptions): Promise<Facilitator> {
   const chain = localChain(rpcUrl, chainId);
   // The nonce manager keeps concurrent settlements from reusing a nonce.
@@ -65,7 +71,20 @@ export async function startFacilitator({
     .register(FACILITATOR_V2_NETWORK, new ExactEvmScheme(signer))
     // v1 network names are not CAIP-2; the reference types them as Network all the same.
     .registerV1(FACILITATOR_V1_NETWORK as Network, new ExactEvmSchemeV1(signer));
+  extend?.(facilitator);
 
+  const server = await serveFacilitator(facilitator);
+  return { url: server.url, address: account.address, requests: server.requests, stop: server.stop };
+}
+
+export interface FacilitatorServer {
+  url: string;
+  requests: { method: string; path: string }[];
+  stop(): Promise<void>;
+}
+
+/** Serves an x402Facilitator over HTTP on 127.0.0.1: POST /verify, POST /settle, GET /supported. */
+export async function serveFacilitator(facilitator: x402Facilitator): Promise<FacilitatorServer> {
   const requests: Facilitator["requests"] = [];
   const server = await listenOnLoopback((req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
@@ -101,7 +120,7 @@ export async function startFacilitator({
     sendJson(res, 404, { error: `no route ${req.method} ${path}` });
   }
 
-  return { url: server.url, address: account.address, requests, stop: server.stop };
+  return { url: server.url, requests, stop: server.stop };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -5,6 +5,10 @@
 //   const buyer = await fundedBuyer(stack.usdc);
 //   ... pay `${stack.seller.url}/weather` with buyer.account ...
 //   await stack.stop();
+//
+// The Solana side (LiteSVM-backed RPC, devnet USDC + Token-2022 mints, facilitator serving Solana
+// and EVM, sellers) has its own door, localnet/svm/index.ts. It is not re-exported here: it loads
+// litesvm, @solana/kit and @x402/svm, about 0.4 s of import time that EVM-only tests need not pay.
 
 export { ANVIL_TEST_KEYS, FACILITATOR_KEY, newBuyer, randomAddress, type Buyer } from "./accounts.js";
 export {
