@@ -81,11 +81,12 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
 
     async createPayload(requirement: PaymentRequirement) {
       const reader = readerFor(requirement.caip2!)!;
-      const supplied = requirement.extra.recentBlockhash;
+      // A server that quotes a recent blockhash saves the buyer an RPC round trip.
+      const { recentBlockhash, lastValidBlockHeight } = requirement.extra;
       const [mint, blockhash] = await Promise.all([
         reader.getMint(requirement.asset),
-        typeof supplied === "string" && isAddress(supplied)
-          ? { blockhash: supplied, lastValidBlockHeight: U64_MAX }
+        typeof recentBlockhash === "string" && isAddress(recentBlockhash)
+          ? { blockhash: recentBlockhash, lastValidBlockHeight: /^\d+$/.test(String(lastValidBlockHeight)) ? BigInt(String(lastValidBlockHeight)) : U64_MAX }
           : reader.getLatestBlockhash(),
       ]);
       if (!mint) throw new UnpayableRequirementError(`The mint ${requirement.asset} does not exist on ${requirement.network}.`);
