@@ -1,16 +1,13 @@
-// npm run demo [-- --axios | --v1]
+// npm run demo [-- --axios | --v1 | --solana]
 //
-// A real paid request, end to end, on this machine: a local anvil chain (Base Sepolia's chain id)
-// with a test USDC, the unmodified reference facilitator and seller (@x402/*), and a fresh buyer
-// paying with x402-pay. Prints what happens at each step, then stops everything it started.
+// A real paid request, end to end, on this machine: a local chain (anvil with Base Sepolia's chain
+// id and a test USDC, or with --solana a LiteSVM-backed Solana RPC with devnet USDC), the unmodified
+// reference facilitator and seller (@x402/*), and a fresh buyer paying with x402-pay. Prints what
+// happens at each step, then stops everything it started.
 import axios from "axios";
 import { createPublicClient, http, type Hash } from "viem";
-import {
-  PRICE_ATOMIC,
-  fundedBuyer,
-  startInteropStack,
-  type InteropStack,
-} from "../localnet/index.js";
+import { PRICE_ATOMIC, fundedBuyer, startInteropStack } from "../localnet/index.js";
+import { startSolanaStack } from "../localnet/svm/index.js";
 import {
   createX402Client,
   decodeBase64Json,
@@ -19,33 +16,101 @@ import {
   isX402Error,
   parseChallenge,
   type PaymentReceipt,
+  type PaymentScheme,
 } from "x402-pay";
 import { wrapAxiosWithPayment } from "x402-pay/axios";
 import { exactEvm } from "x402-pay/evm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
+import { exactSvm } from "x402-pay/svm";
 
 const useAxios = process.argv.includes("--axios");
 const useV1 = process.argv.includes("--v1");
+const useSolana = process.argv.includes("--solana");
 const started = performance.now();
 const say = (step: string, text = "") => console.log(`${`[${((performance.now() - started) / 1000).toFixed(2)}s]`.padEnd(9)}${step.padEnd(11)}${text}`);
 const usdc = (atomic: bigint) => `${formatUnits(atomic, 6)} USDC`;
-const short = (hex: string) => `${hex.slice(0, 10)}…${hex.slice(-8)}`;
+const short = (text: string) => `${text.slice(0, 10)}…${text.slice(-8)}`;
 
-let stack: InteropStack | undefined;
-try {
-  say("start", `anvil (chain 84532), TestUSDC at the Base Sepolia USDC address, reference facilitator and ${useV1 ? "v1 x402-express" : "v2 @x402/express"} seller`);
-  stack = await startInteropStack({ v1: useV1 });
+/** One chain with its seller, facilitator and a funded buyer, as the demo needs it. */
+interface World {
+  sellerUrl: string;
+  buyer: string;
+  scheme: PaymentScheme;
+  why: string;
+  balances(): Promise<{ buyer: bigint; seller: bigint }>;
+  /** Describes the signed payload. */
+  describePayment(payload: Record<string, unknown>): string[];
+  /** Looks the settlement up on chain. */
+  confirm(transaction: string): Promise<string | undefined>;
+  stop(): Promise<void>;
+}
+
+async function evmWorld(): Promise<World> {
+  const stack = await startInteropStack({ v1: useV1 });
   const seller = useV1 ? stack.v1Seller! : stack.seller;
   const buyer = await fundedBuyer(stack.usdc);
-  say("buyer", `${buyer.address} funded with ${usdc(await stack.usdc.usdcBalance(buyer.address))} (a fresh key; no ETH needed)`);
-  const before = { buyer: await stack.usdc.usdcBalance(buyer.address), seller: await stack.usdc.usdcBalance(seller.payTo) };
+  const chain = createPublicClient({ chain: stack.anvil.chain, transport: http(stack.anvil.rpcUrl) });
+  return {
+    sellerUrl: seller.url,
+    buyer: buyer.address,
+    scheme: exactEvm({ signer: buyer.account }),
+    why: "exactEvm serves eip155:* and v1/v2; the policy caps a payment at $0.10",
+    balances: async () => ({ buyer: await stack.usdc.usdcBalance(buyer.address), seller: await stack.usdc.usdcBalance(seller.payTo) }),
+    describePayment: (payload) => {
+      const { authorization: a, signature } = payload as { authorization: Record<string, string>; signature: string };
+      return [
+        `EIP-3009 transferWithAuthorization of ${usdc(BigInt(a.value!))} to ${a.to}, nonce ${short(a.nonce!)}`,
+        `valid until ${new Date(Number(a.validBefore) * 1000).toISOString()}, signature ${short(signature)}`,
+      ];
+    },
+    confirm: async (tx) => {
+      const receipt = await chain.getTransactionReceipt({ hash: tx as Hash }).catch(() => undefined);
+      return receipt && `${receipt.status} in block ${receipt.blockNumber}`;
+    },
+    stop: stack.stop,
+  };
+}
 
+async function solanaWorld(): Promise<World> {
+  const stack = await startSolanaStack({ evm: false });
+  const buyer = await stack.fundedBuyer({ mints: [stack.tokens.usdc] });
+  return {
+    sellerUrl: stack.seller.url,
+    buyer: buyer.address,
+    scheme: exactSvm({ signer: buyer.signer, rpc: stack.rpc.url }),
+    why: "exactSvm serves solana:* and v1/v2; the policy caps a payment at $0.10",
+    balances: async () => ({
+      buyer: await stack.tokens.balance(stack.tokens.usdc, buyer.address),
+      seller: await stack.tokens.balance(stack.tokens.usdc, stack.seller.payTo),
+    }),
+    describePayment: (payload) => [
+      `a v0 transaction: compute budget, TransferChecked, memo; ${atob(String(payload.transaction)).length} bytes`,
+      "signed by the buyer only: the facilitator pays the fee and signs as fee payer when it settles",
+    ],
+    confirm: async (signature) => {
+      const landed = stack.rpc.getTransaction(signature);
+      return landed && `${landed.err === null ? "success" : "failed"} in slot ${landed.slot}`;
+    },
+    stop: stack.stop,
+  };
+}
+
+let world: World | undefined;
+try {
+  say("start", useSolana
+    ? "LiteSVM behind a Solana JSON-RPC endpoint, devnet USDC, reference facilitator and @x402/express seller"
+    : `anvil (chain 84532), TestUSDC at the Base Sepolia USDC address, reference facilitator and ${useV1 ? "v1 x402-express" : "v2 @x402/express"} seller`);
+  world = await (useSolana ? solanaWorld() : evmWorld());
+  const before = await world.balances();
+  say("buyer", `${world.buyer} funded with ${usdc(before.buyer)} (a fresh key; no gas money needed)`);
+
+  const w = world;
   const client = createX402Client({
-    schemes: [exactEvm({ signer: buyer.account })],
-    policy: { maxAmountPerPayment: "$0.10", networks: ["eip155:84532"] },
+    schemes: [w.scheme],
+    policy: { maxAmountPerPayment: "$0.10" },
     onBeforePayment: (payment) => {
       say("choose", `${payment.scheme} on ${payment.network} (v${payment.x402Version}): ${payment.displayAmount} to ${payment.payTo}`);
-      say("", `why: exactEvm serves eip155:* and v1/v2; the policy allows eip155:84532 and caps a payment at $0.10`);
+      say("", `why: ${w.why}`);
     },
   });
 
@@ -55,9 +120,8 @@ try {
     const paid = headers.get("payment-signature") ?? headers.get("x-payment");
     if (paid) {
       const decoded = decodeBase64Json(paid);
-      const payload = decoded.ok ? (decoded.value as { payload: { signature: string; authorization: Record<string, string> } }).payload : undefined;
-      say("sign", `EIP-3009 transferWithAuthorization, nonce ${short(payload?.authorization.nonce ?? "")}, valid until ${new Date(Number(payload?.authorization.validBefore) * 1000).toISOString()}`);
-      say("", `signature ${short(payload?.signature ?? "")}`);
+      const payload = decoded.ok ? (decoded.value as { payload: Record<string, unknown> }).payload : {};
+      w.describePayment(payload).forEach((line, i) => say(i === 0 ? "sign" : "", line));
       say("retry", `${init?.method ?? "GET"} ${String(input)} with ${headers.has("payment-signature") ? "PAYMENT-SIGNATURE" : "X-PAYMENT"} (${paid.length} bytes)`);
     } else {
       say("request", `${init?.method ?? "GET"} ${String(input)}`);
@@ -75,7 +139,7 @@ try {
     return response;
   };
 
-  const url = `${seller.url}/weather`;
+  const url = `${w.sellerUrl}/weather`;
   let receipt: PaymentReceipt | undefined;
   let resource: unknown;
   if (useAxios) {
@@ -90,21 +154,20 @@ try {
     receipt = getPaymentReceipt(response);
   }
 
-  const chain = createPublicClient({ chain: stack.anvil.chain, transport: http(stack.anvil.rpcUrl) });
-  const tx = receipt?.transaction as Hash | undefined;
-  const mined = tx ? await chain.getTransactionReceipt({ hash: tx }) : undefined;
-  say("settle", `transaction ${tx ?? "(none reported)"}: ${mined ? `${mined.status} in block ${mined.blockNumber}` : "not found"}`);
-  const after = { buyer: await stack.usdc.usdcBalance(buyer.address), seller: await stack.usdc.usdcBalance(seller.payTo) };
+  const tx = receipt?.transaction;
+  const confirmed = tx ? await w.confirm(tx) : undefined;
+  say("settle", `transaction ${tx ?? "(none reported)"}: ${confirmed ?? "not found"}`);
+  const after = await w.balances();
   say("balances", `buyer  ${usdc(before.buyer)} -> ${usdc(after.buyer)}`);
   say("", `seller ${usdc(before.seller)} -> ${usdc(after.seller)}`);
   say("resource", JSON.stringify(resource));
 
-  const ok = mined?.status === "success" && before.buyer - after.buyer === PRICE_ATOMIC && after.seller - before.seller === PRICE_ATOMIC;
+  const ok = !!confirmed?.startsWith("success") && before.buyer - after.buyer === PRICE_ATOMIC && after.seller - before.seller === PRICE_ATOMIC;
   say(ok ? "done" : "FAILED", ok ? "paid exactly the price, once" : "balances or settlement are not as expected");
   process.exitCode = ok ? 0 : 1;
 } catch (error) {
   console.error(isX402Error(error) ? `${error.code}: ${error.message}` : error);
   process.exitCode = 1;
 } finally {
-  await stack?.stop();
+  await world?.stop();
 }

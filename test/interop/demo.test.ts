@@ -8,10 +8,10 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 const tsx = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
 
 describe("npm run demo", () => {
-  it.each(["(fetch, v2)", "--axios", "--v1"])("demo %s pays exactly the price once and stops everything", async (flag) => {
+  it.each(["(fetch, v2)", "--axios", "--v1", "--solana"])("demo %s pays exactly the price once and stops everything", async (flag) => {
     const flags = flag.startsWith("--") ? [flag] : [];
     const { stdout } = await promisify(execFile)(process.execPath, [tsx, "examples/demo.ts", ...flags], { cwd: root, timeout: 30_000 });
-    expect(stdout).toMatch(/settle\s+transaction 0x[0-9a-f]{64}: success/);
+    expect(stdout).toMatch(/settle\s+transaction (0x[0-9a-f]{64}|[1-9A-HJ-NP-Za-km-z]{64,88}): success/);
     expect(stdout).toMatch(/buyer\s+1 USDC -> 0\.999 USDC/);
     expect(stdout).toMatch(/done\s+paid exactly the price, once/);
   });
