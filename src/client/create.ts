@@ -85,6 +85,9 @@ export function createX402Client(options: X402ClientOptions): X402Client {
   }
   const schemes = Object.freeze([...options.schemes]);
   const policy = resolvePolicy(options.policy);
+  // Chain-family facts come with the schemes: v1 network names and the stablecoins they know.
+  const v1Networks: Record<string, string> = Object.assign({}, ...schemes.map((s) => s.v1Networks));
+  const knownAssets = [...policy.assets, ...schemes.flatMap((s) => s.knownAssets ?? [])];
 
   function evaluate(challenge: PaymentChallenge, request: RequestInfo) {
     const rejected: RejectedRequirement[] = challenge.invalid.map(({ index, raw, reason }) => ({
@@ -94,7 +97,11 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     }));
     const payable: PaymentOption[] = [];
     const originRefusal = checkOrigin(policy, request);
-    for (const requirement of challenge.requirements) {
+    for (const offered of challenge.requirements) {
+      const requirement =
+        offered.caip2 || !Object.hasOwn(v1Networks, offered.network)
+          ? offered
+          : Object.freeze({ ...offered, caip2: v1Networks[offered.network] });
       const reject = (code: RejectedRequirement["code"], reason: string) =>
         rejected.push({ ...describe(requirement.index, requirement.raw), code, reason });
       if (originRefusal) {
@@ -106,7 +113,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
         reject("unsupported", found.reason);
         continue;
       }
-      const verdict = checkRequirement(policy, requirement, challenge, request);
+      const verdict = checkRequirement(policy, requirement, challenge, request, knownAssets);
       if (verdict.reason) reject("policy", verdict.reason);
       else payable.push({ requirement, scheme: found.scheme, asset: verdict.asset });
     }

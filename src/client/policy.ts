@@ -19,7 +19,7 @@ export interface SpendPolicy {
   maxAmountPerPayment?: Money | false;
   /** Pay in assets whose value x402-pay cannot tell (uncapped). Default `false`: refuse them. */
   allowUnknownAssets?: boolean;
-  /** More USD stablecoins to treat as known, beyond the built-in USDC table. */
+  /** More USD stablecoins to treat as known, beyond those the registered schemes know (USDC...). */
   assets?: readonly KnownAsset[];
   /** Allow-list of networks (CAIP-2 patterns: `"eip155:8453"`, `"eip155:*"`). */
   networks?: readonly string[];
@@ -78,12 +78,16 @@ export function checkOrigin(policy: ResolvedPolicy, request: RequestInfo): strin
   return policy.origins.some((p) => matchesPattern(p, origin)) ? undefined : `origin ${origin} is not in policy.origins`;
 }
 
-/** Why the policy refuses this requirement, else `undefined`. Also returns the asset it priced. */
+/**
+ * Why the policy refuses this requirement, else `undefined`. Also returns the asset it priced from
+ * `knownAssets` (the policy's own, then the registered schemes').
+ */
 export function checkRequirement(
   policy: ResolvedPolicy,
   requirement: PaymentRequirement,
   challenge: PaymentChallenge,
   request: RequestInfo,
+  knownAssets: readonly KnownAsset[],
 ): { reason?: string; asset?: KnownAsset } {
   const network = requirement.caip2 ?? requirement.network;
   if (policy.networks && !policy.networks.some((p) => matchesPattern(p, network))) {
@@ -96,7 +100,7 @@ export function checkRequirement(
     const reason = checkResourceHost(resourceUrlOf(requirement, challenge), request.url);
     if (reason) return { reason };
   }
-  const asset = findKnownAsset(requirement.caip2, requirement.asset, policy.assets);
+  const asset = findKnownAsset(requirement.caip2, requirement.asset, knownAssets);
   if (!asset) {
     return policy.allowUnknownAssets
       ? {}

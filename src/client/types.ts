@@ -1,4 +1,4 @@
-import type { PaymentChallenge, PaymentRequirement, SchemePayload } from "../protocol";
+import type { KnownAsset, PaymentChallenge, PaymentRequirement, SchemePayload } from "../protocol";
 
 /** The request being paid for, as the handshake sees it. */
 export interface RequestInfo {
@@ -25,6 +25,10 @@ export interface PaymentScheme {
   readonly x402Versions: readonly (1 | 2)[];
   /** The address that pays. */
   readonly payer: string;
+  /** Protocol v1 network names this family knows, to CAIP-2 (`{ "base-sepolia": "eip155:84532" }`). */
+  readonly v1Networks?: Readonly<Record<string, string>>;
+  /** Stablecoins of this family whose decimals are known, so the spend policy can price them. */
+  readonly knownAssets?: readonly KnownAsset[];
   /** Why this scheme cannot pay a requirement it matches (bad address, missing domain...), else `undefined`. */
   check(requirement: PaymentRequirement): string | undefined;
   /** Signs and returns the scheme payload. Called only after `check` passed, policy and hooks approved. */

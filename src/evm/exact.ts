@@ -2,7 +2,8 @@
 import { bytesToHex, getAddress } from "viem";
 import type { PaymentScheme } from "../client";
 import { SigningError } from "../errors";
-import { toEvmChainId, type PaymentRequirement } from "../protocol";
+import type { PaymentRequirement } from "../protocol";
+import { EVM_KNOWN_ASSETS, EVM_V1_NETWORKS, toEvmChainId } from "./networks";
 import { isEvmAddress, toEvmSigner, type EvmSignerInput, type Hex } from "./signer";
 
 export interface ExactEvmOptions {
@@ -42,6 +43,8 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
     networks: options.networks ?? ["eip155:*"],
     x402Versions: options.x402Versions ?? [1, 2],
     payer: signer.address,
+    v1Networks: EVM_V1_NETWORKS,
+    knownAssets: EVM_KNOWN_ASSETS,
 
     check(requirement) {
       if (toEvmChainId(requirement.caip2 ?? "") === undefined) return `network ${requirement.network} is not an EVM chain (eip155:<chain id>)`;

@@ -2,7 +2,7 @@
 import { ChallengeNotFoundError, InvalidChallengeError } from "../errors";
 import { decodeBase64Json } from "./base64";
 import { MAX_HEADER_BYTES, PAYMENT_REQUIRED_HEADER } from "./headers";
-import { toCaip2 } from "./networks";
+import { isCaip2 } from "./networks";
 import {
   validatePaymentRequiredV1,
   validatePaymentRequiredV2,
@@ -20,7 +20,7 @@ export interface PaymentRequirement {
   readonly scheme: string;
   /** The network as offered (a v1 name or a CAIP-2 id). */
   readonly network: string;
-  /** CAIP-2 id (v1 names translated); `undefined` for an unknown v1 name. */
+  /** CAIP-2 id; for a v1 name (`base-sepolia`), `undefined` until a scheme that knows the name translates it. */
   readonly caip2: string | undefined;
   /** Atomic amount (v1: `maxAmountRequired`). */
   readonly amount: string;
@@ -134,7 +134,7 @@ function toRequirement(raw: unknown, index: number, version: 1 | 2): PaymentRequ
   const parsed = validateRequirementsV1(raw);
   if (!parsed.ok) return { index, raw, reason: parsed.reason };
   const r = parsed.value;
-  return freezeRequirement({ index, raw, x402Version: 1, amount: r.maxAmountRequired, network: r.network, caip2: toCaip2(r.network, 1), ...pick(r) });
+  return freezeRequirement({ index, raw, x402Version: 1, amount: r.maxAmountRequired, network: r.network, caip2: isCaip2(r.network) ? r.network : undefined, ...pick(r) });
 }
 
 function pick(r: { scheme: string; asset: string; payTo: string; maxTimeoutSeconds: number; extra?: Record<string, unknown> | null }) {

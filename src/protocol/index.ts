@@ -10,20 +10,8 @@ export {
   MAX_HEADER_BYTES,
   paymentHeaderName,
 } from "./headers";
+export { isCaip2, matchesPattern, patternSpecificity } from "./networks";
 export {
-  EVM_V1_NETWORKS,
-  SVM_V1_NETWORKS,
-  SOLANA_MAINNET,
-  SOLANA_DEVNET,
-  SOLANA_TESTNET,
-  isCaip2,
-  toCaip2,
-  toEvmChainId,
-  matchesPattern,
-  patternSpecificity,
-} from "./networks";
-export {
-  KNOWN_ASSETS,
   findKnownAsset,
   parseUsd,
   isWithinUsd,

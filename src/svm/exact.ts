@@ -3,6 +3,7 @@ import { isAddress, type TransactionSigner } from "@solana/kit";
 import type { PaymentScheme } from "../client";
 import { InvalidConfigError, UnpayableRequirementError } from "../errors";
 import type { PaymentRequirement } from "../protocol";
+import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "./networks";
 import { DEFAULT_SOLANA_RPC_URLS, toSolanaReader, type SolanaReader, type SolanaRpcLike } from "./rpc";
 import {
   MAX_COMPUTE_UNIT_PRICE,
@@ -61,6 +62,8 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
     networks: options.networks ?? ["solana:*"],
     x402Versions: options.x402Versions ?? [1, 2],
     payer: signer.address,
+    v1Networks: SVM_V1_NETWORKS,
+    knownAssets: SVM_KNOWN_ASSETS,
 
     check(requirement) {
       const network = requirement.caip2 ?? "";

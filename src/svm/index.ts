@@ -7,3 +7,4 @@ export {
   COMPUTE_BUDGET_PROGRAM,
   findAssociatedTokenAddress,
 } from "./transaction";
+export { SOLANA_MAINNET, SOLANA_DEVNET, SOLANA_TESTNET, SVM_V1_NETWORKS, SVM_KNOWN_ASSETS } from "./networks";

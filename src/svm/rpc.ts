@@ -3,7 +3,7 @@
  * the caller gives, or through a tiny JSON-RPC client over `fetch` for a URL (no RPC library in
  * the bundle).
  */
-import { SOLANA_DEVNET, SOLANA_MAINNET, SOLANA_TESTNET } from "../protocol";
+import { SOLANA_DEVNET, SOLANA_MAINNET, SOLANA_TESTNET } from "./networks";
 
 /** The subset of a `@solana/kit` RPC (`createSolanaRpc(url)`) that x402-pay calls. */
 export interface SolanaRpcLike {

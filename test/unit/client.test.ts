@@ -74,6 +74,19 @@ describe("scheme registry", () => {
   });
 });
 
+describe("v1 network names", () => {
+  const v1 = (network: string) =>
+    parseChallenge({ header: null, body: { x402Version: 1, accepts: [{ ...evmVectors.v1_exact.requirements, network }] } });
+
+  it("are translated by the schemes that know them, and refused by name otherwise", async () => {
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })] });
+    const paid = await client.createPayment(v1("base-sepolia"), { url: "https://api.example.com/x", method: "GET" });
+    expect(paid.requirement).toMatchObject({ network: "base-sepolia", caip2: "eip155:84532" });
+    const { rejected } = client.evaluate(v1("solana-devnet"), { url: "https://api.example.com/x", method: "GET" });
+    expect(rejected).toMatchObject([{ code: "unsupported", reason: 'unknown v1 network name "solana-devnet"' }]);
+  });
+});
+
 describe("spend policy", () => {
   const pay = (policy: Parameters<typeof createX402Client>[0]["policy"], accepts: unknown[], url = request.url) =>
     createX402Client({ schemes: [exactEvm({ signer: account })], policy }).createPayment(challengeOf(accepts), { url, method: "GET" });

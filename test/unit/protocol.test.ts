@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { EVM_V1_NETWORKS, toEvmChainId } from "../../src/evm";
+import { SVM_V1_NETWORKS } from "../../src/svm";
 import {
   decodeBase64Json,
   encodeBase64Json,
@@ -8,8 +10,6 @@ import {
   parseAtomicAmount,
   parseChallenge,
   parseUsd,
-  toCaip2,
-  toEvmChainId,
   decodeSettlement,
 } from "../../src";
 
@@ -45,16 +45,12 @@ describe("header codec (wire.md §2 vectors)", () => {
 });
 
 describe("networks", () => {
-  it.each([
-    ["base-sepolia", 1, "eip155:84532"],
-    ["base", 1, "eip155:8453"],
-    ["solana-devnet", 1, "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"],
-    ["eip155:8453", 1, "eip155:8453"],
-    ["eip155:8453", 2, "eip155:8453"],
-    ["base-sepolia", 2, undefined],
-    ["no-such-chain", 1, undefined],
-  ] as const)("toCaip2(%s, v%d) = %s", (network, version, expected) => {
-    expect(toCaip2(network, version)).toBe(expected);
+  it("v1 names map to CAIP-2 ids, per chain family", () => {
+    expect(EVM_V1_NETWORKS["base-sepolia"]).toBe("eip155:84532");
+    expect(EVM_V1_NETWORKS.base).toBe("eip155:8453");
+    expect(EVM_V1_NETWORKS.ethereum).toBe("eip155:1");
+    expect(SVM_V1_NETWORKS["solana-devnet"]).toBe("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
+    expect(Object.keys(EVM_V1_NETWORKS)).toHaveLength(21);
   });
 
   it.each([
