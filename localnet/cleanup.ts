@@ -32,3 +32,19 @@ export function killOnExit(child: ChildProcess): void {
   live.add(child);
   child.once("exit", () => live.delete(child));
 }
+
+/**
+ * Collects stop functions while a stack starts; `stop()` runs them in reverse order, once, ignoring
+ * failures, so a half-started stack is always torn down.
+ */
+export function stopStack(): { add(stop: () => Promise<void>): void; stop(): Promise<void> } {
+  const stoppers: (() => Promise<void>)[] = [];
+  let stopping: Promise<void> | undefined;
+  return {
+    add: (stop) => void stoppers.push(stop),
+    stop: () =>
+      (stopping ??= (async () => {
+        for (const stopOne of stoppers.reverse()) await stopOne().catch(() => undefined);
+      })()),
+  };
+}

@@ -103,9 +103,13 @@ export async function startSeller({ facilitatorUrl, payTo }: StartSellerOptions)
 
 /**
  * v1 seller built with the legacy x402-express 1.x package. Route `GET /weather` at $0.001 on
- * `base-sepolia`, answering {@link WEATHER}.
+ * `base-sepolia` (or `solana-devnet`), answering {@link WEATHER}.
  */
-export async function startV1Seller({ facilitatorUrl, payTo }: StartSellerOptions): Promise<Seller> {
+export async function startV1Seller({
+  facilitatorUrl,
+  payTo,
+  network = "base-sepolia",
+}: StartSellerOptions & { network?: "base-sepolia" | "solana-devnet" }): Promise<Seller> {
   // Loaded on demand: x402@1 pulls in Solana and CDP SDKs, which v2-only tests need not load.
   const { paymentMiddleware: v1PaymentMiddleware } = await import("x402-express");
   const app = express();
@@ -115,7 +119,7 @@ export async function startV1Seller({ facilitatorUrl, payTo }: StartSellerOption
       {
         "GET /weather": {
           price: PRICE,
-          network: "base-sepolia",
+          network,
           config: { description: "Weather report", mimeType: "application/json" },
         },
       },
@@ -139,7 +143,8 @@ export async function startV1Seller({ facilitatorUrl, payTo }: StartSellerOption
   return { url: server.url, payTo, stop: server.stop };
 }
 
-async function expect402(url: string): Promise<void> {
+/** Resolves once `url` answers 402, so a started seller is ready to quote. */
+export async function expect402(url: string): Promise<void> {
   const response = await fetch(url);
   await response.arrayBuffer();
   if (response.status !== 402) {

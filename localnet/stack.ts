@@ -3,6 +3,7 @@
 import type { Address, Hex } from "viem";
 import { newBuyer, randomAddress, type Buyer } from "./accounts.js";
 import { startAnvil, type Anvil } from "./anvil.js";
+import { stopStack } from "./cleanup.js";
 import { startFacilitator, type Facilitator } from "./facilitator.js";
 import { startSeller, startV1Seller, type Seller } from "./seller.js";
 import { installTestUsdc, type TestUsdc } from "./token.js";
@@ -50,26 +51,19 @@ export async function startInteropStack({
   v1 = false,
   payTo = randomAddress(),
 }: StartInteropStackOptions = {}): Promise<InteropStack> {
-  const stoppers: (() => Promise<void>)[] = [];
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      for (const stopOne of stoppers.reverse()) await stopOne().catch(() => undefined);
-    })();
-    return stopping;
-  };
+  const { add, stop } = stopStack();
   try {
     const anvil = await startAnvil();
-    stoppers.push(anvil.stop);
+    add(anvil.stop);
     const usdc = await installTestUsdc(anvil.rpcUrl);
     const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl });
-    stoppers.push(facilitator.stop);
+    add(facilitator.stop);
     const [seller, v1Seller] = await Promise.all([
       startSeller({ facilitatorUrl: facilitator.url, payTo }),
       v1 ? startV1Seller({ facilitatorUrl: facilitator.url, payTo }) : undefined,
     ]);
-    stoppers.push(seller.stop);
-    if (v1Seller) stoppers.push(v1Seller.stop);
+    add(seller.stop);
+    if (v1Seller) add(v1Seller.stop);
     return { anvil, usdc, facilitator, seller, ...(v1Seller ? { v1Seller } : {}), stop };
   } catch (error) {
     await stop();

@@ -13,7 +13,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { Address } from "@solana/kit";
 import type { Address as EvmAddress } from "viem";
 import { listenOnLoopback } from "../listen.js";
-import { PRICE, SELLER_NETWORK, WEATHER } from "../seller.js";
+import { PRICE, SELLER_NETWORK, WEATHER, expect402, startV1Seller } from "../seller.js";
 import { SOLANA_DEVNET } from "./facilitator.js";
 
 export interface SvmSeller {
@@ -118,46 +118,9 @@ export async function startSvmSeller({
  * `solana-devnet` (x402@1 maps that to the devnet USDC mint and reads extra.feePayer from the
  * facilitator's /supported), answering {@link WEATHER}; `GET /free`.
  */
-export async function startV1SvmSeller({
+export function startV1SvmSeller({
   facilitatorUrl,
   payTo,
 }: Pick<StartSvmSellerOptions, "facilitatorUrl" | "payTo">): Promise<SvmSeller> {
-  const { paymentMiddleware: v1PaymentMiddleware } = await import("x402-express");
-  const app = express();
-  app.use(
-    v1PaymentMiddleware(
-      payTo,
-      {
-        "GET /weather": {
-          price: PRICE,
-          network: "solana-devnet",
-          config: { description: "Weather report", mimeType: "application/json" },
-        },
-      },
-      { url: facilitatorUrl as `${string}://${string}` },
-    ),
-  );
-  app.get("/weather", (_req: Request, res: Response) => {
-    res.json(WEATHER);
-  });
-  app.get("/free", (_req: Request, res: Response) => {
-    res.json({ free: true });
-  });
-
-  const server = await listenOnLoopback(app);
-  try {
-    await expect402(`${server.url}/weather`);
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
-  return { url: server.url, payTo, stop: server.stop };
-}
-
-async function expect402(url: string): Promise<void> {
-  const response = await fetch(url);
-  await response.arrayBuffer();
-  if (response.status !== 402) {
-    throw new Error(`seller not ready: GET ${url} answered ${response.status}, expected 402`);
-  }
+  return startV1Seller({ facilitatorUrl, payTo: payTo as never, network: "solana-devnet" }) as Promise<SvmSeller>;
 }

@@ -4,6 +4,7 @@
 import type { Address as EvmAddress } from "viem";
 import { randomAddress } from "../accounts.js";
 import { startAnvil, type Anvil } from "../anvil.js";
+import { stopStack } from "../cleanup.js";
 import { installTestUsdc, type TestUsdc } from "../token.js";
 import { startSvmFacilitator, type SvmFacilitator } from "./facilitator.js";
 import {
@@ -59,18 +60,11 @@ export async function startSolanaStack({
   evmPayTo = randomAddress(),
   blockhashInRequirements = false,
 }: StartSolanaStackOptions = {}): Promise<SolanaStack> {
-  const stoppers: (() => Promise<void>)[] = [];
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      for (const stopOne of stoppers.reverse()) await stopOne().catch(() => undefined);
-    })();
-    return stopping;
-  };
+  const { add, stop } = stopStack();
   try {
     const [rpc, anvil] = await Promise.all([startSolanaRpc(), evm ? startAnvil() : undefined]);
-    stoppers.push(rpc.stop);
-    if (anvil) stoppers.push(anvil.stop);
+    add(rpc.stop);
+    if (anvil) add(anvil.stop);
     const usdc = anvil ? await installTestUsdc(anvil.rpcUrl) : undefined;
 
     const tokens = await installSolanaTokens(rpc);
@@ -79,7 +73,7 @@ export async function startSolanaStack({
     await tokens.createAta(tokens.token2022, sellerPayTo);
 
     const facilitator = await startSvmFacilitator({ rpc, ...(anvil ? { evmRpcUrl: anvil.rpcUrl } : {}) });
-    stoppers.push(facilitator.stop);
+    add(facilitator.stop);
     const [seller, v1Seller] = await Promise.all([
       startSvmSeller({
         facilitatorUrl: facilitator.url,
@@ -90,8 +84,8 @@ export async function startSolanaStack({
       }),
       v1 ? startV1SvmSeller({ facilitatorUrl: facilitator.url, payTo: sellerPayTo }) : undefined,
     ]);
-    stoppers.push(seller.stop);
-    if (v1Seller) stoppers.push(v1Seller.stop);
+    add(seller.stop);
+    if (v1Seller) add(v1Seller.stop);
 
     return {
       rpc,

@@ -5,8 +5,7 @@
  */
 import { HttpResponse } from "msw";
 import { privateKeyToAccount } from "viem/accounts";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createX402Client, isX402Error } from "../../src";
 import { exactEvm } from "../../src/evm";
 import {
@@ -26,11 +25,9 @@ import {
 } from "../support/seller";
 import { ANVIL_KEY_0 } from "../support/vectors";
 import { axiosWrapper, fetchWrapper, rejection, wrappers, type Wrapper } from "../support/wrappers";
+import { useMswServer } from "../support/msw";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const url = `${SELLER}${PATH}`;
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");

@@ -4,8 +4,7 @@
  */
 import axios, { AxiosError } from "axios";
 import { http, HttpResponse } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getPaymentReceipt } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import {
@@ -26,11 +25,9 @@ import {
   v2Requirement,
 } from "../support/seller";
 import { axiosWrapper, fetchWrapper, wrappers } from "../support/wrappers";
+import { useMswServer } from "../support/msw";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const url = `${SELLER}${PATH}?q=1&lang=en`;
 

@@ -5,8 +5,7 @@
  */
 import axios, { AxiosError } from "axios";
 import { HttpResponse } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PaymentAlreadyAttemptedError, PaymentOutcomeUnknownError, PaymentRejectedError, getPaymentReceipt, isX402Error } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { wrapFetchWithPayment } from "../../src/fetch";
@@ -24,11 +23,9 @@ import {
   v2Requirement,
 } from "../support/seller";
 import { fetchWrapper, rejection, wrappers } from "../support/wrappers";
+import { useMswServer } from "../support/msw";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const url = `${SELLER}${PATH}`;
 

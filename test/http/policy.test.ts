@@ -2,8 +2,7 @@
  * Spend policy and the payment hooks, through both wrappers: what is refused is refused before any
  * signature, with a typed error that says why for every requirement.
  */
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { NoPayableRequirementError, PaymentRefusedError, getPaymentReceipt, type PaymentSnapshot } from "../../src";
 import {
   OTHER_PAY_TO,
@@ -17,11 +16,9 @@ import {
   v2Requirement,
 } from "../support/seller";
 import { rejection, wrappers } from "../support/wrappers";
+import { useMswServer } from "../support/msw";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const url = `${SELLER}${PATH}`;
 const UNKNOWN_TOKEN = "0x1111111111111111111111111111111111111111";

@@ -5,8 +5,7 @@
 import { Readable } from "node:stream";
 import axios, { AxiosHeaders } from "axios";
 import { http, HttpResponse } from "msw";
-import { setupServer } from "msw/node";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getPaymentReceipt } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { wrapFetchWithPayment } from "../../src/fetch";
@@ -22,11 +21,9 @@ import {
   v2Challenge,
   type Seen,
 } from "../support/seller";
+import { useMswServer } from "../support/msw";
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = useMswServer();
 
 const url = `${SELLER}${PATH}?item=42&sort=desc`;
 const PAYMENT_HEADERS = ["payment-signature", "x-payment"];
