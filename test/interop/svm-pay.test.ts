@@ -1,5 +1,6 @@
 // x402-pay's Solana scheme against the unmodified reference facilitator and sellers, settling in
 // LiteSVM behind a local JSON-RPC endpoint. Every case asserts token balances, not just HTTP 200.
+import { createSolanaRpc } from "@solana/kit";
 import axios from "axios";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createX402Client, getPaymentReceipt, type PaymentScheme, type SpendPolicy } from "../../src";
@@ -76,6 +77,16 @@ describe("Solana exact (v2) with the reference seller and facilitator", () => {
       expectLanded(receipt?.transaction);
     },
   );
+
+  it("works with a @solana/kit RPC object as well as a URL", async () => {
+    const buyer = await stack.fundedBuyer();
+    const before = await solanaBalances(buyer);
+    const scheme = exactSvm({ signer: buyer.signer, rpc: createSolanaRpc(`${stack.rpc.url}/kit`) });
+    const response = await wrapFetchWithPayment(fetch, clientOf([scheme]))(`${stack.seller.url}/weather`);
+    expect(response.status).toBe(200);
+    expect(before.buyer - (await solanaBalances(buyer)).buyer).toBe(PRICE_ATOMIC);
+    expect(stack.rpc.calls.filter((c) => c.path.startsWith("/kit")).map((c) => c.method)).toEqual(["getAccountInfo", "getLatestBlockhash"]);
+  });
 
   it("a buyer with both wallets pays on the chain its policy allows", async () => {
     const solanaBuyer = await stack.fundedBuyer();
