@@ -159,29 +159,23 @@ export function createX402Client(options: X402ClientOptions): X402Client {
 function findScheme(schemes: readonly PaymentScheme[], requirement: PaymentRequirement): { scheme: PaymentScheme } | { reason: string } {
   const network = requirement.caip2;
   if (!network) return { reason: `unknown v1 network name "${requirement.network}"` };
-  const candidates = schemes
-    .map((scheme) => ({ scheme, rank: matchRank(scheme, requirement, network) }))
-    .filter((c) => c.rank >= 0)
-    .sort((a, b) => b.rank - a.rank);
+  // -1: does not match; else the specificity of its most specific matching network pattern.
+  const rank = (scheme: PaymentScheme) =>
+    scheme.scheme !== requirement.scheme || !scheme.x402Versions.includes(requirement.x402Version)
+      ? -1
+      : Math.max(-1, ...scheme.networks.filter((pattern) => matchesPattern(pattern, network)).map(patternSpecificity));
+  // A stable sort: among equally specific schemes, the first registered is asked first.
+  const candidates = schemes.filter((scheme) => rank(scheme) >= 0).sort((a, b) => rank(b) - rank(a));
   if (candidates.length === 0) {
     return { reason: `no registered scheme pays "${requirement.scheme}" on ${network} (x402 v${requirement.x402Version})` };
   }
   let firstReason = "";
-  for (const { scheme } of candidates) {
+  for (const scheme of candidates) {
     const reason = scheme.check(requirement);
     if (!reason) return { scheme };
     firstReason ||= reason;
   }
   return { reason: firstReason };
-}
-
-function matchRank(scheme: PaymentScheme, requirement: PaymentRequirement, network: string): number {
-  if (scheme.scheme !== requirement.scheme || !scheme.x402Versions.includes(requirement.x402Version)) return -1;
-  let best = -1;
-  for (const pattern of scheme.networks) {
-    if (matchesPattern(pattern, network)) best = Math.max(best, patternSpecificity(pattern));
-  }
-  return best;
 }
 
 function describe(index: number, raw: unknown) {

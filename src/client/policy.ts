@@ -50,7 +50,7 @@ export function resolvePolicy(policy: SpendPolicy = {}): ResolvedPolicy {
   const parsedCap = cap === false ? false : parseUsd(cap);
   if (parsedCap === undefined) {
     throw new InvalidConfigError(
-      `policy.maxAmountPerPayment ${JSON.stringify(cap)} is not a USD amount: use a string like "$0.10" or a number of dollars, or false for no cap.`,
+      `policy.maxAmountPerPayment ${JSON.stringify(cap)} is not a USD amount: use e.g. "$0.10" or 0.1, or false for no cap.`,
     );
   }
   for (const asset of policy.assets ?? []) {
@@ -97,14 +97,15 @@ export function checkRequirement(
     return { reason: `payee ${requirement.payTo} is not in policy.payees` };
   }
   if (policy.requireSameHostResource) {
-    const reason = checkResourceHost(resourceUrlOf(requirement, challenge), request.url);
+    const resourceUrl = requirement.x402Version === 2 ? challenge.resource?.url : requirement.raw.resource;
+    const reason = checkResourceHost(resourceUrl, request.url);
     if (reason) return { reason };
   }
   const asset = findKnownAsset(requirement.caip2, requirement.asset, knownAssets);
   if (!asset) {
     return policy.allowUnknownAssets
       ? {}
-      : { reason: `asset ${requirement.asset} on ${network} is not a known stablecoin (describe it in policy.assets, or set policy.allowUnknownAssets)` };
+      : { reason: `asset ${requirement.asset} on ${network} is not a known stablecoin (add it to policy.assets or set policy.allowUnknownAssets)` };
   }
   const cap = policy.maxAmountPerPayment;
   const amount = BigInt(requirement.amount);
@@ -115,10 +116,6 @@ export function checkRequirement(
     };
   }
   return { asset };
-}
-
-function resourceUrlOf(requirement: PaymentRequirement, challenge: PaymentChallenge): unknown {
-  return requirement.x402Version === 2 ? challenge.resource?.url : requirement.raw.resource;
 }
 
 function checkResourceHost(resourceUrl: unknown, requestUrl: string): string | undefined {

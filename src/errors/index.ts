@@ -25,10 +25,9 @@ export function redactSecrets(text: string): string {
 export function sanitizeCause(cause: unknown): Error | undefined {
   if (cause === undefined) return undefined;
   if (isX402Error(cause)) return cause;
-  const name = cause instanceof Error ? cause.name : "Error";
-  const message = cause instanceof Error ? cause.message : String(cause);
-  const copy = new Error(redactSecrets(message));
-  copy.name = name;
+  const error = cause instanceof Error;
+  const copy = new Error(redactSecrets(error ? cause.message : String(cause)));
+  copy.name = error ? cause.name : "Error";
   return copy;
 }
 
@@ -40,16 +39,17 @@ export interface X402ErrorOptions {
 }
 
 export class X402Error extends Error {
-  override name = "X402Error";
-  readonly code: string;
-  readonly phase: ErrorPhase;
-  readonly shortMessage: string;
-  readonly details: Readonly<Record<string, unknown>>;
+  // `declare`: assigned in the constructor, so no class-field code is emitted for them.
+  declare readonly code: string;
+  declare readonly phase: ErrorPhase;
+  declare readonly shortMessage: string;
+  declare readonly details: Readonly<Record<string, unknown>>;
 
   constructor(code: string, phase: ErrorPhase, shortMessage: string, options: X402ErrorOptions = {}) {
     const short = redactSecrets(shortMessage);
     const hint = options.hint ? redactSecrets(options.hint) : undefined;
     super(hint ? `${short} ${hint}` : short, { cause: sanitizeCause(options.cause) });
+    this.name = "X402Error";
     this.code = code;
     this.phase = phase;
     this.shortMessage = short;
@@ -99,8 +99,7 @@ export interface RejectedRequirement {
 
 /** No offered requirement can be paid: each one is listed in `details.rejected` with its reason. */
 export class NoPayableRequirementError extends X402Error {
-  override name = "NoPayableRequirementError";
-  readonly rejected: readonly RejectedRequirement[];
+  declare readonly rejected: readonly RejectedRequirement[];
   constructor(rejected: RejectedRequirement[], options?: X402ErrorOptions) {
     const lines = rejected.map(
       (r) => `#${r.index} ${String(r.scheme)} on ${String(r.network)} (${String(r.amount)} of ${String(r.asset)}): ${r.reason}`,
@@ -110,6 +109,7 @@ export class NoPayableRequirementError extends X402Error {
       ...options,
       details: { ...options?.details, rejected },
     });
+    this.name = "NoPayableRequirementError";
     this.rejected = rejected;
   }
 }
@@ -139,13 +139,13 @@ export type UnpayableRequirementError = InstanceType<typeof UnpayableRequirement
 
 /** The server refused the signed payment (a 402 after paying). `details.reason` is the server's reason. */
 export class PaymentRejectedError extends X402Error {
-  override name = "PaymentRejectedError";
-  readonly reason: string;
+  declare readonly reason: string;
   constructor(reason: string, options?: X402ErrorOptions) {
     super("PAYMENT_REJECTED", "settle", `The server rejected the payment: ${reason}.`, {
       ...options,
       details: { ...options?.details, reason },
     });
+    this.name = "PaymentRejectedError";
     this.reason = reason;
   }
 }

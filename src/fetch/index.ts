@@ -5,7 +5,6 @@ import { handlePaymentRequired, type Transport } from "../handshake";
 import { SETTLEMENT_HEADERS } from "../protocol";
 
 type Fetch = typeof globalThis.fetch;
-const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Wraps `fetch` so a 402 is paid with `client` and the request retried once. The body is read once
@@ -97,7 +96,7 @@ async function resendFollowingRedirects(
       throw new PaymentOutcomeUnknownError("The paid request was redirected, and the browser hides where to.");
     }
     const location = response.headers.get("location");
-    if (request.redirect === "manual" || !location || !redirectStatuses.has(response.status)) return response;
+    if (request.redirect === "manual" || !location || ![301, 302, 303, 307, 308].includes(response.status)) return response;
     discard(response);
     if (request.redirect === "error" || hop >= 20) throw new TypeError(`fetch failed: redirect ${request.redirect === "error" ? "not allowed" : "limit reached"}`);
     const next = new URL(location, url);

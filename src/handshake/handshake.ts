@@ -46,14 +46,7 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
     );
   }
 
-  const challengeHeader = transport.header(response, PAYMENT_REQUIRED_HEADER);
-  const challenge = parseChallenge({
-    header: challengeHeader,
-    body: challengeHeader ? undefined : await transport.body(response),
-    contentType: transport.header(response, "content-type"),
-  });
-
-  const payment = await client.createPayment(challenge, transport.request);
+  const payment = await client.createPayment(await readChallenge(transport, response), transport.request);
 
   let paid: R;
   try {
@@ -79,14 +72,15 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
     });
   }
 
+  const { requirement } = payment;
   recordReceipt(paid as object, {
     x402Version: payment.x402Version,
-    requirement: payment.requirement.raw,
-    scheme: payment.requirement.scheme,
-    network: payment.requirement.network,
-    amount: payment.requirement.amount,
-    asset: payment.requirement.asset,
-    payTo: payment.requirement.payTo,
+    requirement: requirement.raw,
+    scheme: requirement.scheme,
+    network: requirement.network,
+    amount: requirement.amount,
+    asset: requirement.asset,
+    payTo: requirement.payTo,
     payer: settlement?.payer ?? payment.payer,
     settlement,
     transaction: settlement?.transaction || undefined,
@@ -101,6 +95,16 @@ function paymentDetails(payment: PreparedPayment) {
     requirement: payment.requirement.raw,
     payer: payment.payer,
   };
+}
+
+/** The challenge of a 402 (or 412): the PAYMENT-REQUIRED header, else the body. */
+async function readChallenge<R>(transport: Transport<R>, response: R) {
+  const header = transport.header(response, PAYMENT_REQUIRED_HEADER);
+  return parseChallenge({
+    header,
+    body: header ? undefined : await transport.body(response),
+    contentType: transport.header(response, "content-type"),
+  });
 }
 
 function readSettlement<R>(transport: Transport<R>, response: R): SettleResponse | undefined {
@@ -118,9 +122,7 @@ async function serverReason<R>(transport: Transport<R>, response: R, settlement 
     return settlement.errorMessage ? `${reason}: ${settlement.errorMessage}` : reason;
   }
   try {
-    const header = transport.header(response, PAYMENT_REQUIRED_HEADER);
-    const challenge = parseChallenge({ header, body: header ? undefined : await transport.body(response) });
-    return challenge.error || undefined;
+    return (await readChallenge(transport, response)).error || undefined;
   } catch {
     return undefined;
   }

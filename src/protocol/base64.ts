@@ -4,14 +4,26 @@ const encoder = /* @__PURE__ */ new TextEncoder();
 const decoder = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true });
 const base64Shape = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** `JSON.stringify` → UTF-8 → standard base64 (`+/`, `=` padding): byte-identical to the reference. */
-export function encodeBase64Json(value: unknown): string {
-  const bytes = encoder.encode(JSON.stringify(value));
+/** Bytes → standard base64 with padding. Shared with the Solana wire transaction. */
+export function bytesToBase64(bytes: Uint8Array): string {
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[]);
   }
   return btoa(binary);
+}
+
+/** Standard base64 → bytes; throws on anything `atob` refuses. Shared with the Solana RPC reads. */
+export function base64ToBytes(b64: string): Uint8Array {
+  const binary = atob(b64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** `JSON.stringify` → UTF-8 → standard base64 (`+/`, `=` padding): byte-identical to the reference. */
+export function encodeBase64Json(value: unknown): string {
+  return bytesToBase64(encoder.encode(JSON.stringify(value)));
 }
 
 export type DecodeResult = { ok: true; value: unknown } | { ok: false; reason: string };
@@ -22,25 +34,17 @@ export type DecodeResult = { ok: true; value: unknown } | { ok: false; reason: s
  */
 export function decodeBase64Json(text: string): DecodeResult {
   let b64 = text.trim().replace(/-/g, "+").replace(/_/g, "/");
-  if (!base64Shape.test(b64) || b64.length % 4 === 1) return { ok: false, reason: "is not base64" };
+  // Each step names what failed when it throws.
+  let reason = "is not base64";
+  if (!base64Shape.test(b64) || b64.length % 4 === 1) return { ok: false, reason };
   while (b64.length % 4 !== 0) b64 += "=";
-  let bytes: Uint8Array;
   try {
-    const binary = atob(b64);
-    bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  } catch {
-    return { ok: false, reason: "is not base64" };
-  }
-  let json: string;
-  try {
-    json = decoder.decode(bytes);
-  } catch {
-    return { ok: false, reason: "does not decode to UTF-8 text" };
-  }
-  try {
+    const bytes = base64ToBytes(b64);
+    reason = "does not decode to UTF-8 text";
+    const json = decoder.decode(bytes);
+    reason = "does not decode to JSON";
     return { ok: true, value: JSON.parse(json) };
   } catch {
-    return { ok: false, reason: "does not decode to JSON" };
+    return { ok: false, reason };
   }
 }

@@ -4,11 +4,14 @@ import { decodeBase64Json } from "./base64";
 import { MAX_HEADER_BYTES, PAYMENT_REQUIRED_HEADER } from "./headers";
 import { isCaip2 } from "./networks";
 import {
+  isObject,
   validatePaymentRequiredV1,
   validatePaymentRequiredV2,
   validateRequirementsV1,
   validateRequirementsV2,
   type PaymentRequiredV2,
+  type PaymentRequirementsV1,
+  type PaymentRequirementsV2,
   type ResourceInfo,
 } from "./schemas";
 
@@ -74,12 +77,12 @@ export function parseChallenge(input: { header: string | null | undefined; body?
   const html = /html/i.test(input.contentType ?? "") || (typeof input.body === "string" && /^\s*</.test(input.body));
   throw new ChallengeNotFoundError(
     html
-      ? "The 402 response is an HTML page, not an x402 challenge: the server served a paywall for browsers."
+      ? "The 402 response is an HTML paywall for browsers, not an x402 challenge."
       : `The 402 response has no ${PAYMENT_REQUIRED_HEADER} header and no x402 JSON body.`,
     {
       hint: html
         ? "Do not send `Accept: text/html`, or ask the server for its API response."
-        : `If this runs in a browser against another origin, the server must list ${PAYMENT_REQUIRED_HEADER} in Access-Control-Expose-Headers.`,
+        : `In a browser, a server on another origin must list ${PAYMENT_REQUIRED_HEADER} in Access-Control-Expose-Headers.`,
     },
   );
 }
@@ -95,7 +98,7 @@ function readJsonBody(body: unknown): unknown {
 }
 
 function toChallenge(value: unknown, source: "header" | "body"): PaymentChallenge {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     throw new InvalidChallengeError(`The ${source === "header" ? PAYMENT_REQUIRED_HEADER + " header" : "402 body"} is not a JSON object.`);
   }
   const version = (value as { x402Version?: unknown }).x402Version;
@@ -125,22 +128,21 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
 }
 
 function toRequirement(raw: unknown, index: number, version: 1 | 2): PaymentRequirement | InvalidRequirement {
-  if (version === 2) {
-    const parsed = validateRequirementsV2(raw);
-    if (!parsed.ok) return { index, raw, reason: parsed.reason };
-    const r = parsed.value;
-    return freezeRequirement({ index, raw, x402Version: 2, amount: r.amount, network: r.network, caip2: r.network, ...pick(r) });
-  }
-  const parsed = validateRequirementsV1(raw);
+  const parsed = version === 2 ? validateRequirementsV2(raw) : validateRequirementsV1(raw);
   if (!parsed.ok) return { index, raw, reason: parsed.reason };
   const r = parsed.value;
-  return freezeRequirement({ index, raw, x402Version: 1, amount: r.maxAmountRequired, network: r.network, caip2: isCaip2(r.network) ? r.network : undefined, ...pick(r) });
-}
-
-function pick(r: { scheme: string; asset: string; payTo: string; maxTimeoutSeconds: number; extra?: Record<string, unknown> | null }) {
-  return { scheme: r.scheme, asset: r.asset, payTo: r.payTo, maxTimeoutSeconds: r.maxTimeoutSeconds, extra: r.extra ?? {} };
-}
-
-function freezeRequirement(r: Omit<PaymentRequirement, "raw"> & { raw: unknown }): PaymentRequirement {
-  return Object.freeze({ ...r, raw: r.raw as Record<string, unknown> });
+  return Object.freeze({
+    index,
+    raw: raw as Record<string, unknown>,
+    x402Version: version,
+    amount: version === 2 ? (r as PaymentRequirementsV2).amount : (r as PaymentRequirementsV1).maxAmountRequired,
+    network: r.network,
+    // v2 networks are validated CAIP-2 ids; a v1 name waits for a scheme that knows it.
+    caip2: isCaip2(r.network) ? r.network : undefined,
+    scheme: r.scheme,
+    asset: r.asset,
+    payTo: r.payTo,
+    maxTimeoutSeconds: r.maxTimeoutSeconds,
+    extra: r.extra ?? {},
+  });
 }

@@ -68,7 +68,8 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 type Rule = (value: unknown, name: string) => string | undefined;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+/** A JSON object: not null, not an array. */
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const string: Rule = (v, name) => (typeof v === "string" ? undefined : `${name} must be a string`);
 const nonEmpty: Rule = (v, name) => string(v, name) ?? (v === "" ? `${name} must not be empty` : undefined);

@@ -4,16 +4,8 @@ import type { PaymentScheme } from "../client";
 import { InvalidConfigError, UnpayableRequirementError } from "../errors";
 import type { PaymentRequirement } from "../protocol";
 import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "./networks";
-import { DEFAULT_SOLANA_RPC_URLS, toSolanaReader, type SolanaReader, type SolanaRpcLike } from "./rpc";
-import {
-  MAX_COMPUTE_UNIT_PRICE,
-  MAX_MEMO_BYTES,
-  TOKEN_2022_PROGRAM,
-  TOKEN_PROGRAM,
-  buildTransfer,
-  checkTransfer,
-  toBase64WireTransaction,
-} from "./transaction";
+import { DEFAULT_SOLANA_RPC_URLS, getLatestBlockhash, getMint, jsonRpc, type SolanaRpcLike } from "./rpc";
+import { MAX_COMPUTE_UNIT_PRICE, MAX_MEMO_BYTES, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, signTransfer } from "./transaction";
 
 export interface ExactSvmOptions {
   /** A `@solana/kit` TransactionSigner: a key pair signer or a wallet-standard wallet's signer. */
@@ -47,15 +39,8 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
   }
   const computeUnitLimit = options.computeUnitLimit ?? 20_000;
   const randomBytes = options.randomBytes ?? ((length: number) => crypto.getRandomValues(new Uint8Array(length)));
-  const readers = new Map<string, SolanaReader>();
-  const readerFor = (network: string): SolanaReader | undefined => {
-    const rpc = options.rpc ?? DEFAULT_SOLANA_RPC_URLS[network];
-    if (!rpc) return undefined;
-    const key = typeof rpc === "string" ? rpc : network;
-    let reader = readers.get(key);
-    if (!reader) readers.set(key, (reader = toSolanaReader(rpc)));
-    return reader;
-  };
+  // One JSON-RPC client per RPC URL, made on first use.
+  const rpcs: Record<string, SolanaRpcLike> = {};
 
   return {
     scheme: "exact",
@@ -83,54 +68,39 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
     },
 
     async createPayload(requirement: PaymentRequirement) {
-      const reader = readerFor(requirement.caip2!)!;
+      const network = requirement.caip2!;
+      const rpc = options.rpc ?? DEFAULT_SOLANA_RPC_URLS[network]!; // `check` made sure there is one
+      const client = typeof rpc === "string" ? (rpcs[rpc] ??= jsonRpc(rpc)) : rpc;
       // A server that quotes a recent blockhash saves the buyer an RPC round trip.
       const { recentBlockhash, lastValidBlockHeight } = requirement.extra;
       const [mint, blockhash] = await Promise.all([
-        reader.getMint(requirement.asset),
+        getMint(client, requirement.asset),
         typeof recentBlockhash === "string" && isAddress(recentBlockhash)
           ? { blockhash: recentBlockhash, lastValidBlockHeight: /^\d+$/.test(String(lastValidBlockHeight)) ? BigInt(String(lastValidBlockHeight)) : U64_MAX }
-          : reader.getLatestBlockhash(),
+          : getLatestBlockhash(client),
       ]);
       if (!mint) throw new UnpayableRequirementError(`The mint ${requirement.asset} does not exist on ${requirement.network}.`);
       if (mint.owner !== TOKEN_PROGRAM && mint.owner !== TOKEN_2022_PROGRAM) {
         throw new UnpayableRequirementError(`The asset ${requirement.asset} is not a mint of the SPL Token or Token-2022 program (owner ${mint.owner}).`);
       }
       if (mint.data.length < 82) throw new UnpayableRequirementError(`The account ${requirement.asset} is not a token mint.`);
-      const decimals = mint.data[44]!;
-      const memoText =
-        typeof requirement.extra.memo === "string"
-          ? requirement.extra.memo
-          : Array.from(randomBytes(16), (b) => b.toString(16).padStart(2, "0")).join("");
-      const feePayer = requirement.extra.feePayer as string;
-      const amount = BigInt(requirement.amount);
-
-      const { transaction, source, destination } = await buildTransfer({
+      const { feePayer, memo } = requirement.extra;
+      const transaction = await signTransfer({
         signer,
-        feePayer,
+        feePayer: feePayer as string,
         mint: requirement.asset,
         tokenProgram: mint.owner,
-        decimals,
+        decimals: mint.data[44]!,
         payTo: requirement.payTo,
-        amount,
-        memo: encoder.encode(memoText),
+        amount: BigInt(requirement.amount),
+        // `check` let only a string or nothing through.
+        memo: typeof memo === "string" ? memo : Array.from(randomBytes(16), (b) => b.toString(16).padStart(2, "0")).join(""),
+        memoRequired: typeof memo === "string",
         blockhash,
         computeUnitLimit,
         computeUnitPrice,
       });
-      const problem = checkTransfer(transaction, {
-        feePayer,
-        buyer: signer.address,
-        tokenProgram: mint.owner,
-        mint: requirement.asset,
-        source,
-        destination,
-        amount,
-        decimals,
-        memo: typeof requirement.extra.memo === "string" ? requirement.extra.memo : undefined,
-      });
-      if (problem) throw new UnpayableRequirementError(`The signed transaction would be refused: ${problem}. Nothing was sent.`);
-      return { payload: { transaction: toBase64WireTransaction(transaction) } };
+      return { payload: { transaction } };
     },
   };
 }

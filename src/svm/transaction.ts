@@ -7,14 +7,9 @@
  * than through kit's transaction-message and signer packages, which would more than double the
  * Solana scheme's share of a browser bundle. Tests decode the result with kit's own decoders.
  */
-import {
-  address,
-  getAddressDecoder,
-  getAddressEncoder,
-  getProgramDerivedAddress,
-  type Address,
-  type TransactionSigner,
-} from "@solana/kit";
+import { getAddressDecoder, getAddressEncoder, getProgramDerivedAddress, type Address, type TransactionSigner } from "@solana/kit";
+import { UnpayableRequirementError } from "../errors";
+import { bytesToBase64 } from "../protocol";
 
 export const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111";
 export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
@@ -35,7 +30,10 @@ export interface TransferPlan {
   decimals: number;
   payTo: string;
   amount: bigint;
-  memo: Uint8Array;
+  /** The memo written: the server's `extra.memo`, else a random nonce. */
+  memo: string;
+  /** The memo is the server's, so a wallet must keep it (exactly one memo, unchanged). */
+  memoRequired: boolean;
   blockhash: { blockhash: string; lastValidBlockHeight: bigint };
   computeUnitLimit: number;
   computeUnitPrice: bigint;
@@ -47,6 +45,8 @@ export interface SignableTransaction {
   readonly messageBytes: Bytes;
   readonly signatures: Readonly<Record<string, Bytes | null>>;
 }
+
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 const le = (size: number, write: (view: DataView) => void): Bytes => {
   const bytes = new Uint8Array(size);
@@ -72,18 +72,20 @@ function concat(parts: (Bytes | number[])[]): Bytes {
   return out;
 }
 
+/** A base58 address as its 32 bytes. Kit's encoder refuses anything that is not an address. */
+const addressBytes = (key: string): Bytes => getAddressEncoder().encode(key as Address) as Bytes;
+
 /** The associated token account of `owner` for `mint` under `tokenProgram`. */
 export async function findAssociatedTokenAddress(owner: string, mint: string, tokenProgram: string): Promise<Address> {
-  const encoder = getAddressEncoder();
   const [pda] = await getProgramDerivedAddress({
-    programAddress: address(ASSOCIATED_TOKEN_PROGRAM),
-    seeds: [encoder.encode(address(owner)), encoder.encode(address(tokenProgram)), encoder.encode(address(mint))],
+    programAddress: ASSOCIATED_TOKEN_PROGRAM as Address,
+    seeds: [addressBytes(owner), addressBytes(tokenProgram), addressBytes(mint)],
   });
   return pda;
 }
 
 /** TransferChecked: discriminator 12, u64 amount, u8 decimals. */
-export function transferCheckedData(amount: bigint, decimals: number): Bytes {
+function transferCheckedData(amount: bigint, decimals: number): Bytes {
   return le(10, (v) => {
     v.setUint8(0, 12);
     v.setBigUint64(1, amount, true);
@@ -102,26 +104,26 @@ function compileMessage(plan: TransferPlan, source: string, destination: string)
     [index(program), ...shortVec(accounts.length), ...accounts.map(index), ...shortVec(data.length)],
     data,
   ];
-  const encoder = getAddressEncoder();
   return concat([
     [0x80, 2, 1, 4, ...shortVec(keys.length)],
-    ...keys.map((k) => encoder.encode(address(k)) as Bytes),
-    encoder.encode(address(plan.blockhash.blockhash)) as Bytes,
+    ...keys.map(addressBytes),
+    addressBytes(plan.blockhash.blockhash),
     shortVec(4),
     ...instruction(COMPUTE_BUDGET_PROGRAM, [], le(5, (v) => (v.setUint8(0, 2), v.setUint32(1, plan.computeUnitLimit, true)))),
     ...instruction(COMPUTE_BUDGET_PROGRAM, [], le(9, (v) => (v.setUint8(0, 3), v.setBigUint64(1, plan.computeUnitPrice, true)))),
     ...instruction(plan.tokenProgram, [source, plan.mint, destination, plan.signer.address], transferCheckedData(plan.amount, plan.decimals)),
-    ...instruction(MEMO_PROGRAM, [], plan.memo),
+    ...instruction(MEMO_PROGRAM, [], encoder.encode(plan.memo)),
     shortVec(0),
   ]);
 }
 
 /**
- * Builds the transfer and has the buyer sign it: a wallet that modifies transactions
+ * Builds the transfer, has the buyer sign it, checks the signed transaction against the
+ * facilitator's rules, and returns it in wire format, base64. A wallet that modifies transactions
  * (`modifyAndSignTransactions`, e.g. wallet-standard) may rewrite it first; a partial signer
  * (`signTransactions`, e.g. a key pair) only signs.
  */
-export async function buildTransfer(plan: TransferPlan): Promise<{ transaction: SignableTransaction; source: Address; destination: Address }> {
+export async function signTransfer(plan: TransferPlan): Promise<string> {
   const [source, destination] = await Promise.all([
     findAssociatedTokenAddress(plan.signer.address, plan.mint, plan.tokenProgram),
     findAssociatedTokenAddress(plan.payTo, plan.mint, plan.tokenProgram),
@@ -143,17 +145,14 @@ export async function buildTransfer(plan: TransferPlan): Promise<{ transaction: 
     transaction = { ...unsigned, signatures: { ...unsigned.signatures, ...signatures } };
   }
   if (!transaction) throw new Error("The Solana signer can neither sign nor modify-and-sign transactions.");
-  return { transaction, source, destination };
-}
 
-/** Wire format: the signatures in static-key order (missing ones as 64 zero bytes), then the message. */
-export function toBase64WireTransaction(transaction: SignableTransaction): string {
-  const message = decodeMessage(transaction.messageBytes);
-  const signers = message.keys.slice(0, message.requiredSignatures);
-  const wire = concat([shortVec(signers.length), ...signers.map((k) => transaction.signatures[k] ?? new Uint8Array(64)), transaction.messageBytes]);
-  let binary = "";
-  for (const byte of wire) binary += String.fromCharCode(byte);
-  return btoa(binary);
+  const { messageBytes, signatures } = transaction;
+  const message = decodeMessage(messageBytes);
+  const problem = message ? checkTransfer(message, signatures, plan, source, destination) : "the transaction message cannot be read";
+  if (problem) throw new UnpayableRequirementError(`The signed transaction would be refused: ${problem}. Nothing was sent.`);
+  // Wire format: the signatures in static-key order (missing ones as 64 zero bytes), then the message.
+  const signers = message!.keys.slice(0, message!.requiredSignatures);
+  return bytesToBase64(concat([shortVec(signers.length), ...signers.map((k) => signatures[k] ?? new Uint8Array(64)), messageBytes]));
 }
 
 interface DecodedMessage {
@@ -164,13 +163,14 @@ interface DecodedMessage {
   lookups: number;
 }
 
-/** Reads a legacy or v0 message far enough to check it. */
-function decodeMessage(bytes: Bytes): DecodedMessage {
+/** Reads a legacy or v0 message far enough to check it; `undefined` when it is truncated. */
+function decodeMessage(bytes: Bytes): DecodedMessage | undefined {
   let at = 0;
-  const byte = () => {
-    if (at >= bytes.length) throw new Error("truncated Solana message");
-    return bytes[at++]!;
+  const take = (n: number) => {
+    if (at + n > bytes.length) throw new Error("truncated Solana message");
+    return bytes.subarray(at, (at += n));
   };
+  const byte = () => take(1)[0]!;
   const length = () => {
     let n = 0;
     for (let shift = 0; ; shift += 7) {
@@ -179,23 +179,23 @@ function decodeMessage(bytes: Bytes): DecodedMessage {
       if (!(b & 0x80)) return n;
     }
   };
-  const take = (n: number) => {
-    if (at + n > bytes.length) throw new Error("truncated Solana message");
-    return bytes.subarray(at, (at += n));
-  };
-  const decoder = getAddressDecoder();
-  const prefix = bytes[0]!;
-  const version = prefix & 0x80 ? (byte(), prefix & 0x7f) : "legacy";
-  const requiredSignatures = byte();
-  take(2);
-  const keys = Array.from({ length: length() }, () => decoder.decode(take(32)) as string);
-  take(32);
-  const instructions = Array.from({ length: length() }, () => ({
-    program: byte(),
-    accounts: Array.from(take(length())),
-    data: take(length()),
-  }));
-  return { version, requiredSignatures, keys, instructions, lookups: version === "legacy" ? 0 : length() };
+  try {
+    const decoder = getAddressDecoder();
+    const prefix = bytes[0]!;
+    const version = prefix & 0x80 ? (byte(), prefix & 0x7f) : "legacy";
+    const requiredSignatures = byte();
+    take(2);
+    const keys = Array.from({ length: length() }, () => decoder.decode(take(32)) as string);
+    take(32);
+    const instructions = Array.from({ length: length() }, () => ({
+      program: byte(),
+      accounts: Array.from(take(length())),
+      data: take(length()),
+    }));
+    return { version, requiredSignatures, keys, instructions, lookups: version === "legacy" ? 0 : length() };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -203,20 +203,17 @@ function decodeMessage(bytes: Bytes): DecodedMessage {
  * changed it in a way the facilitator refuses fails here, before anything is sent. The reason, or
  * `undefined` when it is acceptable.
  */
-export function checkTransfer(
-  transaction: SignableTransaction,
-  expected: { feePayer: string; buyer: string; tokenProgram: string; mint: string; source: string; destination: string; amount: bigint; decimals: number; memo?: string },
+function checkTransfer(
+  message: DecodedMessage,
+  signatures: SignableTransaction["signatures"],
+  plan: TransferPlan,
+  source: string,
+  destination: string,
 ): string | undefined {
-  let message: DecodedMessage;
-  try {
-    message = decodeMessage(transaction.messageBytes);
-  } catch {
-    return "the transaction message cannot be read";
-  }
   const { keys, instructions } = message;
   if (message.version !== 0) return "the transaction is not a v0 message";
   if (message.lookups > 0) return "the transaction uses address lookup tables";
-  if (keys[0] !== expected.feePayer) return "the fee payer is not the facilitator's";
+  if (keys[0] !== plan.feePayer) return "the fee payer is not the facilitator's";
   if (instructions.length < 3 || instructions.length > 6) return `the transaction has ${instructions.length} instructions (3 to 6 allowed)`;
   const program = (i: number) => keys[instructions[i]!.program];
   const data = (i: number) => instructions[i]!.data;
@@ -225,9 +222,9 @@ export function checkTransfer(
   if (new DataView(data(1).buffer, data(1).byteOffset).getBigUint64(1, true) > MAX_COMPUTE_UNIT_PRICE) return "the compute-unit price is over 5,000,000 µlamports";
   const accounts = instructions[2]!.accounts.map((i) => keys[i]);
   if (
-    program(2) !== expected.tokenProgram ||
-    !sameBytes(data(2), transferCheckedData(expected.amount, expected.decimals)) ||
-    accounts.join() !== [expected.source, expected.mint, expected.destination, expected.buyer].join()
+    program(2) !== plan.tokenProgram ||
+    data(2).join() !== transferCheckedData(plan.amount, plan.decimals).join() ||
+    accounts.join() !== [source, plan.mint, destination, plan.signer.address].join()
   ) {
     return "instruction 2 is not the expected TransferChecked";
   }
@@ -235,18 +232,14 @@ export function checkTransfer(
   for (let i = 3; i < instructions.length; i++) {
     if (program(i) === MEMO_PROGRAM) {
       memos++;
-      if (expected.memo !== undefined && new TextDecoder().decode(data(i)) !== expected.memo) return "the memo differs from extra.memo";
+      if (plan.memoRequired && new TextDecoder().decode(data(i)) !== plan.memo) return "the memo differs from extra.memo";
     } else if (program(i) !== LIGHTHOUSE_PROGRAM) {
       return `instruction ${i} calls ${program(i)}, which facilitators refuse`;
     }
   }
-  if (expected.memo !== undefined && memos !== 1) return `the transaction has ${memos} memos, not 1`;
-  if (instructions.some((ix) => ix.accounts.some((i) => keys[i] === expected.feePayer))) return "an instruction uses the fee payer's account";
-  const signature = transaction.signatures[expected.buyer];
+  if (plan.memoRequired && memos !== 1) return `the transaction has ${memos} memos, not 1`;
+  if (instructions.some((ix) => ix.accounts.some((i) => keys[i] === plan.feePayer))) return "an instruction uses the fee payer's account";
+  const signature = signatures[plan.signer.address];
   if (!signature || signature.every((b) => b === 0)) return "the wallet did not sign";
   return undefined;
-}
-
-function sameBytes(a: Bytes, b: Bytes): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
