@@ -89,15 +89,7 @@ export async function startSeller({ facilitatorUrl, payTo }: StartSellerOptions)
     res.json({ free: true });
   });
 
-  const server = await listenOnLoopback(app);
-  try {
-    // Readiness: the middleware fetches GET /supported from the facilitator before it can quote;
-    // the first unpaid request waits for that and must come back as a 402.
-    await expect402(`${server.url}/weather`);
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
+  const server = await serveSeller(app);
   return { url: server.url, payTo, stop: server.stop };
 }
 
@@ -133,6 +125,15 @@ export async function startV1Seller({
     res.json({ free: true });
   });
 
+  const server = await serveSeller(app);
+  return { url: server.url, payTo, stop: server.stop };
+}
+
+/**
+ * Listens on loopback and waits until `GET /weather` answers 402: the middleware fetches
+ * /supported from the facilitator before it can quote, and the first unpaid request waits for it.
+ */
+export async function serveSeller(app: Parameters<typeof listenOnLoopback>[0]): Promise<{ url: string; stop(): Promise<void> }> {
   const server = await listenOnLoopback(app);
   try {
     await expect402(`${server.url}/weather`);
@@ -140,11 +141,11 @@ export async function startV1Seller({
     await server.stop();
     throw error;
   }
-  return { url: server.url, payTo, stop: server.stop };
+  return server;
 }
 
 /** Resolves once `url` answers 402, so a started seller is ready to quote. */
-export async function expect402(url: string): Promise<void> {
+async function expect402(url: string): Promise<void> {
   const response = await fetch(url);
   await response.arrayBuffer();
   if (response.status !== 402) {

@@ -12,8 +12,7 @@ import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { Address } from "@solana/kit";
 import type { Address as EvmAddress } from "viem";
-import { listenOnLoopback } from "../listen.js";
-import { PRICE, SELLER_NETWORK, WEATHER, expect402, startV1Seller } from "../seller.js";
+import { PRICE, SELLER_NETWORK, WEATHER, serveSeller, startV1Seller } from "../seller.js";
 import { SOLANA_DEVNET } from "./facilitator.js";
 
 export interface SvmSeller {
@@ -103,13 +102,7 @@ export async function startSvmSeller({
     res.json({ free: true });
   });
 
-  const server = await listenOnLoopback(app);
-  try {
-    await expect402(`${server.url}/weather`);
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
+  const server = await serveSeller(app);
   return { url: server.url, payTo, ...(evmPayTo ? { evmPayTo } : {}), stop: server.stop };
 }
 

@@ -2,7 +2,6 @@
 // for an RPC URL, and what a wallet that rewrites the transaction may and may not change in the memo.
 import {
   compileTransaction,
-  createKeyPairSignerFromPrivateKeyBytes,
   decompileTransactionMessage,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
@@ -14,24 +13,11 @@ import {
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
 import { MEMO_PROGRAM, TOKEN_PROGRAM, exactSvm } from "../../src/svm";
+import { BLOCKHASH, USDC_DEVNET, buyer, svmRequirement } from "../support/svm";
 
-const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
-const USDC_DEVNET = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
-const FEE_PAYER = "EwWqGE4ZFKLofuestmU4LDdK7XM1N4ALgdZccwYugwGd";
-const PAY_TO = "2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4";
-const BLOCKHASH = "EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N";
 const RPC_URL = "https://rpc.example/solana";
 
-const buyer = await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(7));
-const requirement = (extra: Record<string, unknown> = {}) => ({
-  scheme: "exact",
-  network: DEVNET,
-  amount: "1000",
-  asset: USDC_DEVNET,
-  payTo: PAY_TO,
-  maxTimeoutSeconds: 60,
-  extra: { feePayer: FEE_PAYER, ...extra },
-});
+const requirement = svmRequirement;
 const mintBase64 = () => {
   const data = new Uint8Array(82);
   data[44] = 6;

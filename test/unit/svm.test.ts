@@ -5,11 +5,8 @@ import {
   AccountRole,
   address,
   compileTransaction,
-  createKeyPairSignerFromPrivateKeyBytes,
   decompileTransactionMessage,
-  getBase64Encoder,
   getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
   verifySignature,
   type Transaction,
   type TransactionModifyingSigner,
@@ -20,47 +17,7 @@ import { findAssociatedTokenPda, parseTransferCheckedInstruction } from "@solana
 import { describe, expect, it } from "vitest";
 import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
 import { exactSvm, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../src/svm";
-
-const DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
-const USDC_DEVNET = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
-const FEE_PAYER = "EwWqGE4ZFKLofuestmU4LDdK7XM1N4ALgdZccwYugwGd";
-const PAY_TO = "2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4";
-const BLOCKHASH = "EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N";
-
-const buyer = await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(7));
-const requirement = (extra: Record<string, unknown> = {}, overrides: Record<string, unknown> = {}) => ({
-  scheme: "exact",
-  network: DEVNET,
-  amount: "1000",
-  asset: USDC_DEVNET,
-  payTo: PAY_TO,
-  maxTimeoutSeconds: 60,
-  extra: { feePayer: FEE_PAYER, ...extra },
-  ...overrides,
-});
-
-/** A stand-in for a kit RPC: a mint account (owner, 82 bytes, decimals at 44) and a blockhash. */
-function fakeRpc(owner = TOKEN_PROGRAM, decimals = 6, exists = true) {
-  const calls: string[] = [];
-  const data = new Uint8Array(82);
-  data[44] = decimals;
-  data[45] = 1;
-  return {
-    calls,
-    getAccountInfo: (addr: string) => ({
-      send: async () => {
-        calls.push(`getAccountInfo ${addr}`);
-        return { value: exists ? { owner, data: [btoa(String.fromCharCode(...data)), "base64"] as const } : null };
-      },
-    }),
-    getLatestBlockhash: () => ({
-      send: async () => {
-        calls.push("getLatestBlockhash");
-        return { value: { blockhash: BLOCKHASH, lastValidBlockHeight: 100n } };
-      },
-    }),
-  };
-}
+import { BLOCKHASH, DEVNET, FEE_PAYER, PAY_TO, USDC_DEVNET, buyer, decodeTransaction, fakeRpc, svmRequirement } from "../support/svm";
 
 async function pay(accepts: unknown[], options: { rpc?: ReturnType<typeof fakeRpc>; signer?: TransactionSigner; version?: 1 | 2 } = {}) {
   const rpc = options.rpc ?? fakeRpc();
@@ -76,11 +33,8 @@ async function pay(accepts: unknown[], options: { rpc?: ReturnType<typeof fakeRp
   return client.createPayment(challenge, { url: "https://api.example/x", method: "GET" });
 }
 
-function decode(transaction: string) {
-  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
-  const compiled = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
-  return { tx, compiled, message: decompileTransactionMessage(compiled) };
-}
+const decode = decodeTransaction;
+const requirement = svmRequirement;
 
 describe("Solana exact transaction", () => {
   it("lays out [limit, price, TransferChecked, memo] exactly, signed by the buyer only", async () => {
