@@ -35,6 +35,7 @@ import {
   type Buyer,
   type InteropStack,
 } from "../../localnet/index.js";
+import { transferWithAuthorizationFields } from "../support/vectors";
 
 let stack: InteropStack;
 let buyer: Buyer;
@@ -228,14 +229,7 @@ describe("TestUSDC behaves like USDC (FiatToken v2) where x402 relies on it", ()
     return buyer.account.signTypedData({
       domain,
       types: {
-        [primaryType]: [
-          { name: "from", type: "address" },
-          { name: "to", type: "address" },
-          { name: "value", type: "uint256" },
-          { name: "validAfter", type: "uint256" },
-          { name: "validBefore", type: "uint256" },
-          { name: "nonce", type: "bytes32" },
-        ],
+        [primaryType]: transferWithAuthorizationFields,
       },
       primaryType,
       message,

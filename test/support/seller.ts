@@ -11,7 +11,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createX402Client, type X402ClientOptions } from "../../src";
 import { exactEvm } from "../../src/evm";
 import type { TypedDataRequest } from "../../src/evm";
-import { ANVIL_KEY_0 } from "./vectors";
+import { ANVIL_KEY_0, transferWithAuthorizationFields } from "./vectors";
 
 export const SELLER = "https://seller.example";
 export const OTHER = "https://other.example";
@@ -126,14 +126,7 @@ export async function verifyPayment(challenge: Record<string, unknown>, headerVa
   const recovered = await recoverTypedDataAddress({
     domain: { name: extra.name, version: extra.version, chainId, verifyingContract: getAddress(String(requirement.asset)) },
     types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
+      TransferWithAuthorization: transferWithAuthorizationFields,
     },
     primaryType: "TransferWithAuthorization",
     message: {

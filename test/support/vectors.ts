@@ -17,3 +17,13 @@ export const VECTOR_NOW_MS = 1740672000000;
 
 /** The vectors' randomness: every draw is the bytes 0x01, 0x02, ... */
 export const countingBytes = (length: number) => Uint8Array.from({ length }, (_, i) => i + 1);
+
+/** EIP-3009 `TransferWithAuthorization` fields (evm.md §3.2), written here independently of src/. */
+export const transferWithAuthorizationFields = [
+  { name: "from", type: "address" },
+  { name: "to", type: "address" },
+  { name: "value", type: "uint256" },
+  { name: "validAfter", type: "uint256" },
+  { name: "validBefore", type: "uint256" },
+  { name: "nonce", type: "bytes32" },
+] as const;
