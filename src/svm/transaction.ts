@@ -7,9 +7,10 @@
  * than through kit's transaction-message and signer packages, which would more than double the
  * Solana scheme's share of a browser bundle. Tests decode the result with kit's own decoders.
  */
-import { getAddressDecoder, getAddressEncoder, getProgramDerivedAddress, type Address, type TransactionSigner } from "@solana/kit";
+import { getAddressDecoder, type Address, type TransactionSigner } from "@solana/kit";
 import { UnpayableRequirementError } from "../errors";
 import { bytesToBase64 } from "../protocol";
+import { addressToBytes, concatBytes as concat, findProgramAddress } from "./address";
 
 export const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111";
 export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
@@ -65,23 +66,17 @@ function shortVec(n: number): number[] {
   }
 }
 
-function concat(parts: (Bytes | number[])[]): Bytes {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) out.set(part, (offset += part.length) - part.length);
-  return out;
+/** A base58 address as its 32 bytes; throws for anything that is not an address. */
+function addressBytes(key: string): Bytes {
+  const bytes = addressToBytes(key);
+  if (!bytes) throw new TypeError(`${JSON.stringify(key)} is not a Solana address`);
+  return bytes;
 }
-
-/** A base58 address as its 32 bytes. Kit's encoder refuses anything that is not an address. */
-const addressBytes = (key: string): Bytes => getAddressEncoder().encode(key as Address) as Bytes;
 
 /** The associated token account of `owner` for `mint` under `tokenProgram`. */
 export async function findAssociatedTokenAddress(owner: string, mint: string, tokenProgram: string): Promise<Address> {
-  const [pda] = await getProgramDerivedAddress({
-    programAddress: ASSOCIATED_TOKEN_PROGRAM as Address,
-    seeds: [addressBytes(owner), addressBytes(tokenProgram), addressBytes(mint)],
-  });
-  return pda;
+  const pda = await findProgramAddress([addressBytes(owner), addressBytes(tokenProgram), addressBytes(mint)], addressBytes(ASSOCIATED_TOKEN_PROGRAM));
+  return getAddressDecoder().decode(pda);
 }
 
 /** TransferChecked: discriminator 12, u64 amount, u8 decimals. */
