@@ -1,6 +1,7 @@
 /** The header codec shared by every x402 header: JSON, UTF-8, standard base64 with padding. */
 
-const encoder = /* @__PURE__ */ new TextEncoder();
+/** UTF-8 encoding, one instance shared by every module that needs it. */
+export const utf8 = /* @__PURE__ */ new TextEncoder();
 const decoder = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true });
 const base64Shape = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -23,7 +24,7 @@ export function base64ToBytes(b64: string): Uint8Array {
 
 /** `JSON.stringify` → UTF-8 → standard base64 (`+/`, `=` padding): byte-identical to the reference. */
 export function encodeBase64Json(value: unknown): string {
-  return bytesToBase64(encoder.encode(JSON.stringify(value)));
+  return bytesToBase64(utf8.encode(JSON.stringify(value)));
 }
 
 export type DecodeResult = { ok: true; value: unknown } | { ok: false; reason: string };

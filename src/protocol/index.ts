@@ -1,4 +1,4 @@
-export { encodeBase64Json, decodeBase64Json, bytesToBase64, base64ToBytes, type DecodeResult } from "./base64";
+export { encodeBase64Json, decodeBase64Json, bytesToBase64, base64ToBytes, utf8, type DecodeResult } from "./base64";
 export {
   PAYMENT_REQUIRED_HEADER,
   PAYMENT_SIGNATURE_HEADER,

@@ -3,6 +3,7 @@
  * (`getAddressEncoder`, `isAddress`, `getProgramDerivedAddress`), which would add 1.6 KB gzipped
  * to a browser bundle for four small functions. Tests compare both on random inputs.
  */
+import { utf8 } from "../protocol";
 
 /** Joins byte arrays (or arrays of byte values) into one. */
 export function concatBytes(parts: (Uint8Array | number[])[]): Uint8Array<ArrayBuffer> {
@@ -56,7 +57,7 @@ export function isOnCurve(bytes: Uint8Array): boolean {
   return ratio === 0n || power(ratio, (P - 1n) / 2n) === 1n;
 }
 
-const marker = /* @__PURE__ */ new TextEncoder().encode("ProgramDerivedAddress");
+const marker = /* @__PURE__ */ utf8.encode("ProgramDerivedAddress");
 
 /** The program-derived address of `seeds` under `program`, with the highest bump that is off the curve. */
 export async function findProgramAddress(seeds: Uint8Array[], program: Uint8Array): Promise<Uint8Array> {

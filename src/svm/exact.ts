@@ -2,7 +2,7 @@
 import type { TransactionSigner } from "@solana/kit";
 import type { PaymentScheme } from "../client";
 import { InvalidConfigError, UnpayableRequirementError } from "../errors";
-import type { PaymentRequirement } from "../protocol";
+import { utf8, type PaymentRequirement } from "../protocol";
 import { isSolanaAddress as isAddress } from "./address";
 import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "./networks";
 import { DEFAULT_SOLANA_RPC_URLS, getLatestBlockhash, getMint, jsonRpc, type SolanaRpcLike } from "./rpc";
@@ -17,7 +17,7 @@ export interface ExactSvmOptions {
   networks?: readonly string[];
   /** Protocol versions served. Default `[1, 2]`. */
   x402Versions?: readonly (1 | 2)[];
-  /** Compute-unit limit. Default 20,000 (the reference's). */
+  /** Compute-unit limit, up to 1,400,000. Default 20,000 (the reference's). */
   computeUnitLimit?: number;
   /** Compute-unit price in µlamports, at most 5,000,000. Default 1 (the reference's). */
   computeUnitPrice?: bigint | number;
@@ -26,12 +26,12 @@ export interface ExactSvmOptions {
 }
 
 const U64_MAX = (1n << 64n) - 1n;
-const encoder = /* @__PURE__ */ new TextEncoder();
 
 /** Pays `exact` requirements on Solana with an SPL Token or Token-2022 TransferChecked. */
 export function exactSvm(options: ExactSvmOptions): PaymentScheme {
   const { signer } = options;
-  if (!signer || typeof signer.address !== "string" || !isAddress(signer.address)) {
+  const buyer = signer?.address;
+  if (!isAddress(buyer)) {
     throw new InvalidConfigError("exactSvm needs a @solana/kit TransactionSigner with an address (e.g. createKeyPairSignerFromBytes).");
   }
   const computeUnitPrice = BigInt(options.computeUnitPrice ?? 1);
@@ -39,6 +39,9 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
     throw new InvalidConfigError(`computeUnitPrice must be from 0 to ${MAX_COMPUTE_UNIT_PRICE} µlamports: facilitators refuse more.`);
   }
   const computeUnitLimit = options.computeUnitLimit ?? 20_000;
+  if (!Number.isInteger(computeUnitLimit) || computeUnitLimit < 1 || computeUnitLimit > 1_400_000) {
+    throw new InvalidConfigError(`computeUnitLimit must be an integer from 1 to 1,400,000, not ${computeUnitLimit}.`);
+  }
   const randomBytes = options.randomBytes ?? ((length: number) => crypto.getRandomValues(new Uint8Array(length)));
   // One JSON-RPC client per RPC URL, made on first use.
   const rpcs: Record<string, SolanaRpcLike> = {};
@@ -47,53 +50,50 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
     scheme: "exact",
     networks: options.networks ?? ["solana:*"],
     x402Versions: options.x402Versions ?? [1, 2],
-    payer: signer.address,
+    payer: buyer,
     v1Networks: SVM_V1_NETWORKS,
     knownAssets: SVM_KNOWN_ASSETS,
 
-    check(requirement) {
-      const network = requirement.caip2 ?? "";
-      if (!network.startsWith("solana:")) return `network ${requirement.network} is not a Solana cluster`;
-      if (!options.rpc && !DEFAULT_SOLANA_RPC_URLS[network]) return `no RPC is known for ${network}: pass exactSvm({ rpc })`;
-      if (!isAddress(requirement.payTo)) return `payTo ${JSON.stringify(requirement.payTo)} is not a Solana address`;
-      if (requirement.payTo === signer.address) return "payTo is the buyer's own address";
-      if (!isAddress(requirement.asset)) return `asset ${JSON.stringify(requirement.asset)} is not a Solana mint address`;
-      if (BigInt(requirement.amount) > U64_MAX) return `amount ${requirement.amount} does not fit a token transfer (u64)`;
-      const { feePayer, memo } = requirement.extra;
-      if (typeof feePayer !== "string" || !isAddress(feePayer)) return "extra.feePayer (the facilitator's fee payer) is missing or not an address";
-      if (feePayer === signer.address) return "extra.feePayer is the buyer's own address: the buyer would pay the fees";
-      if (memo !== undefined && (typeof memo !== "string" || encoder.encode(memo).length > MAX_MEMO_BYTES)) {
+    check({ caip2 = "", network, payTo, asset, amount, extra: { feePayer, memo } }) {
+      if (!caip2.startsWith("solana:")) return `network ${network} is not a Solana cluster`;
+      if (!options.rpc && !DEFAULT_SOLANA_RPC_URLS[caip2]) return `no RPC is known for ${caip2}: pass exactSvm({ rpc })`;
+      // The payee and the facilitator's fee payer must be addresses other than the buyer's.
+      for (const [name, value] of Object.entries({ payTo, asset, "extra.feePayer": feePayer })) {
+        if (!isAddress(value)) return `${name} is ${value === undefined ? "missing" : `${JSON.stringify(value)}, not a Solana address`}`;
+        if (value === buyer && name !== "asset") return `${name} is the buyer's own address`;
+      }
+      if (BigInt(amount) > U64_MAX) return `amount ${amount} does not fit a token transfer (u64)`;
+      if (memo !== undefined && !(typeof memo === "string" && utf8.encode(memo).length <= MAX_MEMO_BYTES)) {
         return `extra.memo must be a string of at most ${MAX_MEMO_BYTES} UTF-8 bytes`;
       }
       return undefined;
     },
 
-    async createPayload(requirement: PaymentRequirement) {
-      const network = requirement.caip2!;
-      const rpc = options.rpc ?? DEFAULT_SOLANA_RPC_URLS[network]!; // `check` made sure there is one
+    async createPayload({ caip2, network, asset, payTo, amount, extra }: PaymentRequirement) {
+      const rpc = options.rpc ?? DEFAULT_SOLANA_RPC_URLS[caip2!]!; // `check` made sure there is one
       const client = typeof rpc === "string" ? (rpcs[rpc] ??= jsonRpc(rpc)) : rpc;
       // A server that quotes a recent blockhash saves the buyer an RPC round trip.
-      const { recentBlockhash, lastValidBlockHeight } = requirement.extra;
+      const { recentBlockhash, lastValidBlockHeight: height, feePayer, memo } = extra;
       const [mint, blockhash] = await Promise.all([
-        getMint(client, requirement.asset),
-        typeof recentBlockhash === "string" && isAddress(recentBlockhash)
-          ? { blockhash: recentBlockhash, lastValidBlockHeight: /^\d+$/.test(String(lastValidBlockHeight)) ? BigInt(String(lastValidBlockHeight)) : U64_MAX }
+        getMint(client, asset),
+        isAddress(recentBlockhash)
+          ? { blockhash: recentBlockhash, lastValidBlockHeight: /^\d+$/.test(String(height)) ? BigInt(String(height)) : U64_MAX }
           : getLatestBlockhash(client),
       ]);
-      if (!mint) throw new UnpayableRequirementError(`The mint ${requirement.asset} does not exist on ${requirement.network}.`);
-      if (mint.owner !== TOKEN_PROGRAM && mint.owner !== TOKEN_2022_PROGRAM) {
-        throw new UnpayableRequirementError(`The asset ${requirement.asset} is not a mint of the SPL Token or Token-2022 program (owner ${mint.owner}).`);
+      const owner = mint?.owner;
+      if (!mint || (owner !== TOKEN_PROGRAM && owner !== TOKEN_2022_PROGRAM) || mint.data.length < 82) {
+        throw new UnpayableRequirementError(
+          `The asset ${asset} on ${network} is not a mint of the SPL Token or Token-2022 program (${mint ? `owner ${owner}` : "no such account"}).`,
+        );
       }
-      if (mint.data.length < 82) throw new UnpayableRequirementError(`The account ${requirement.asset} is not a token mint.`);
-      const { feePayer, memo } = requirement.extra;
       const transaction = await signTransfer({
         signer,
-        feePayer: feePayer as string,
-        mint: requirement.asset,
-        tokenProgram: mint.owner,
+        feePayer: feePayer as string, // `check` let only addresses through
+        mint: asset,
+        tokenProgram: owner,
         decimals: mint.data[44]!,
-        payTo: requirement.payTo,
-        amount: BigInt(requirement.amount),
+        payTo,
+        amount: BigInt(amount),
         // `check` let only a string or nothing through.
         memo: typeof memo === "string" ? memo : Array.from(randomBytes(16), (b) => b.toString(16).padStart(2, "0")).join(""),
         memoRequired: typeof memo === "string",

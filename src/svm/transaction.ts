@@ -9,7 +9,7 @@
  */
 import { getAddressDecoder, type Address, type TransactionSigner } from "@solana/kit";
 import { UnpayableRequirementError } from "../errors";
-import { bytesToBase64 } from "../protocol";
+import { bytesToBase64, utf8 } from "../protocol";
 import { addressToBytes, concatBytes as concat, findProgramAddress } from "./address";
 
 export const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111";
@@ -46,14 +46,11 @@ export interface SignableTransaction {
   readonly messageBytes: Bytes;
   readonly signatures: Readonly<Record<string, Bytes | null>>;
 }
+/** An instruction by key: program, accounts, data. */
+type Instruction = [program: string, accounts: string[], data: ArrayLike<number>];
 
-const encoder = /* @__PURE__ */ new TextEncoder();
-
-const le = (size: number, write: (view: DataView) => void): Bytes => {
-  const bytes = new Uint8Array(size);
-  write(new DataView(bytes.buffer));
-  return bytes;
-};
+/** `size` bytes, little-endian. */
+const littleEndian = (n: bigint, size: number) => Array.from({ length: size }, (_, i) => Number((n >> BigInt(8 * i)) & 255n));
 
 /** Solana's compact-u16 length prefix. */
 function shortVec(n: number): number[] {
@@ -79,38 +76,9 @@ export async function findAssociatedTokenAddress(owner: string, mint: string, to
   return getAddressDecoder().decode(pda);
 }
 
-/** TransferChecked: discriminator 12, u64 amount, u8 decimals. */
-function transferCheckedData(amount: bigint, decimals: number): Bytes {
-  return le(10, (v) => {
-    v.setUint8(0, 12);
-    v.setBigUint64(1, amount, true);
-    v.setUint8(9, decimals);
-  });
-}
-
-/**
- * Compiles the v0 message. Static keys: fee payer (writable signer), buyer (readonly signer), the two
- * token accounts (writable), then the mint and the programs (readonly).
- */
-function compileMessage(plan: TransferPlan, source: string, destination: string): Bytes {
-  const keys = [plan.feePayer, plan.signer.address, source, destination, plan.mint, COMPUTE_BUDGET_PROGRAM, plan.tokenProgram, MEMO_PROGRAM];
-  const index = (key: string) => keys.indexOf(key);
-  const instruction = (program: string, accounts: string[], data: Bytes) => [
-    [index(program), ...shortVec(accounts.length), ...accounts.map(index), ...shortVec(data.length)],
-    data,
-  ];
-  return concat([
-    [0x80, 2, 1, 4, ...shortVec(keys.length)],
-    ...keys.map(addressBytes),
-    addressBytes(plan.blockhash.blockhash),
-    shortVec(4),
-    ...instruction(COMPUTE_BUDGET_PROGRAM, [], le(5, (v) => (v.setUint8(0, 2), v.setUint32(1, plan.computeUnitLimit, true)))),
-    ...instruction(COMPUTE_BUDGET_PROGRAM, [], le(9, (v) => (v.setUint8(0, 3), v.setBigUint64(1, plan.computeUnitPrice, true)))),
-    ...instruction(plan.tokenProgram, [source, plan.mint, destination, plan.signer.address], transferCheckedData(plan.amount, plan.decimals)),
-    ...instruction(MEMO_PROGRAM, [], encoder.encode(plan.memo)),
-    shortVec(0),
-  ]);
-}
+const bytesText = (data: ArrayLike<number>) => Array.from(data).join();
+/** One instruction as text, to compare a wallet's with ours. */
+const describe = ([program, accounts, data]: Instruction) => `${program} ${accounts} ${bytesText(data)}`;
 
 /**
  * Builds the transfer, has the buyer sign it, checks the signed transaction against the
@@ -119,42 +87,98 @@ function compileMessage(plan: TransferPlan, source: string, destination: string)
  * (`signTransactions`, e.g. a key pair) only signs.
  */
 export async function signTransfer(plan: TransferPlan): Promise<string> {
-  const [source, destination] = await Promise.all([
-    findAssociatedTokenAddress(plan.signer.address, plan.mint, plan.tokenProgram),
-    findAssociatedTokenAddress(plan.payTo, plan.mint, plan.tokenProgram),
-  ]);
+  const { signer, feePayer, mint, tokenProgram, memo, memoRequired } = plan;
+  const buyer = signer.address;
+  const [source, destination] = (await Promise.all(
+    [buyer, plan.payTo].map((owner) => findAssociatedTokenAddress(owner, mint, tokenProgram)),
+  )) as string[] as [string, string];
+  const transfer: Instruction = [tokenProgram, [source, mint, destination, buyer], [12, ...littleEndian(plan.amount, 8), plan.decimals]];
+
+  // The v0 message. Static keys: fee payer (writable signer), buyer (readonly signer), the two
+  // token accounts (writable), then the mint and the programs (readonly).
+  const keys = [feePayer, buyer, source, destination, mint, COMPUTE_BUDGET_PROGRAM, tokenProgram, MEMO_PROGRAM];
+  const index = (key: string) => keys.indexOf(key);
+  const instructions: Instruction[] = [
+    [COMPUTE_BUDGET_PROGRAM, [], [2, ...littleEndian(BigInt(plan.computeUnitLimit), 4)]],
+    [COMPUTE_BUDGET_PROGRAM, [], [3, ...littleEndian(plan.computeUnitPrice, 8)]],
+    transfer,
+    [MEMO_PROGRAM, [], utf8.encode(memo)],
+  ];
   const unsigned = Object.freeze({
-    messageBytes: compileMessage(plan, source, destination),
-    signatures: Object.freeze({ [plan.feePayer]: null, [plan.signer.address]: null }),
+    messageBytes: concat([
+      [0x80, 2, 1, 4, ...shortVec(keys.length)],
+      ...keys.map(addressBytes),
+      addressBytes(plan.blockhash.blockhash),
+      shortVec(instructions.length),
+      ...instructions.map(([program, accounts, data]) => [
+        index(program),
+        ...shortVec(accounts.length),
+        ...accounts.map(index),
+        ...shortVec(data.length),
+        ...Array.from(data),
+      ]),
+      [0], // no address table lookups
+    ]),
+    signatures: Object.freeze({ [feePayer]: null, [buyer]: null }),
     lifetimeConstraint: Object.freeze({ ...plan.blockhash }),
   });
-  const signer = plan.signer as Partial<{
+
+  const wallet = signer as Partial<{
     modifyAndSignTransactions(txs: readonly SignableTransaction[]): Promise<readonly SignableTransaction[]>;
     signTransactions(txs: readonly SignableTransaction[]): Promise<readonly Readonly<Record<string, Bytes>>[]>;
   }>;
   let transaction: SignableTransaction | undefined;
-  if (signer.modifyAndSignTransactions) {
-    [transaction] = await signer.modifyAndSignTransactions([unsigned]);
-  } else if (signer.signTransactions) {
-    const [signatures] = await signer.signTransactions([unsigned]);
+  if (wallet.modifyAndSignTransactions) {
+    [transaction] = await wallet.modifyAndSignTransactions([unsigned]);
+  } else if (wallet.signTransactions) {
+    const [signatures] = await wallet.signTransactions([unsigned]);
     transaction = { ...unsigned, signatures: { ...unsigned.signatures, ...signatures } };
   }
   if (!transaction) throw new Error("The Solana signer can neither sign nor modify-and-sign transactions.");
 
+  // The facilitator's rules (svm.md §3), so a wallet's change that it would refuse fails here,
+  // before anything is sent.
   const { messageBytes, signatures } = transaction;
   const message = decodeMessage(messageBytes);
-  const problem = message ? checkTransfer(message, signatures, plan, source, destination) : "the transaction message cannot be read";
+  const problem = message ? checkTransfer(message) : "the transaction message cannot be read";
   if (problem) throw new UnpayableRequirementError(`The signed transaction would be refused: ${problem}. Nothing was sent.`);
   // Wire format: the signatures in static-key order (missing ones as 64 zero bytes), then the message.
   const signers = message!.keys.slice(0, message!.requiredSignatures);
   return bytesToBase64(concat([shortVec(signers.length), ...signers.map((k) => signatures[k] ?? new Uint8Array(64)), messageBytes]));
+
+  function checkTransfer({ version, lookups, keys: used, instructions: ixs }: DecodedMessage): string | undefined {
+    if (version !== 0 || lookups) return "the transaction is not a v0 message without address lookup tables";
+    if (used[0] !== feePayer) return "the fee payer is not the facilitator's";
+    if (ixs.length < 3 || ixs.length > 6) return `the transaction has ${ixs.length} instructions (3 to 6 allowed)`;
+    const [[limitProgram, , limit], [priceProgram, , price]] = ixs as [Instruction, Instruction];
+    if (limitProgram !== COMPUTE_BUDGET_PROGRAM || limit[0] !== 2) return "instruction 0 is not SetComputeUnitLimit";
+    if (priceProgram !== COMPUTE_BUDGET_PROGRAM || price[0] !== 3 || price.length !== 9) return "instruction 1 is not SetComputeUnitPrice";
+    if (Array.from(price).reduceRight((n, b, i) => (i ? (n << 8n) | BigInt(b) : n), 0n) > MAX_COMPUTE_UNIT_PRICE) {
+      return "the compute-unit price is over 5,000,000 µlamports";
+    }
+    if (describe(ixs[2]!) !== describe(transfer)) return "instruction 2 is not the expected TransferChecked";
+    let memos = 0;
+    for (let i = 3; i < ixs.length; i++) {
+      const [program, , data] = ixs[i]!;
+      if (program === MEMO_PROGRAM) {
+        memos++;
+        if (memoRequired && bytesText(data) !== bytesText(utf8.encode(memo))) return "the memo differs from extra.memo";
+      } else if (program !== LIGHTHOUSE_PROGRAM) {
+        return `instruction ${i} calls ${program}, which facilitators refuse`;
+      }
+    }
+    if (memoRequired && memos !== 1) return `the transaction has ${memos} memos, not 1`;
+    if (ixs.some(([, accounts]) => accounts.includes(feePayer))) return "an instruction uses the fee payer's account";
+    if (!signatures[buyer]?.some((b) => b !== 0)) return "the wallet did not sign";
+    return undefined;
+  }
 }
 
 interface DecodedMessage {
   version: number | "legacy";
   requiredSignatures: number;
   keys: string[];
-  instructions: { program: number; accounts: number[]; data: Bytes }[];
+  instructions: Instruction[];
   lookups: number;
 }
 
@@ -174,67 +198,18 @@ function decodeMessage(bytes: Bytes): DecodedMessage | undefined {
       if (!(b & 0x80)) return n;
     }
   };
+  const list = <T>(item: () => T) => Array.from({ length: length() }, item);
   try {
     const decoder = getAddressDecoder();
     const prefix = bytes[0]!;
     const version = prefix & 0x80 ? (byte(), prefix & 0x7f) : "legacy";
     const requiredSignatures = byte();
     take(2);
-    const keys = Array.from({ length: length() }, () => decoder.decode(take(32)) as string);
+    const keys = list(() => decoder.decode(take(32)) as string);
     take(32);
-    const instructions = Array.from({ length: length() }, () => ({
-      program: byte(),
-      accounts: Array.from(take(length())),
-      data: take(length()),
-    }));
+    const instructions = list((): Instruction => [keys[byte()]!, Array.from(take(length()), (i) => keys[i]!), take(length())]);
     return { version, requiredSignatures, keys, instructions, lookups: version === "legacy" ? 0 : length() };
   } catch {
     return undefined;
   }
-}
-
-/**
- * Checks a signed transaction against the facilitator's rules (svm.md §3), so a wallet that
- * changed it in a way the facilitator refuses fails here, before anything is sent. The reason, or
- * `undefined` when it is acceptable.
- */
-function checkTransfer(
-  message: DecodedMessage,
-  signatures: SignableTransaction["signatures"],
-  plan: TransferPlan,
-  source: string,
-  destination: string,
-): string | undefined {
-  const { keys, instructions } = message;
-  if (message.version !== 0) return "the transaction is not a v0 message";
-  if (message.lookups > 0) return "the transaction uses address lookup tables";
-  if (keys[0] !== plan.feePayer) return "the fee payer is not the facilitator's";
-  if (instructions.length < 3 || instructions.length > 6) return `the transaction has ${instructions.length} instructions (3 to 6 allowed)`;
-  const program = (i: number) => keys[instructions[i]!.program];
-  const data = (i: number) => instructions[i]!.data;
-  if (program(0) !== COMPUTE_BUDGET_PROGRAM || data(0)[0] !== 2) return "instruction 0 is not SetComputeUnitLimit";
-  if (program(1) !== COMPUTE_BUDGET_PROGRAM || data(1)[0] !== 3 || data(1).length !== 9) return "instruction 1 is not SetComputeUnitPrice";
-  if (new DataView(data(1).buffer, data(1).byteOffset).getBigUint64(1, true) > MAX_COMPUTE_UNIT_PRICE) return "the compute-unit price is over 5,000,000 µlamports";
-  const accounts = instructions[2]!.accounts.map((i) => keys[i]);
-  if (
-    program(2) !== plan.tokenProgram ||
-    data(2).join() !== transferCheckedData(plan.amount, plan.decimals).join() ||
-    accounts.join() !== [source, plan.mint, destination, plan.signer.address].join()
-  ) {
-    return "instruction 2 is not the expected TransferChecked";
-  }
-  let memos = 0;
-  for (let i = 3; i < instructions.length; i++) {
-    if (program(i) === MEMO_PROGRAM) {
-      memos++;
-      if (plan.memoRequired && new TextDecoder().decode(data(i)) !== plan.memo) return "the memo differs from extra.memo";
-    } else if (program(i) !== LIGHTHOUSE_PROGRAM) {
-      return `instruction ${i} calls ${program(i)}, which facilitators refuse`;
-    }
-  }
-  if (plan.memoRequired && memos !== 1) return `the transaction has ${memos} memos, not 1`;
-  if (instructions.some((ix) => ix.accounts.some((i) => keys[i] === plan.feePayer))) return "an instruction uses the fee payer's account";
-  const signature = signatures[plan.signer.address];
-  if (!signature || signature.every((b) => b === 0)) return "the wallet did not sign";
-  return undefined;
 }

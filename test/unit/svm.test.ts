@@ -98,7 +98,7 @@ describe("Solana exact transaction", () => {
   });
 
   it.each([
-    ["fee payer missing", requirement({ feePayer: undefined }), /extra.feePayer .* is missing/],
+    ["fee payer missing", requirement({ feePayer: undefined }), /extra.feePayer is missing/],
     ["fee payer is the buyer", requirement({ feePayer: buyer.address }), /buyer's own address/],
     ["destination not an address", requirement({}, { payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" }), /not a Solana address/],
     ["amount beyond u64", requirement({}, { amount: (1n << 64n).toString() }), /does not fit/],
@@ -124,6 +124,28 @@ describe("Solana exact transaction", () => {
 
   it("prices devnet USDC in the spend policy (6 decimals)", async () => {
     await expect(pay([requirement({}, { amount: "1000001" })])).rejects.toThrow(/1.000001 USDC is over policy.maxAmountPerPayment/);
+  });
+});
+
+describe("exactSvm options", () => {
+  it.each([
+    ["no signer", { signer: undefined }],
+    ["a signer whose address is not one", { signer: { address: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" } }],
+    ["a negative compute-unit price", { computeUnitPrice: -1 }],
+    ["a compute-unit price over the facilitators' cap", { computeUnitPrice: 5_000_001n }],
+    ["a fractional compute-unit limit", { computeUnitLimit: 1.5 }],
+    ["a compute-unit limit over 1,400,000", { computeUnitLimit: 1_400_001 }],
+  ])("refuses %s with INVALID_CONFIG", (_, options) => {
+    expect(() => exactSvm({ signer: buyer, ...options } as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG" }));
+  });
+
+  it("writes the configured compute-unit limit and price", async () => {
+    const client = createX402Client({ schemes: [exactSvm({ signer: buyer, rpc: fakeRpc(), computeUnitLimit: 30_000, computeUnitPrice: 7n })] });
+    const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: "https://api.example/x" }, accepts: [requirement()] }) });
+    const payment = await client.createPayment(challenge, { url: "https://api.example/x", method: "GET" });
+    const [limit, price] = decode((payment.payload.payload as { transaction: string }).transaction).message.instructions;
+    expect(parseSetComputeUnitLimitInstruction(limit as never).data.units).toBe(30_000);
+    expect(parseSetComputeUnitPriceInstruction(price as never).data.microLamports).toBe(7n);
   });
 });
 
@@ -159,6 +181,60 @@ describe("wallets that modify the transaction", () => {
       code: "UNPAYABLE_REQUIREMENT",
       message: expect.stringMatching(/instruction 4 calls 11111111111111111111111111111111/),
     });
+  });
+
+  const computePrice = (price: bigint) => {
+    const data = new Uint8Array(9);
+    data[0] = 3;
+    new DataView(data.buffer).setBigUint64(1, price, true);
+    return { programAddress: address("ComputeBudget111111111111111111111111111111"), data };
+  };
+  const otherFeePayer = address("11111111111111111111111111111112");
+  it.each([
+    ["raises the compute-unit price over the facilitators' cap", (ixs: unknown[]) => [ixs[0], computePrice(5_000_001n), ...ixs.slice(2)], /compute-unit price is over/],
+    ["moves the transfer after the memo", (ixs: unknown[]) => [ixs[0], ixs[1], ixs[3], ixs[2]], /instruction 2 is not the expected TransferChecked/],
+    ["drops the compute-unit limit", (ixs: unknown[]) => ixs.slice(1), /instruction 0 is not SetComputeUnitLimit/],
+    ["appends four Lighthouse assertions (7 instructions)", (ixs: unknown[]) => [...ixs, lighthouse, lighthouse, lighthouse], /7 instructions \(3 to 6 allowed\)/],
+    [
+      "adds an instruction that touches the fee payer's account",
+      (ixs: unknown[]) => [...ixs, { ...lighthouse, accounts: [{ address: FEE_PAYER, role: AccountRole.WRITABLE }] }],
+      /uses the fee payer's account/,
+    ],
+  ])("refuses a wallet that %s", async (_, edit, reason) => {
+    await expect(pay([requirement()], { signer: modifyingSigner(edit) })).rejects.toMatchObject({
+      code: "UNPAYABLE_REQUIREMENT",
+      message: expect.stringMatching(reason),
+    });
+  });
+
+  it("refuses a wallet that changes the fee payer or does not sign", async () => {
+    const replacing = (change: (tx: { messageBytes: Uint8Array; signatures: Record<string, Uint8Array | null> }) => object): TransactionModifyingSigner => ({
+      address: buyer.address,
+      async modifyAndSignTransactions(transactions) {
+        return Promise.all(
+          transactions.map(async (transaction) => {
+            const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(transaction.messageBytes));
+            const edited = compileTransaction(message as never) as Transaction;
+            const [signed] = await buyer.signTransactions([edited as never]);
+            return change({ ...edited, signatures: { ...edited.signatures, ...signed } } as never) as never;
+          }),
+        );
+      },
+    });
+    const withFeePayer = replacing((tx) => {
+      const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes));
+      return compileTransaction({ ...message, feePayer: { address: otherFeePayer } } as never);
+    });
+    await expect(pay([requirement()], { signer: withFeePayer })).rejects.toThrow(/the fee payer is not the facilitator's/);
+    const unsigned = replacing((tx) => ({ ...tx, signatures: { ...tx.signatures, [buyer.address]: null } }));
+    await expect(pay([requirement()], { signer: unsigned })).rejects.toThrow(/the wallet did not sign/);
+    const legacy = replacing((tx) => {
+      const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes));
+      return compileTransaction({ ...message, version: "legacy" } as never);
+    });
+    await expect(pay([requirement()], { signer: legacy })).rejects.toThrow(/not a v0 message/);
+    const truncated = replacing((tx) => ({ ...tx, messageBytes: tx.messageBytes.subarray(0, 40) }));
+    await expect(pay([requirement()], { signer: truncated })).rejects.toThrow(/message cannot be read/);
   });
 
   it("refuses a wallet that changes the transfer amount", async () => {
