@@ -7,6 +7,7 @@ import {
   isWithinUsd,
   matchesPattern,
   parseUsd,
+  sameAddress,
   type KnownAsset,
   type Money,
   type PaymentChallenge,
@@ -68,8 +69,6 @@ export function resolvePolicy(policy: SpendPolicy = {}): ResolvedPolicy {
     requireSameHostResource: policy.requireSameHostResource ?? true,
   });
 }
-
-const sameAddress = (a: string, b: string) => (a.startsWith("0x") ? a.toLowerCase() === b.toLowerCase() : a === b);
 
 /** The request's origin is not allowed: the reason, else `undefined`. */
 export function checkOrigin(policy: ResolvedPolicy, request: RequestInfo): string | undefined {

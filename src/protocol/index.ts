@@ -13,6 +13,7 @@ export {
 export { isCaip2, matchesPattern, patternSpecificity } from "./networks";
 export {
   findKnownAsset,
+  sameAddress,
   parseUsd,
   isWithinUsd,
   formatUnits,

@@ -13,7 +13,8 @@ export interface KnownAsset {
   symbol: string;
 }
 
-const sameAddress = (a: string, b: string) =>
+/** Address equality: 0x addresses compare case-insensitively, others (base58) exactly. */
+export const sameAddress = (a: string, b: string) =>
   a.startsWith("0x") || a.startsWith("0X") ? a.toLowerCase() === b.toLowerCase() : a === b;
 
 /** The asset at `address` on `network` in `assets`, if any (0x addresses compare case-insensitively). */

@@ -113,9 +113,8 @@ export const validateRequirementsV1 = (value: unknown) =>
     network: nonEmpty,
     maxAmountRequired: atomic,
     ...requirementRules,
+    // The only descriptive field read (for the same-host check); others are not checked.
     resource: optional(string),
-    description: optional(string),
-    mimeType: optional(string),
   });
 
 const paymentRequiredRules: Record<string, Rule> = {

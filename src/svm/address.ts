@@ -34,9 +34,9 @@ export function addressToBytes(address: unknown): Uint8Array | undefined {
 
 export const isSolanaAddress = (value: unknown): value is string => addressToBytes(value) !== undefined;
 
-// Curve25519: the field prime and the twisted Edwards constant d.
+// Curve25519: the field prime p, and the twisted Edwards constant d = −121665/121666 mod p.
 const P = (1n << 255n) - 19n;
-const D = 37095705934669439343138083508754565189542113879843219016388785533085940283555n;
+const D = /* @__PURE__ */ (() => P - ((121665n * power(121666n, P - 2n)) % P))();
 
 function power(base: bigint, exponent: bigint): bigint {
   let result = 1n;

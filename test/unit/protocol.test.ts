@@ -163,6 +163,16 @@ describe("parseChallenge", () => {
     ]);
   });
 
+  it("v1: checks the resource URL it reads, not the descriptive fields it does not", () => {
+    const v1 = { scheme: "exact", network: "base-sepolia", maxAmountRequired: "1000", asset: requirement.asset, payTo: requirement.payTo, maxTimeoutSeconds: 60 };
+    const challenge = parseChallenge({
+      header: null,
+      body: { x402Version: 1, accepts: [{ ...v1, description: null, mimeType: 5, outputSchema: null }, { ...v1, resource: 42 }] },
+    });
+    expect(challenge.requirements.map((r) => r.index)).toEqual([0]);
+    expect(challenge.invalid.map((i) => i.reason)).toEqual(["resource must be a string"]);
+  });
+
   it.each([
     ["wrong version", { x402Version: 3, accepts: [] }, /Unsupported x402Version 3/],
     ["missing version", { accepts: [] }, /Unsupported x402Version undefined/],
