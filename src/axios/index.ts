@@ -37,6 +37,9 @@ async function pay(instance: AxiosInstance, client: X402Client, response: AxiosR
     });
   }
   const url = absoluteUrl(instance.getUri(config));
+  let paid: AxiosResponse | undefined;
+  // Settlement headers of a redirect answer to the paid request, which the caller never sees.
+  const hops: Record<string, string> = {};
   const transport: Transport<AxiosResponse> = {
     request: { url, method: (config.method ?? "get").toUpperCase() },
     requestHeader: (name) => headerOf(config.headers, name),
@@ -48,16 +51,15 @@ async function pay(instance: AxiosInstance, client: X402Client, response: AxiosR
         ...config,
         headers: AxiosHeaders.from(config.headers).set(extra),
         validateStatus: () => true,
-        beforeRedirect: keepPaymentToOrigin(url, Object.keys(extra), config.beforeRedirect),
+        beforeRedirect: keepPaymentToOrigin(url, Object.keys(extra), hops, config.beforeRedirect),
         [RETRY_FLAG]: (response: AxiosResponse) => (raw ??= response),
       } as Config);
-      return raw ?? result;
+      return (paid = raw ?? result);
     },
     status: (r) => r.status,
-    header: (r, name) => headerOf(r.headers, name),
+    header: (r, name) => headerOf(r.headers, name) ?? (r === paid ? hops[name] : undefined),
     body: (r) => readBody(r.data),
   };
-  let paid: AxiosResponse;
   try {
     paid = await handlePaymentRequired(client, transport, response);
   } finally {
@@ -70,13 +72,22 @@ async function pay(instance: AxiosInstance, client: X402Client, response: AxiosR
   return paid;
 }
 
-/** Node only (axios follows redirects itself): drop payment headers on a hop to another origin or after a settlement. */
-function keepPaymentToOrigin(url: string, names: string[], next: Config["beforeRedirect"]): NonNullable<Config["beforeRedirect"]> {
+/**
+ * Node only (axios follows redirects itself): drop payment headers on a hop to another origin or
+ * after a settlement, and keep that settlement in `hops` for the receipt.
+ */
+function keepPaymentToOrigin(
+  url: string,
+  names: string[],
+  hops: Record<string, string>,
+  next: Config["beforeRedirect"],
+): NonNullable<Config["beforeRedirect"]> {
   const origin = new URL(url).origin;
   return (options, details, request) => {
     const target = options.href ? new URL(String(options.href)).origin : `${String(options.protocol)}//${String(options.host)}`;
-    const settled = SETTLEMENT_HEADERS.some((name) => details.headers?.[name.toLowerCase()]);
-    if (target !== origin || settled) {
+    const settled = SETTLEMENT_HEADERS.filter((name) => typeof details.headers?.[name.toLowerCase()] === "string");
+    for (const name of settled) hops[name] = details.headers[name.toLowerCase()] as string;
+    if (target !== origin || settled.length) {
       const headers = (options.headers ?? {}) as Record<string, unknown>;
       for (const key of Object.keys(headers)) if (names.some((n) => n.toLowerCase() === key.toLowerCase())) delete headers[key];
     }

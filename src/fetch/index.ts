@@ -24,12 +24,14 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
     // The 402 came from where the request ended up: after a followed redirect, pay and retry there.
     const url = first.redirected && first.url ? first.url : request.url;
     let paid: Response | undefined;
+    // Settlement headers of a redirect answer to the paid request, which the caller never sees.
+    const hops: Record<string, string> = {};
     const transport: Transport<Response> = {
       request: { url, method: request.method },
       requestHeader: (name) => request.headers.get(name),
-      resend: async (extra) => (paid = await resendFollowingRedirects(send, request, url, base, extra)),
+      resend: async (extra) => (paid = await resendFollowingRedirects(send, request, url, base, extra, hops)),
       status: (response) => response.status,
-      header: (response, name) => response.headers.get(name),
+      header: (response, name) => response.headers.get(name) ?? (response === paid ? hops[name] : null),
       body: (response) => response.clone().text(),
     };
     try {
@@ -76,7 +78,7 @@ function requestOptions(request: Request): RequestInit {
 
 /**
  * The paid retry, with redirects followed by hand: the payment headers go only to the same origin,
- * and never again once a hop reported a settlement.
+ * and never again once a hop reported a settlement (kept in `hops` for the receipt).
  */
 async function resendFollowingRedirects(
   send: (url: string, options: RequestInit) => Promise<Response>,
@@ -84,6 +86,7 @@ async function resendFollowingRedirects(
   target: string,
   base: RequestInit,
   extra: Record<string, string>,
+  hops: Record<string, string>,
 ): Promise<Response> {
   const headers = copyHeaders(request.headers);
   for (const [name, value] of Object.entries(extra)) headers.set(name, value);
@@ -101,7 +104,9 @@ async function resendFollowingRedirects(
     if (request.redirect === "error" || hop >= 20) throw new TypeError(`fetch failed: redirect ${request.redirect === "error" ? "not allowed" : "limit reached"}`);
     const next = new URL(location, url);
     const crossOrigin = next.origin !== new URL(url).origin;
-    if (crossOrigin || SETTLEMENT_HEADERS.some((name) => response.headers.has(name))) {
+    const settled = SETTLEMENT_HEADERS.filter((name) => response.headers.has(name));
+    for (const name of settled) hops[name] = response.headers.get(name)!;
+    if (crossOrigin || settled.length) {
       for (const name of Object.keys(extra)) headers.delete(name);
     }
     if (crossOrigin) headers.delete("authorization");

@@ -336,10 +336,27 @@ describe.each(senders)("$name: redirects on the paid retry", ({ send }) => {
   it("a same-origin redirect that already reported a settlement does not send the payment again", async () => {
     const settled = { "PAYMENT-RESPONSE": encodeHeader({ success: true, transaction: TX_HASH, network: "eip155:84532" }) };
     const { landed } = redirecting(`${SELLER}/landing`, 307, settled);
-    await send(payingClient().client, url);
+    const reply = await send(payingClient().client, url);
 
     expect(landed).toHaveLength(1);
     expect(landed[0]!.headers["payment-signature"]).toBeUndefined();
+    // The settlement came on the redirect, which the caller never sees: the receipt keeps it.
+    expect(getPaymentReceipt(reply.raw)?.transaction).toBe(TX_HASH);
+    expect(getPaymentReceipt(reply.raw)?.settlement).toMatchObject({ success: true, transaction: TX_HASH });
+  });
+
+  it("a settlement reported on a redirect to another origin reaches the receipt too", async () => {
+    const settled = { "PAYMENT-RESPONSE": encodeHeader({ success: true, transaction: TX_HASH, network: "eip155:84532" }) };
+    redirecting(`${OTHER}/landing`, 303, settled);
+    const reply = await send(payingClient().client, url);
+    expect(reply.status).toBe(200);
+    expect(getPaymentReceipt(reply.raw)?.transaction).toBe(TX_HASH);
+  });
+
+  it("without a settlement anywhere, the receipt has none", async () => {
+    redirecting(`${OTHER}/landing`);
+    const reply = await send(payingClient().client, url);
+    expect(getPaymentReceipt(reply.raw)?.settlement).toBeUndefined();
   });
 
   it("a same-origin redirect with a relative Location keeps the payment", async () => {
