@@ -46,15 +46,16 @@ function power(base: bigint, exponent: bigint): bigint {
 
 /**
  * Would these 32 bytes decompress to an ed25519 point (as the runtime's `create_program_address`
- * checks)? y is the little-endian value without its top (sign) bit; x² = (y² − 1) / (d·y² + 1) must
- * be a square mod p (Euler's criterion).
+ * checks)? y is the little-endian value without its top (sign) bit; x² = u / v with u = y² − 1 and
+ * v = d·y² + 1 (never 0) must be a square mod p. u / v is a square exactly when u·v is (they differ
+ * by the square v²), which Euler's criterion tells with one exponentiation.
  */
 export function isOnCurve(bytes: Uint8Array): boolean {
   let y = 0n;
   for (let i = 31; i >= 0; i--) y = (y << 8n) | BigInt(i === 31 ? bytes[i]! & 0x7f : bytes[i]!);
   const y2 = (y * y) % P;
-  const ratio = (((y2 + P - 1n) % P) * power(D * y2 + 1n, P - 2n)) % P;
-  return ratio === 0n || power(ratio, (P - 1n) / 2n) === 1n;
+  const uv = ((y2 + P - 1n) * (D * y2 + 1n)) % P;
+  return uv === 0n || power(uv, (P - 1n) / 2n) === 1n;
 }
 
 const marker = /* @__PURE__ */ utf8.encode("ProgramDerivedAddress");
