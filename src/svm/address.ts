@@ -34,11 +34,12 @@ export function addressToBytes(address: unknown): Uint8Array | undefined {
 
 export const isSolanaAddress = (value: unknown): value is string => addressToBytes(value) !== undefined;
 
-// Curve25519: the field prime p, and the twisted Edwards constant d = −121665/121666 mod p.
-const P = (1n << 255n) - 19n;
-const D = /* @__PURE__ */ (() => P - ((121665n * power(121666n, P - 2n)) % P))();
+// Curve25519: the field prime p, and the twisted Edwards constant d = −121665/121666 mod p
+// (written out, so nothing is computed at import; a test derives it).
+export const P = (1n << 255n) - 19n;
+export const D = 37095705934669439343138083508754565189542113879843219016388785533085940283555n;
 
-function power(base: bigint, exponent: bigint): bigint {
+export function power(base: bigint, exponent: bigint): bigint {
   let result = 1n;
   for (base %= P; exponent > 0n; exponent >>= 1n, base = (base * base) % P) if (exponent & 1n) result = (result * base) % P;
   return result;

@@ -57,7 +57,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
     check({ caip2 = "", network, payTo, asset, amount, extra: { feePayer, memo } }) {
       if (!caip2.startsWith("solana:")) return `network ${network} is not a Solana cluster`;
       if (!options.rpc && !DEFAULT_SOLANA_RPC_URLS[caip2]) return `no RPC is known for ${caip2}: pass exactSvm({ rpc })`;
-      // The payee and the facilitator's fee payer must be addresses other than the buyer's.
+      // payTo, the mint and the facilitator's fee payer are addresses; payTo and the fee payer not the buyer's.
       for (const [name, value] of Object.entries({ payTo, asset, "extra.feePayer": feePayer })) {
         if (!isAddress(value)) return `${name} is ${value === undefined ? "missing" : `${JSON.stringify(value)}, not a Solana address`}`;
         if (value === buyer && name !== "asset") return `${name} is the buyer's own address`;
@@ -83,7 +83,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       const owner = mint?.owner;
       if (!mint || (owner !== TOKEN_PROGRAM && owner !== TOKEN_2022_PROGRAM) || mint.data.length < 82) {
         throw new UnpayableRequirementError(
-          `The asset ${asset} on ${network} is not a mint of the SPL Token or Token-2022 program (${mint ? `owner ${owner}` : "no such account"}).`,
+          `The asset ${asset} on ${network} is not a mint of the SPL Token or Token-2022 program (${mint ? `owner ${owner}, ${mint.data.length} bytes` : "no such account"}).`,
         );
       }
       const transaction = await signTransfer({

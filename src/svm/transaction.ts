@@ -78,7 +78,7 @@ export async function findAssociatedTokenAddress(owner: string, mint: string, to
 
 const bytesText = (data: ArrayLike<number>) => Array.from(data).join();
 /** One instruction as text, to compare a wallet's with ours. */
-const describe = ([program, accounts, data]: Instruction) => `${program} ${accounts} ${bytesText(data)}`;
+const instructionText = ([program, accounts, data]: Instruction) => `${program} ${accounts} ${bytesText(data)}`;
 
 /**
  * Builds the transfer, has the buyer sign it, checks the signed transaction against the
@@ -156,7 +156,7 @@ export async function signTransfer(plan: TransferPlan): Promise<string> {
     if (Array.from(price).reduceRight((n, b, i) => (i ? (n << 8n) | BigInt(b) : n), 0n) > MAX_COMPUTE_UNIT_PRICE) {
       return "the compute-unit price is over 5,000,000 µlamports";
     }
-    if (describe(ixs[2]!) !== describe(transfer)) return "instruction 2 is not the expected TransferChecked";
+    if (instructionText(ixs[2]!) !== instructionText(transfer)) return "instruction 2 is not the expected TransferChecked";
     let memos = 0;
     for (let i = 3; i < ixs.length; i++) {
       const [program, , data] = ixs[i]!;
@@ -198,16 +198,20 @@ function decodeMessage(bytes: Bytes): DecodedMessage | undefined {
       if (!(b & 0x80)) return n;
     }
   };
+  let keys: string[] = [];
   const list = <T>(item: () => T) => Array.from({ length: length() }, item);
+  // An index past the static keys (an address-lookup-table account) stays a number in the text, so
+  // it matches nothing the checks expect.
+  const key = (i: number) => keys[i] ?? `#${i}`;
   try {
     const decoder = getAddressDecoder();
     const prefix = bytes[0]!;
     const version = prefix & 0x80 ? (byte(), prefix & 0x7f) : "legacy";
     const requiredSignatures = byte();
     take(2);
-    const keys = list(() => decoder.decode(take(32)) as string);
+    keys = list(() => decoder.decode(take(32)) as string);
     take(32);
-    const instructions = list((): Instruction => [keys[byte()]!, Array.from(take(length()), (i) => keys[i]!), take(length())]);
+    const instructions = list((): Instruction => [key(byte()), Array.from(take(length()), key), take(length())]);
     return { version, requiredSignatures, keys, instructions, lookups: version === "legacy" ? 0 : length() };
   } catch {
     return undefined;

@@ -2,7 +2,7 @@
 // random and edge-case inputs: they must agree on every one.
 import { getAddressDecoder, getAddressEncoder, getProgramDerivedAddress, isAddress, isOffCurveAddress, type Address } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { addressToBytes, findProgramAddress, isOnCurve, isSolanaAddress } from "../../src/svm/address";
+import { D, P, addressToBytes, findProgramAddress, isOnCurve, isSolanaAddress, power } from "../../src/svm/address";
 import { findAssociatedTokenAddress, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../src/svm";
 import { findAssociatedTokenPda } from "@solana-program/token";
 
@@ -53,6 +53,11 @@ describe("Solana address bytes", () => {
 });
 
 describe("program-derived addresses", () => {
+  it("uses the curve's own constant: d = -121665/121666 mod p", () => {
+    expect(D).toBe((P - ((121665n * power(121666n, P - 2n)) % P)) % P);
+    expect((D * 121666n + 121665n) % P).toBe(0n);
+  });
+
   it("tells on-curve points from off-curve hashes as kit does", async () => {
     // Public keys are on the curve; about half of random byte strings are not.
     for (let i = 0; i < 20; i++) {
