@@ -1,98 +1,134 @@
-/** `wrapAxiosWithPayment`: adds an interceptor that pays a 402 once and retries the same request. */
-import { AxiosError, AxiosHeaders, type AxiosInstance, type AxiosResponse, type InternalAxiosRequestConfig } from "axios";
-import type { X402Client } from "../client";
-import { BodyNotReplayableError } from "../errors";
-import { handlePaymentRequired, type Transport } from "../handshake";
-import { SETTLEMENT_HEADERS } from "../protocol";
-
-const RETRY_FLAG = "x402PaidRetry";
-/** Marks the paid retry; receives its response before any later interceptor can reshape it. */
-type Config = InternalAxiosRequestConfig & { [RETRY_FLAG]?: (response: AxiosResponse) => void };
-
 /**
- * Installs the payment interceptor on an axios instance and returns the instance. Works with the
- * default `validateStatus` and with one that accepts 402.
+ * `wrapAxiosWithPayment`: pays a 402 beneath the instance's interceptors, around its adapter. The
+ * request interceptors and `transformRequest` run once, the paid retry carries exactly the bytes of
+ * the first request, and the response interceptors and `transformResponse` see the final response
+ * once, whatever their order or kind.
  */
+import {
+  AxiosError,
+  AxiosHeaders,
+  getAdapter,
+  type AxiosAdapter,
+  type AxiosInstance,
+  type AxiosResponse,
+  type InternalAxiosRequestConfig,
+} from "axios";
+import { assertX402Client, type X402Client } from "../client";
+import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, redirectHop, type Transport } from "../handshake";
+import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
+
+const PAYING = Symbol.for("x402-pay.axios");
+type Config = InternalAxiosRequestConfig;
+
+/** Makes the instance pay 402 answers with `client`, and returns it. Works with any `validateStatus`. */
 export function wrapAxiosWithPayment<T extends AxiosInstance>(instance: T, client: X402Client): T {
-  const isUnpaid402 = (response: AxiosResponse | undefined): response is AxiosResponse =>
-    response?.status === 402 && !(response.config as Config | undefined)?.[RETRY_FLAG];
-  instance.interceptors.response.use(
-    (response) => {
-      (response.config as Config | undefined)?.[RETRY_FLAG]?.(response);
-      return isUnpaid402(response) ? pay(instance, client, response) : response;
+  assertX402Client(client);
+  instance.interceptors.request.use(
+    (config) => {
+      const adapter = config.adapter ?? instance.defaults.adapter;
+      if (!(adapter as { [PAYING]?: true } | undefined)?.[PAYING]) config.adapter = paying(instance, client, adapter);
+      return config;
     },
-    (error: unknown) => {
-      const response = (error as { response?: AxiosResponse } | null)?.response;
-      return isUnpaid402(response) ? pay(instance, client, response) : Promise.reject(error);
-    },
+    undefined,
+    { synchronous: true },
   );
   return instance;
 }
 
-async function pay(instance: AxiosInstance, client: X402Client, response: AxiosResponse): Promise<AxiosResponse> {
-  const config = response.config as Config;
-  if (isStream(config.data)) {
-    throw new BodyNotReplayableError("The request body is a stream, which axios cannot send twice, so the 402 cannot be paid.", {
-      hint: "Send the body as a string, Buffer, ArrayBuffer or FormData instead.",
-    });
-  }
-  const url = absoluteUrl(instance.getUri(config));
+function paying(instance: AxiosInstance, client: X402Client, original: Config["adapter"]): AxiosAdapter {
+  const adapter = async (config: Config): Promise<AxiosResponse> => {
+    const send = getAdapter(original ?? ["xhr", "http", "fetch"], config);
+    let first: AxiosResponse;
+    try {
+      first = await send(config);
+    } catch (error) {
+      if ((error as AxiosError)?.response?.status !== 402) throw error;
+      first = (error as AxiosError).response!;
+    }
+    return first.status === 402 ? pay(instance, client, send, config, first) : first;
+  };
+  return Object.assign(adapter, { [PAYING]: true as const });
+}
+
+async function pay(instance: AxiosInstance, client: X402Client, send: AxiosAdapter, config: Config, first: AxiosResponse): Promise<AxiosResponse> {
+  const page = browserOrigin();
+  // Where the 402 came from: after redirects (followed by axios itself), the last URL and, in Node, its method.
+  const requested = new URL(instance.getUri(config), page).href;
+  const last = first.request as { res?: { responseUrl?: string }; responseURL?: string; method?: string; getHeader?: unknown } | undefined;
+  const url = last?.res?.responseUrl || last?.responseURL || requested;
+  const method = (typeof last?.getHeader === "function" && last.method) || (config.method ?? "get").toUpperCase();
+  const hop = redirectHop({ url: requested, method }, 307, url, [], false);
+  const headers = AxiosHeaders.from(config.headers);
+  for (const name of hop.dropHeaders) headers.delete(name);
+  const base: Config = { ...config, url, baseURL: undefined, params: undefined, method, headers, validateStatus: () => true };
+  if (method !== config.method?.toUpperCase() && method === "GET") base.data = undefined;
+  const moved = url !== requested && !["GET", "HEAD"].includes(method) && typeof last?.getHeader !== "function";
+
   let paid: AxiosResponse | undefined;
-  // Settlement headers of a redirect answer to the paid request, which the caller never sees.
-  const hops: Record<string, string> = {};
+  let hops: Record<string, string> = {};
+  let paymentLeft = false;
   const transport: Transport<AxiosResponse> = {
-    request: { url, method: (config.method ?? "get").toUpperCase() },
+    request: { url, method, signal: config.signal as AbortSignal | undefined },
+    notReplayable: isStream(config.data)
+      ? "The request body is a stream, which axios cannot send twice, so the 402 cannot be paid: send it as a string, Buffer, ArrayBuffer or FormData."
+      : moved
+        ? "The request was redirected before the 402 and the browser does not tell how, so it cannot be sent again exactly."
+        : undefined,
     requestHeader: (name) => headerOf(config.headers, name),
-    // The retry runs through the instance's interceptors; keep the response as this interceptor saw it,
-    // so one added later (e.g. `r => r.data`) reshapes the paid response once, in the caller's chain.
-    resend: async (extra) => {
-      let raw: AxiosResponse | undefined;
-      const result = await instance.request({
-        ...config,
-        headers: AxiosHeaders.from(config.headers).set(extra),
-        validateStatus: () => true,
-        beforeRedirect: keepPaymentToOrigin(url, Object.keys(extra), hops, config.beforeRedirect),
-        [RETRY_FLAG]: (response: AxiosResponse) => (raw ??= response),
-      } as Config);
-      return (paid = raw ?? result);
+    async resend(extra) {
+      paymentLeft ||= Object.keys(extra).some((name) => (PAYMENT_HEADERS as readonly string[]).includes(name));
+      hops = {};
+      const next = { ...base, headers: AxiosHeaders.from(base.headers).set(extra) };
+      return (paid = await (page === undefined ? follow(send, next, Object.keys(extra), hops) : fromPage(send, next, page)));
     },
     status: (r) => r.status,
     header: (r, name) => headerOf(r.headers, name) ?? (r === paid ? hops[name] : undefined),
-    body: (r) => readBody(r.data),
+    body: (r) => r.data,
+    discard: (r) => (r.data as { destroy?: () => void } | undefined)?.destroy?.(),
   };
   try {
-    paid = await handlePaymentRequired(client, transport, response);
+    paid = await handlePaymentRequired(client, transport, first);
   } finally {
-    if (isStream(response.data)) (response.data as { destroy?: () => void }).destroy?.();
+    // Once the payment may have left, axios must not turn the outcome into a cancellation.
+    if (paymentLeft) config.signal = config.cancelToken = undefined;
   }
   if (config.validateStatus && !config.validateStatus(paid.status)) {
     const code = paid.status >= 500 ? AxiosError.ERR_BAD_RESPONSE : AxiosError.ERR_BAD_REQUEST;
-    throw new AxiosError(`Request failed with status code ${paid.status}`, code, paid.config, paid.request, paid);
+    throw new AxiosError(`Request failed with status code ${paid.status}`, code, config, paid.request, paid);
   }
   return paid;
 }
 
+/** Outside a browser: redirects followed hop by hop with the shared rules (the payment stays on its origin). */
+async function follow(send: AxiosAdapter, config: Config, guarded: string[], hops: Record<string, string>): Promise<AxiosResponse> {
+  for (let count = 0; ; count++) {
+    const response = await send({ ...config, maxRedirects: 0 });
+    const location = headerOf(response.headers, "location");
+    if (config.maxRedirects === 0 || !location || !REDIRECT_STATUSES.includes(response.status)) return response;
+    (response.data as { destroy?: () => void } | undefined)?.destroy?.();
+    if (count >= (config.maxRedirects ?? 21)) throw new TypeError("Maximum number of redirects exceeded");
+    const settled = SETTLEMENT_HEADERS.filter((name) => headerOf(response.headers, name));
+    for (const name of settled) hops[name] = headerOf(response.headers, name)!;
+    const hop = redirectHop({ url: config.url!, method: config.method! }, response.status, location, guarded, settled.length > 0);
+    const headers = AxiosHeaders.from(config.headers);
+    for (const name of hop.dropHeaders) headers.delete(name);
+    config = { ...config, url: hop.url, method: hop.method, headers, data: hop.dropBody ? undefined : config.data };
+  }
+}
+
 /**
- * Node only (axios follows redirects itself): drop payment headers on a hop to another origin or
- * after a settlement, and keep that settlement in `hops` for the receipt.
+ * In a browser XHR follows redirects anywhere with every header. The paid request goes through
+ * axios's fetch adapter instead: same-origin with the page, the browser follows same-origin redirects
+ * and fails any other before sending; elsewhere it does not follow at all.
  */
-function keepPaymentToOrigin(
-  url: string,
-  names: string[],
-  hops: Record<string, string>,
-  next: Config["beforeRedirect"],
-): NonNullable<Config["beforeRedirect"]> {
-  const origin = new URL(url).origin;
-  return (options, details, request) => {
-    const target = options.href ? new URL(String(options.href)).origin : `${String(options.protocol)}//${String(options.host)}`;
-    const settled = SETTLEMENT_HEADERS.filter((name) => typeof details.headers?.[name.toLowerCase()] === "string");
-    for (const name of settled) hops[name] = details.headers[name.toLowerCase()] as string;
-    if (target !== origin || settled.length) {
-      const headers = (options.headers ?? {}) as Record<string, unknown>;
-      for (const key of Object.keys(headers)) if (names.some((n) => n.toLowerCase() === key.toLowerCase())) delete headers[key];
-    }
-    next?.(options, details, request);
-  };
+async function fromPage(send: AxiosAdapter, config: Config, page: string): Promise<AxiosResponse> {
+  const sameOrigin = new URL(config.url!).origin === page;
+  const xhr = (send as { adapterName?: string }).adapterName === "xhr";
+  const response = await (xhr ? getAdapter("fetch", config) : send)(
+    sameOrigin ? { ...config, fetchOptions: { ...config.fetchOptions, mode: "same-origin" } } : { ...config, maxRedirects: 0 },
+  );
+  if (response.status === 0) throw new TypeError("The paid request was redirected to a place the browser does not show, and x402-pay does not follow a payment it cannot see.");
+  return response;
 }
 
 function headerOf(headers: unknown, name: string): string | undefined {
@@ -102,28 +138,10 @@ function headerOf(headers: unknown, name: string): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** A 402 body as text or parsed JSON: buffers are decoded, streams (`responseType: "stream"`) read. */
-async function readBody(data: unknown): Promise<unknown> {
-  if (typeof ReadableStream !== "undefined" && data instanceof ReadableStream) return new Response(data).text();
-  if (isStream(data)) {
-    const decoder = new TextDecoder();
-    let text = "";
-    for await (const chunk of data as AsyncIterable<Uint8Array | string>) text += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-    return text + decoder.decode();
-  }
-  return data instanceof ArrayBuffer || ArrayBuffer.isView(data) ? new TextDecoder().decode(data) : data;
-}
-
 function isStream(data: unknown): boolean {
   return (
     !!data &&
     typeof data === "object" &&
-    (typeof (data as { pipe?: unknown }).pipe === "function" ||
-      (typeof ReadableStream !== "undefined" && data instanceof ReadableStream))
+    (typeof (data as { pipe?: unknown }).pipe === "function" || (typeof ReadableStream !== "undefined" && data instanceof ReadableStream))
   );
-}
-
-function absoluteUrl(uri: string): string {
-  const base = (globalThis as { location?: { href?: string } }).location?.href;
-  return new URL(uri, base).href;
 }

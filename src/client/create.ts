@@ -2,8 +2,10 @@ import {
   InvalidConfigError,
   NoPayableRequirementError,
   PaymentRefusedError,
-  SigningError,
   isX402Error,
+  raceAbort,
+  toWalletError,
+  type AnyX402Error,
   type RejectedRequirement,
 } from "../errors";
 import {
@@ -18,7 +20,7 @@ import {
   type PaymentRequirement,
 } from "../protocol";
 import { checkOrigin, checkRequirement, resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
-import type { PaymentScheme, RequestInfo } from "./types";
+import type { PaymentOutcome, PaymentReceipt, PaymentScheme, X402Extension, X402Request } from "./types";
 
 /** A requirement that can be paid: the scheme that will pay it and the asset the policy priced. */
 export interface PaymentOption {
@@ -48,15 +50,23 @@ export interface PaymentSnapshot {
 /** `false` or `{ abort: true }` refuses the payment; anything else approves it. Throwing refuses too. */
 export type BeforePaymentResult = boolean | void | undefined | { abort: true; reason?: string };
 
+type MaybePromise<T> = T | Promise<T>;
+
 export interface X402ClientOptions {
   /** Ways to pay, e.g. `[exactEvm({ signer })]`. */
   schemes: readonly PaymentScheme[];
   /** Spend policy; on by default with a $1 per-payment cap. */
   policy?: SpendPolicy;
+  /** Plug-ins for the 402's `extensions` (sign-in instead of paying, payload enrichment, outcome observers). */
+  extensions?: readonly X402Extension[];
   /** Picks among the payable options (already filtered by schemes and policy, in server order). */
-  selectRequirement?: (options: readonly PaymentOption[], request: RequestInfo) => PaymentOption | undefined | Promise<PaymentOption | undefined>;
+  selectRequirement?: (options: readonly PaymentOption[], request: X402Request) => MaybePromise<PaymentOption | undefined>;
   /** Last word before signing; fails closed. */
-  onBeforePayment?: (payment: PaymentSnapshot) => BeforePaymentResult | Promise<BeforePaymentResult>;
+  onBeforePayment?: (payment: PaymentSnapshot) => MaybePromise<BeforePaymentResult>;
+  /** A payment was made and the paid response came back (`receipt.settled` says whether the server confirmed it). */
+  onPaymentSettled?: (receipt: PaymentReceipt) => MaybePromise<void>;
+  /** A payment attempt failed: rejected, outcome unknown, aborted, or refused before signing (`error.code` says which). */
+  onPaymentFailed?: (error: AnyX402Error) => MaybePromise<void>;
 }
 
 /** A signed payment, ready to attach. */
@@ -67,29 +77,57 @@ export interface PreparedPayment {
   readonly payload: Readonly<Record<string, unknown>>;
   readonly requirement: PaymentRequirement;
   readonly payer: string;
+  /** `"0.001 USDC"`, for assets of known decimals. */
+  readonly displayAmount: string | undefined;
 }
 
 export interface X402Client {
   readonly schemes: readonly PaymentScheme[];
   readonly policy: ResolvedPolicy;
+  readonly extensions: readonly X402Extension[];
   /** Every requirement of a challenge, each either payable (with its scheme) or rejected (with a reason). */
-  evaluate(challenge: PaymentChallenge, request: RequestInfo): { options: PaymentOption[]; rejected: RejectedRequirement[] };
+  evaluate(challenge: PaymentChallenge, request: X402Request): { options: PaymentOption[]; rejected: RejectedRequirement[] };
+  /** Headers an extension offers to try instead of paying (a sign-in), or `undefined`. */
+  beforePayment(challenge: PaymentChallenge, request: X402Request): Promise<Record<string, string> | undefined>;
   /** Selects, approves and signs a payment for a challenge; throws a typed error if it will not pay. */
-  createPayment(challenge: PaymentChallenge, request: RequestInfo): Promise<PreparedPayment>;
+  createPayment(challenge: PaymentChallenge, request: X402Request): Promise<PreparedPayment>;
+  /** Tells the extensions that served the challenge, then the outcome hooks, how a payment attempt ended. Never throws. */
+  report(outcome: PaymentOutcome): Promise<void>;
 }
 
-/** Creates the client that wrappers use to pay: schemes, spend policy and hooks in one plain object. */
+const brand = Symbol.for("x402-pay.client");
+const optionNames = ["schemes", "policy", "extensions", "selectRequirement", "onBeforePayment", "onPaymentSettled", "onPaymentFailed"];
+
+/** Creates the client that wrappers use to pay: schemes, spend policy, extensions and hooks in one plain object. */
 export function createX402Client(options: X402ClientOptions): X402Client {
   if (!options || !Array.isArray(options.schemes) || options.schemes.length === 0) {
-    throw new InvalidConfigError("createX402Client needs at least one scheme, e.g. { schemes: [exactEvm({ signer })] }.");
+    throw new InvalidConfigError("createX402Client needs at least one scheme, e.g. { schemes: [exactEvm({ signer })] }.", {
+      details: { option: "schemes" },
+    });
+  }
+  for (const key of Object.keys(options)) {
+    const value = (options as unknown as Record<string, unknown>)[key];
+    if (!optionNames.includes(key)) config(key, `is not an option of createX402Client (options: ${optionNames.join(", ")})`);
+    if (/^(select|on)/.test(key) && value !== undefined && typeof value !== "function") config(key, "must be a function");
+  }
+  for (const scheme of options.schemes) {
+    if (!scheme || typeof scheme.createPayload !== "function" || typeof scheme.check !== "function" || !Array.isArray(scheme.networks)) {
+      config("schemes", "holds something that is not a payment scheme: use exactEvm({ signer }), exactSvm({ signer }), ...");
+    }
+  }
+  const extensions = Object.freeze([...(options.extensions ?? [])]);
+  for (const extension of extensions) {
+    if (!extension || typeof extension.key !== "string" || !extension.key) config("extensions", "holds something that is not an extension ({ key, ... })");
   }
   const schemes = Object.freeze([...options.schemes]);
-  const policy = resolvePolicy(options.policy);
   // Chain-family facts come with the schemes: v1 network names and the stablecoins they know.
   const v1Networks: Record<string, string> = Object.assign({}, ...schemes.map((s) => s.v1Networks));
+  const policy = resolvePolicy(options.policy, v1Networks);
   const knownAssets = [...policy.assets, ...schemes.flatMap((s) => s.knownAssets ?? [])];
+  /** The extensions whose key the challenge declares, in registration order. */
+  const serving = (challenge: PaymentChallenge | undefined) => extensions.filter((e) => challenge?.extensions && Object.hasOwn(challenge.extensions, e.key));
 
-  function evaluate(challenge: PaymentChallenge, request: RequestInfo) {
+  function evaluate(challenge: PaymentChallenge, request: X402Request) {
     const rejected: RejectedRequirement[] = challenge.invalid.map(({ index, raw, reason }) => ({
       ...describe(index, raw),
       code: "invalid" as const,
@@ -121,27 +159,56 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     return { options: payable, rejected };
   }
 
-  async function createPayment(challenge: PaymentChallenge, request: RequestInfo): Promise<PreparedPayment> {
+  async function beforePayment(challenge: PaymentChallenge, request: X402Request) {
+    for (const extension of serving(challenge)) {
+      if (!extension.beforePayment) continue;
+      const headers = await call(
+        () => extension.beforePayment!({ declaration: challenge.extensions![extension.key], challenge, request, signal: request.signal }),
+        `the ${extension.key} extension's headers`,
+        request,
+      );
+      if (headers && Object.keys(headers).length > 0) return headers;
+    }
+    return undefined;
+  }
+
+  async function createPayment(challenge: PaymentChallenge, request: X402Request): Promise<PreparedPayment> {
+    const where = { url: request.url, method: request.method };
     const { options: payable, rejected } = evaluate(challenge, request);
-    if (payable.length === 0) throw new NoPayableRequirementError(rejected, { details: { url: request.url } });
+    if (payable.length === 0) throw new NoPayableRequirementError(rejected, { details: where });
 
-    const chosen = options.selectRequirement ? await options.selectRequirement(payable, request) : payable[0];
-    if (!chosen) throw new PaymentRefusedError("selectRequirement chose none of the payable requirements.");
-    if (!payable.includes(chosen)) {
-      throw new InvalidConfigError("selectRequirement must return one of the options it was given.");
+    let chosen: PaymentOption | undefined = payable[0];
+    if (options.selectRequirement) {
+      try {
+        chosen = await raceAbort(options.selectRequirement(payable, request), request.signal, where);
+      } catch (error) {
+        if (isX402Error(error)) throw error;
+        throw new PaymentRefusedError("selectRequirement threw, so nothing was paid.", { cause: error, details: where });
+      }
+      if (!chosen) throw new PaymentRefusedError("selectRequirement chose none of the payable requirements.", { details: where });
+      if (!payable.includes(chosen)) {
+        throw new InvalidConfigError("selectRequirement must return one of the options it was given, unchanged.", {
+          details: { option: "selectRequirement" },
+        });
+      }
     }
-    const { requirement, scheme } = chosen;
+    const { requirement, scheme, asset } = chosen!;
+    const displayAmount = asset && `${formatUnits(BigInt(requirement.amount), asset.decimals)} ${asset.symbol}`;
 
-    if (options.onBeforePayment) await approve(options.onBeforePayment, snapshot(chosen, challenge, request));
+    if (options.onBeforePayment) await approve(options.onBeforePayment, snapshot(chosen!, displayAmount, challenge, request), request);
 
-    let result;
-    try {
-      result = await scheme.createPayload(requirement, { challenge, request });
-    } catch (error) {
-      if (isX402Error(error)) throw error;
-      throw new SigningError(`Signing the ${requirement.scheme} payment on ${requirement.network} failed.`, { cause: error });
+    const what = `the ${requirement.scheme} payment on ${requirement.network}`;
+    const signal = request.signal;
+    const result = await call(() => scheme.createPayload(requirement, { challenge, request, signal }), what, request);
+    const added: Record<string, Record<string, unknown>> = { ...result.extensions };
+    for (const extension of requirement.x402Version === 2 ? serving(challenge) : []) {
+      if (!extension.enrichPayload) continue;
+      const { key } = extension;
+      const context = { declaration: challenge.extensions![key], challenge, request, signal, requirement, payer: scheme.payer, current: added[key] };
+      const fields = await call(() => extension.enrichPayload!(context), `the ${key} extension's data`, request);
+      if (fields) added[key] = { ...added[key], ...fields };
     }
-    const payload = buildPaymentPayload(challenge, requirement, result);
+    const payload = buildPaymentPayload(challenge, requirement, { ...result, extensions: added });
     return Object.freeze({
       x402Version: requirement.x402Version,
       headerName: paymentHeaderName(requirement.x402Version),
@@ -149,10 +216,51 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       payload,
       requirement,
       payer: scheme.payer,
+      displayAmount,
     });
   }
 
-  return Object.freeze({ schemes, policy, evaluate, createPayment });
+  async function report(outcome: PaymentOutcome): Promise<void> {
+    const observers = [
+      ...serving(outcome.challenge).map((e) => () => e.onOutcome?.(outcome)),
+      outcome.settled ? () => options.onPaymentSettled?.(outcome.receipt) : () => options.onPaymentFailed?.(outcome.error),
+    ];
+    for (const observe of observers) {
+      try {
+        await observe();
+      } catch {
+        // An observer cannot change how the payment ended, and must not turn a paid response into an error.
+      }
+    }
+  }
+
+  return Object.freeze({ [brand]: true, schemes, policy, extensions, evaluate, beforePayment, createPayment, report });
+}
+
+/** Throws `InvalidConfigError` unless `client` is one of ours (a reference `x402Client` is told apart). */
+export function assertX402Client(client: unknown): asserts client is X402Client {
+  if (client && (client as Record<symbol, unknown>)[brand]) return;
+  const reference = typeof (client as { createPaymentPayload?: unknown })?.createPaymentPayload === "function";
+  throw new InvalidConfigError(
+    reference
+      ? "This is an x402Client from @x402/core; x402-pay's wrappers take x402-pay's client: createX402Client({ schemes: [exactEvm({ signer })] })."
+      : "The wrapper needs a client from createX402Client({ schemes: [...] }).",
+    { details: { option: "client" } },
+  );
+}
+
+function config(option: string, problem: string): never {
+  throw new InvalidConfigError(`createX402Client: ${option} ${problem}.`, { details: { option } });
+}
+
+/** Runs a step of the user's code or a wallet, raced against the signal; failures become typed errors. */
+async function call<T>(step: () => T | Promise<T>, what: string, request: X402Request): Promise<T> {
+  const where = { url: request.url, method: request.method };
+  try {
+    return await raceAbort(step(), request.signal, where);
+  } catch (error) {
+    throw toWalletError(error, what, where);
+  }
 }
 
 /** The most specific scheme that matches and can pay, or the reason none can. */
@@ -183,8 +291,8 @@ function describe(index: number, raw: unknown) {
   return { index, scheme: r.scheme, network: r.network, amount: r.amount ?? r.maxAmountRequired, asset: r.asset, payTo: r.payTo };
 }
 
-function snapshot(option: PaymentOption, challenge: PaymentChallenge, request: RequestInfo): PaymentSnapshot {
-  const { requirement, asset, scheme } = option;
+function snapshot(option: PaymentOption, displayAmount: string | undefined, challenge: PaymentChallenge, request: X402Request): PaymentSnapshot {
+  const { requirement, scheme } = option;
   return deepFreeze(
     structuredClone({
       url: request.url,
@@ -193,7 +301,7 @@ function snapshot(option: PaymentOption, challenge: PaymentChallenge, request: R
       scheme: requirement.scheme,
       network: requirement.network,
       amount: requirement.amount,
-      displayAmount: asset ? `${formatUnits(BigInt(requirement.amount), asset.decimals)} ${asset.symbol}` : undefined,
+      displayAmount,
       asset: requirement.asset,
       payTo: requirement.payTo,
       payer: scheme.payer,
@@ -204,16 +312,18 @@ function snapshot(option: PaymentOption, challenge: PaymentChallenge, request: R
   );
 }
 
-async function approve(hook: NonNullable<X402ClientOptions["onBeforePayment"]>, payment: PaymentSnapshot): Promise<void> {
+async function approve(hook: NonNullable<X402ClientOptions["onBeforePayment"]>, payment: PaymentSnapshot, request: X402Request): Promise<void> {
+  const where = { url: request.url, method: request.method };
   let verdict: BeforePaymentResult;
   try {
-    verdict = await hook(payment);
+    verdict = await raceAbort(hook(payment), request.signal, where);
   } catch (error) {
-    throw new PaymentRefusedError("onBeforePayment threw, so the payment was refused.", { cause: error });
+    if (isX402Error(error)) throw error;
+    throw new PaymentRefusedError("onBeforePayment threw, so the payment was refused.", { cause: error, details: where });
   }
-  if (verdict === false) throw new PaymentRefusedError("onBeforePayment refused the payment.");
+  if (verdict === false) throw new PaymentRefusedError("onBeforePayment refused the payment.", { details: where });
   if (verdict && typeof verdict === "object" && verdict.abort) {
-    throw new PaymentRefusedError(`onBeforePayment refused the payment${verdict.reason ? `: ${verdict.reason}` : ""}.`);
+    throw new PaymentRefusedError(`onBeforePayment refused the payment${verdict.reason ? `: ${verdict.reason}` : ""}.`, { details: where });
   }
 }
 

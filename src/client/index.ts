@@ -1,5 +1,6 @@
 export {
   createX402Client,
+  assertX402Client,
   type X402Client,
   type X402ClientOptions,
   type PaymentOption,
@@ -7,5 +8,14 @@ export {
   type PreparedPayment,
   type BeforePaymentResult,
 } from "./create";
-export { resolvePolicy, type SpendPolicy, type ResolvedPolicy } from "./policy";
-export type { PaymentScheme, PaymentContext, RequestInfo } from "./types";
+export { resolvePolicy, type SpendPolicy, type ResolvedPolicy, type AssetCap } from "./policy";
+export type {
+  PaymentScheme,
+  PaymentContext,
+  X402Request,
+  PaymentReceipt,
+  PaymentOutcome,
+  X402Extension,
+  ExtensionContext,
+  EnrichContext,
+} from "./types";

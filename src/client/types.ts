@@ -1,15 +1,20 @@
-import type { KnownAsset, PaymentChallenge, PaymentRequirement, SchemePayload } from "../protocol";
+import type { AnyX402Error } from "../errors";
+import type { KnownAsset, PaymentChallenge, PaymentRequirement, SchemePayload, SettleResponse } from "../protocol";
 
-/** The request being paid for, as the handshake sees it. */
-export interface RequestInfo {
+/** The request being paid for, as the handshake sees it (after any redirect of the first request). */
+export interface X402Request {
   readonly url: string;
   readonly method: string;
+  /** The caller's AbortSignal: every phase (hooks, wallet, RPC reads, sending) stops when it fires. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** What a scheme gets besides the requirement when asked to build a payment. */
 export interface PaymentContext {
   readonly challenge: PaymentChallenge;
-  readonly request: RequestInfo;
+  readonly request: X402Request;
+  /** The request's signal, for the scheme's own reads (RPC); the wallet call is raced against it too. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -33,4 +38,80 @@ export interface PaymentScheme {
   check(requirement: PaymentRequirement): string | undefined;
   /** Signs and returns the scheme payload. Called only after `check` passed, policy and hooks approved. */
   createPayload(requirement: PaymentRequirement, context: PaymentContext): Promise<SchemePayload>;
+}
+
+/** What was paid for a response: the request, the requirement, the payer, and the server's settlement. */
+export interface PaymentReceipt {
+  readonly x402Version: 1 | 2;
+  /** The URL paid for and the method of the paid request. */
+  readonly url: string;
+  readonly method: string;
+  /** HTTP status of the paid response. */
+  readonly status: number;
+  /** True only when the server reported a successful settlement (PAYMENT-RESPONSE with `success: true`). */
+  readonly settled: boolean;
+  /** The requirement paid, verbatim as offered. */
+  readonly requirement: Readonly<Record<string, unknown>>;
+  readonly scheme: string;
+  readonly network: string;
+  /** Atomic amount authorised. */
+  readonly amount: string;
+  /** `"0.001 USDC"`, for assets of known decimals. */
+  readonly displayAmount: string | undefined;
+  readonly asset: string;
+  readonly payTo: string;
+  readonly payer: string;
+  /** The decoded PAYMENT-RESPONSE (or X-PAYMENT-RESPONSE); `undefined` if the server sent none readable. */
+  readonly settlement: SettleResponse | undefined;
+  /** Settlement transaction, when the server reported one. */
+  readonly transaction: string | undefined;
+}
+
+/** How one payment attempt ended: what outcome hooks and extensions observe. */
+export type PaymentOutcome =
+  | { readonly settled: true; readonly receipt: PaymentReceipt; readonly challenge: PaymentChallenge; readonly request: X402Request }
+  | {
+      readonly settled: false;
+      /** `code` says which: rejected, outcome unknown, aborted, or refused before signing. */
+      readonly error: AnyX402Error;
+      readonly challenge: PaymentChallenge | undefined;
+      readonly request: X402Request;
+    };
+
+/** What an extension step sees: its own declaration in the 402, the challenge and the request. */
+export interface ExtensionContext {
+  /** `challenge.extensions[key]`, as the server declared it. */
+  readonly declaration: unknown;
+  readonly challenge: PaymentChallenge;
+  readonly request: X402Request;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What `enrichPayload` sees besides the declaration: the requirement being paid and who pays it. */
+export interface EnrichContext extends ExtensionContext {
+  readonly requirement: PaymentRequirement;
+  readonly payer: string;
+  /** What the scheme already put in `extensions[key]`, if anything. */
+  readonly current: Readonly<Record<string, unknown>> | undefined;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * A plug-in serving one key of a 402's `extensions` object. Every step is optional and runs only
+ * when the 402 declares `key`.
+ */
+export interface X402Extension {
+  /** The key in the 402's `extensions`, e.g. `"sign-in-with-x"`. */
+  readonly key: string;
+  /**
+   * Before paying: request headers to try instead (a sign-in proof). The request is sent once more
+   * with them; a payment follows only if the server still answers 402. At most one extension's
+   * headers are tried per request.
+   */
+  beforePayment?(context: ExtensionContext): MaybePromise<Record<string, string> | undefined | void>;
+  /** Adds to the payload's `extensions[key]`: the fields returned are merged over the server's declaration. */
+  enrichPayload?(context: EnrichContext): MaybePromise<Record<string, unknown> | undefined | void>;
+  /** Observes how the payment ended. Errors it throws are ignored. */
+  onOutcome?(outcome: PaymentOutcome): MaybePromise<void>;
 }

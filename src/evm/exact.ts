@@ -1,5 +1,5 @@
 /** EVM `exact` via EIP-3009 `transferWithAuthorization`, protocol v1 and v2. */
-import { bytesToHex, getAddress } from "viem";
+import { bytesToHex, getAddress, isAddress } from "viem";
 import type { PaymentScheme } from "../client";
 import { SigningError } from "../errors";
 import type { PaymentRequirement } from "../protocol";
@@ -48,8 +48,11 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
 
     check(requirement) {
       if (toEvmChainId(requirement.caip2 ?? "") === undefined) return `network ${requirement.network} is not an EVM chain (eip155:<chain id>)`;
-      if (!isEvmAddress(requirement.payTo)) return `payTo ${JSON.stringify(requirement.payTo)} is not an EVM address`;
-      if (!isEvmAddress(requirement.asset)) return `asset ${JSON.stringify(requirement.asset)} is not an EVM token address`;
+      for (const [name, value] of [["payTo", requirement.payTo], ["asset", requirement.asset]] as const) {
+        if (!isEvmAddress(value)) return `${name} ${JSON.stringify(value)} is not an EVM address`;
+        // Mixed case is an EIP-55 checksum; a wrong one is a typo in the address, not a format.
+        if (!isAddress(value, { strict: true })) return `${name} ${value} has a wrong EIP-55 checksum (a mistyped address)`;
+      }
       const method = requirement.extra.assetTransferMethod;
       if (method !== undefined && method !== "eip3009") return `asset transfer method ${JSON.stringify(method)} is not supported (only eip3009)`;
       const { name, version } = requirement.extra;

@@ -36,7 +36,8 @@ export function toEvmSigner(input: EvmSignerInput): EvmSigner {
   }
   const direct = (input as { address?: unknown }).address;
   if (typeof direct === "string") {
-    if (!addressShape.test(direct)) throw new InvalidConfigError(`The EVM signer's address ${JSON.stringify(direct)} is not a 20-byte hex address.`);
+    // The value is not repeated: a key pasted in the wrong place must not reach a log.
+    if (!addressShape.test(direct)) throw new InvalidConfigError("The EVM signer's address is not a 20-byte hex address.", { details: { option: "signer" } });
     const signer = input as EvmSigner;
     return { address: direct as Hex, signTypedData: (request) => signer.signTypedData(request) };
   }

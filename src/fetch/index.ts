@@ -1,48 +1,137 @@
 /** `wrapFetchWithPayment`: a fetch with the same signature that pays 402 answers once. */
-import type { X402Client } from "../client";
-import { PaymentOutcomeUnknownError } from "../errors";
-import { handlePaymentRequired, type Transport } from "../handshake";
+import { assertX402Client, type X402Client } from "../client";
+import { PaymentNotSentError } from "../errors";
+import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, redirectHop, type Transport } from "../handshake";
 import { SETTLEMENT_HEADERS } from "../protocol";
 
 type Fetch = typeof globalThis.fetch;
 
+/** The request as sent to one URL: what a redirect may change. */
+interface Sent {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Headers;
+  readonly body: Uint8Array<ArrayBuffer> | undefined;
+}
+type Send = (to: Sent, options?: RequestInit) => Promise<Response>;
+
 /**
- * Wraps `fetch` so a 402 is paid with `client` and the request retried once. The body is read once
- * into bytes so the retry sends exactly the same bytes (streams too; `duplex: "half"` is set for you).
+ * Wraps `fetch` so a 402 is paid with `client` and the request retried once, exactly as it was when
+ * the 402 came (method, URL, headers, body bytes; streams too, `duplex: "half"` is set for you).
  */
 export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch {
+  assertX402Client(client);
   return async function fetchWithPayment(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const streaming = init?.body instanceof ReadableStream && !("duplex" in init);
     const request = new Request(input, streaming ? ({ ...init, duplex: "half" } as RequestInit) : init);
     const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
-    const base: RequestInit = { ...init, ...requestOptions(request), body };
-    const send = (url: string, options: RequestInit) => fetchFn(url, { ...base, ...options });
-
-    const first = await send(request.url, { headers: copyHeaders(request.headers) });
+    const base: RequestInit = { ...init, ...requestOptions(request) };
+    const send: Send = (to, options) => fetchFn(to.url, { ...base, method: to.method, headers: to.headers, body: to.body, ...options });
+    const page = browserOrigin();
+    let state: Sent = { url: request.url, method: request.method, headers: copyHeaders(request.headers), body };
+    let notReplayable: string | undefined;
+    let first: Response;
+    if (page === undefined) {
+      // Redirects are followed here, hop by hop, so the request is known as it was when a 402 came.
+      ({ response: first, sent: state } = await follow(send, state, request.redirect, [], {}));
+    } else {
+      first = await send(state);
+      if (first.status === 402 && first.redirected && first.url) {
+        // The browser followed redirects it does not describe: a GET stays a GET, other methods are unknowable.
+        const hop = redirectHop(state, 307, first.url, [], false);
+        if (state.method !== "GET" && state.method !== "HEAD") {
+          notReplayable = `The ${state.method} request was redirected before the 402, and the browser does not tell how (a 303 turns it into a GET, a 307 does not), so it cannot be sent again exactly.`;
+        }
+        state = { ...state, url: hop.url, headers: without(state.headers, hop.dropHeaders) };
+      }
+    }
     if (first.status !== 402) return first;
 
-    // The 402 came from where the request ended up: after a followed redirect, pay and retry there.
-    const url = first.redirected && first.url ? first.url : request.url;
     let paid: Response | undefined;
     // Settlement headers of a redirect answer to the paid request, which the caller never sees.
-    const hops: Record<string, string> = {};
+    let hops: Record<string, string> = {};
     const transport: Transport<Response> = {
-      request: { url, method: request.method },
+      request: { url: state.url, method: state.method, signal: request.signal },
+      notReplayable,
       requestHeader: (name) => request.headers.get(name),
-      resend: async (extra) => (paid = await resendFollowingRedirects(send, request, url, base, extra, hops)),
+      async resend(extra) {
+        const headers = copyHeaders(state.headers);
+        for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+        const to = { ...state, headers };
+        hops = {};
+        paid =
+          page === undefined
+            ? (await follow(send, to, request.redirect, Object.keys(extra), hops)).response
+            : await sendFromPage(send, to, page, request, Object.keys(extra));
+        return paid;
+      },
       status: (response) => response.status,
-      header: (response, name) => response.headers.get(name) ?? (response === paid ? hops[name] : null),
-      body: (response) => response.clone().text(),
+      header: (response, name) => response.headers.get(name) ?? (response === paid ? hops[name] : null) ?? null,
+      body: (response) => response.body,
+      discard,
     };
-    try {
-      return await handlePaymentRequired(client, transport, first);
-    } catch (error) {
-      discard(paid);
-      throw error;
-    } finally {
-      discard(first);
-    }
+    return handlePaymentRequired(client, transport, first);
   };
+}
+
+/**
+ * Follows redirects by hand with the shared rules: `guarded` headers (the payment) stay on their
+ * origin and stop after a hop that reported a settlement (kept in `hops` for the receipt).
+ */
+async function follow(send: Send, sent: Sent, mode: RequestRedirect, guarded: string[], hops: Record<string, string>) {
+  for (let count = 0; ; count++) {
+    const response = await send(sent, { redirect: "manual" });
+    const location = response.headers.get("location");
+    if (mode === "manual" || !location || !REDIRECT_STATUSES.includes(response.status)) {
+      if (count > 0) Object.defineProperty(response, "redirected", { value: true });
+      return { response, sent };
+    }
+    discard(response);
+    if (mode === "error" || count >= 20) throw new TypeError(`fetch failed: redirect ${mode === "error" ? "not allowed" : "limit reached"}`);
+    const settled = SETTLEMENT_HEADERS.filter((name) => response.headers.has(name));
+    for (const name of settled) hops[name] = response.headers.get(name)!;
+    const hop = redirectHop(sent, response.status, location, guarded, settled.length > 0);
+    sent = { url: hop.url, method: hop.method, headers: without(sent.headers, hop.dropHeaders), body: hop.dropBody ? undefined : sent.body };
+  }
+}
+
+/**
+ * A browser hides redirect targets from fetch, so a paid request cannot be followed by hand there.
+ * On the page's own origin, `mode: "same-origin"` lets the browser follow same-origin redirects and
+ * fail any other before sending to it; elsewhere the redirect is not followed at all.
+ */
+async function sendFromPage(send: Send, to: Sent, page: string, request: Request, guarded: string[]): Promise<Response> {
+  const sameOrigin = new URL(to.url).origin === page;
+  const follows = request.redirect === "follow";
+  let response: Response;
+  try {
+    response = await send(to, follows ? (sameOrigin ? { mode: "same-origin" } : { redirect: "manual" }) : {});
+  } catch (error) {
+    if (!sameOrigin && !request.signal.aborted && (await blockedByPreflight(send, to, guarded))) {
+      throw new PaymentNotSentError(`The browser did not send the request: the server's CORS preflight does not allow ${guarded.join(", ")}.`, {
+        cause: error,
+        hint: `The server must list ${guarded.join(", ")} in Access-Control-Allow-Headers.`,
+      });
+    }
+    throw error;
+  }
+  if (response.type === "opaqueredirect" && follows) {
+    throw new TypeError("The paid request was redirected to a place the browser does not show, and x402-pay does not follow a payment it cannot see.");
+  }
+  return response;
+}
+
+/**
+ * After a failed cross-origin send: would the browser send these headers to this URL at all? A HEAD
+ * with them fails while a plain HEAD succeeds only when the CORS preflight refuses the headers.
+ */
+async function blockedByPreflight(send: Send, to: Sent, names: string[]): Promise<boolean> {
+  const probe = (headers: Headers) =>
+    send({ ...to, method: "HEAD", headers, body: undefined }, { redirect: "manual" }).then(
+      (response) => (discard(response), true),
+      () => false,
+    );
+  return !(await probe(new Headers(names.map((name): [string, string] => [name, "probe"])))) && (await probe(new Headers()));
 }
 
 /** Releases the connection of a response the caller never sees (Node keeps it busy until the body is read). */
@@ -57,6 +146,12 @@ function discard(response: Response | undefined): void {
  */
 function copyHeaders(headers: Headers): Headers {
   return new Headers([...headers]);
+}
+
+function without(headers: Headers, names: readonly string[]): Headers {
+  const copy = copyHeaders(headers);
+  for (const name of names) copy.delete(name);
+  return copy;
 }
 
 /** Everything a `Request` normalised from `(input, init)`, as init options for `fetch(url, init)`. */
@@ -74,47 +169,4 @@ function requestOptions(request: Request): RequestInit {
   if (request.mode && request.mode !== "navigate") options.mode = request.mode;
   if (request.referrer && request.referrer !== "about:client") options.referrer = request.referrer;
   return options;
-}
-
-/**
- * The paid retry, with redirects followed by hand: the payment headers go only to the same origin,
- * and never again once a hop reported a settlement (kept in `hops` for the receipt).
- */
-async function resendFollowingRedirects(
-  send: (url: string, options: RequestInit) => Promise<Response>,
-  request: Request,
-  target: string,
-  base: RequestInit,
-  extra: Record<string, string>,
-  hops: Record<string, string>,
-): Promise<Response> {
-  const headers = copyHeaders(request.headers);
-  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-  let url = target;
-  let method = request.method;
-  let body = base.body;
-  for (let hop = 0; ; hop++) {
-    const response = await send(url, { method, headers, body, redirect: "manual" });
-    if (response.type === "opaqueredirect") {
-      throw new PaymentOutcomeUnknownError("The paid request was redirected, and the browser hides where to.");
-    }
-    const location = response.headers.get("location");
-    if (request.redirect === "manual" || !location || ![301, 302, 303, 307, 308].includes(response.status)) return response;
-    discard(response);
-    if (request.redirect === "error" || hop >= 20) throw new TypeError(`fetch failed: redirect ${request.redirect === "error" ? "not allowed" : "limit reached"}`);
-    const next = new URL(location, url);
-    const crossOrigin = next.origin !== new URL(url).origin;
-    const settled = SETTLEMENT_HEADERS.filter((name) => response.headers.has(name));
-    for (const name of settled) hops[name] = response.headers.get(name)!;
-    if (crossOrigin || settled.length) {
-      for (const name of Object.keys(extra)) headers.delete(name);
-    }
-    if (crossOrigin) headers.delete("authorization");
-    if ((response.status === 303 && method !== "HEAD") || ((response.status === 301 || response.status === 302) && method === "POST")) {
-      method = "GET";
-      body = undefined;
-      for (const name of ["content-type", "content-length", "content-encoding", "content-language", "content-location"]) headers.delete(name);
-    }
-    url = next.href;
-  }
 }

@@ -1,10 +1,16 @@
 /** The 402 state machine, independent of any HTTP library: adapters supply a `Transport`. */
-import type { X402Client, PreparedPayment, RequestInfo } from "../client";
+import type { PaymentReceipt, PreparedPayment, X402Client, X402Request } from "../client";
 import {
+  BodyNotReplayableError,
+  PaymentAbortedError,
   PaymentAlreadyAttemptedError,
+  PaymentNotSentError,
   PaymentOutcomeUnknownError,
   PaymentRejectedError,
+  describeRejection,
   isX402Error,
+  throwIfAborted,
+  type RequestDetails,
 } from "../errors";
 import {
   PAYMENT_HEADERS,
@@ -12,89 +18,142 @@ import {
   SETTLEMENT_HEADERS,
   decodeSettlement,
   parseChallenge,
+  type PaymentChallenge,
   type SettleResponse,
 } from "../protocol";
+import { readBody } from "./body";
 import { recordReceipt } from "./receipts";
 
 /** How the handshake talks to an HTTP library. `R` is that library's response type. */
 export interface Transport<R> {
-  readonly request: RequestInfo;
+  /** The request as it was when the 402 came (URL, method), with the caller's signal. */
+  readonly request: X402Request;
+  /** Why the request cannot be sent again exactly (a stream body), if it cannot: refused before anything is signed. */
+  readonly notReplayable?: string | undefined;
   /** A header of the request as the caller sent it. */
   requestHeader(name: string): string | null | undefined;
   /**
-   * Sends the same request again (method, URL, headers, body bytes) with `headers` added. On a
-   * redirect to another origin, or once a redirect answer carried a settlement, the adapter must not
-   * forward `headers`.
+   * Sends the request again (method, URL, headers, body bytes) with `headers` added. The added
+   * headers never go to another origin on a redirect, nor again once a redirect answer reported a
+   * settlement. Throw `PaymentNotSentError` when the request certainly did not leave.
    */
   resend(headers: Record<string, string>): Promise<R>;
   status(response: R): number;
   header(response: R, name: string): string | null | undefined;
-  /** The body of a 402 (text or parsed JSON), read without spoiling the response for the caller. */
-  body(response: R): Promise<unknown>;
+  /** The raw body of a 402: text, bytes, a stream, or parsed JSON (read bounded by the handshake). */
+  body(response: R): unknown;
+  /** Releases a response the caller will never see. */
+  discard(response: R): void;
 }
 
 /**
- * Given a 402 response: read the challenge, select, approve and sign a payment, retry once with it,
- * and return the paid response (its receipt recorded) or throw a typed error.
+ * Given a 402 response: read the challenge, let an extension try instead of paying, select, approve
+ * and sign a payment, retry once with it, and return the paid response (its receipt recorded) or
+ * throw a typed error. Every payment attempt is reported to the client exactly once.
  */
 export async function handlePaymentRequired<R>(client: X402Client, transport: Transport<R>, response: R): Promise<R> {
-  if (PAYMENT_HEADERS.some((name) => transport.requestHeader(name))) {
-    const reason = await serverReason(transport, response);
-    throw new PaymentAlreadyAttemptedError(
-      `The request already carried a payment and the server still answered 402${reason ? ` (${reason})` : ""}; x402-pay will not sign another.`,
-      { details: { reason, url: transport.request.url } },
-    );
-  }
-
-  const payment = await client.createPayment(await readChallenge(transport, response), transport.request);
-
-  let paid: R;
+  const { request } = transport;
+  const where: RequestDetails = { url: request.url, method: request.method };
+  const unseen = [response];
+  let challenge: PaymentChallenge | undefined;
   try {
-    paid = await transport.resend({ [payment.headerName]: payment.headerValue });
-  } catch (error) {
-    if (isX402Error(error) && error.code !== "PAYMENT_OUTCOME_UNKNOWN") throw error;
-    throw new PaymentOutcomeUnknownError(
-      "The paid request got no usable answer, so the payment may or may not have settled.",
-      {
-        cause: error,
-        hint: "details.paymentHeader holds the exact signed header: resending it cannot pay twice.",
-        details: paymentDetails(payment),
-      },
-    );
-  }
+    if (PAYMENT_HEADERS.some((name) => transport.requestHeader(name))) {
+      const reason = await serverReason(transport, response);
+      throw new PaymentAlreadyAttemptedError(
+        `The request already carried a payment and the server still answered 402${reason ? ` (${clip(reason)})` : ""}; x402-pay will not sign another.`,
+        { details: { ...where, reason } },
+      );
+    }
+    if (transport.notReplayable) throw new BodyNotReplayableError(transport.notReplayable, { details: where });
+    challenge = await readChallenge(transport, response);
 
-  const status = transport.status(paid);
-  const settlement = readSettlement(transport, paid);
-  if (status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER))) {
-    const reason = (await serverReason(transport, paid, settlement)) ?? `the server answered ${status} again`;
-    throw new PaymentRejectedError(reason, {
-      details: { ...paymentDetails(payment), status, settlement },
-    });
-  }
+    const instead = await client.beforePayment(challenge, request);
+    if (instead) {
+      throwIfAborted(request.signal, where);
+      const answer = await transport.resend(instead);
+      if (transport.status(answer) !== 402) return answer;
+      unseen.push(answer);
+      // Still 402: pay, on the server's latest terms if it restated them.
+      challenge = await readChallenge(transport, answer).catch(() => challenge!);
+    }
 
-  const { requirement } = payment;
-  recordReceipt(paid as object, {
-    x402Version: payment.x402Version,
-    requirement: requirement.raw,
-    scheme: requirement.scheme,
-    network: requirement.network,
-    amount: requirement.amount,
-    asset: requirement.asset,
-    payTo: requirement.payTo,
-    payer: settlement?.payer ?? payment.payer,
-    settlement,
-    transaction: settlement?.transaction || undefined,
-  });
-  return paid;
+    const payment = await client.createPayment(challenge, request);
+    throwIfAborted(request.signal, where);
+    const paid = await send(transport, payment, where);
+    const status = transport.status(paid);
+    const settlement = readSettlement(transport, paid);
+    if (status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || settlement?.success === false) {
+      unseen.push(paid);
+      const reason = await serverReason(transport, paid, settlement);
+      const said = settlement?.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
+      throw new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, {
+        details: { ...paymentDetails(payment, where), reason: reason ?? "", status, settlement },
+        hidden: hidden(payment),
+      });
+    }
+
+    const { requirement } = payment;
+    const receipt: PaymentReceipt = {
+      x402Version: payment.x402Version,
+      url: request.url,
+      method: request.method,
+      status,
+      settled: settlement?.success === true,
+      requirement: requirement.raw,
+      scheme: requirement.scheme,
+      network: requirement.network,
+      amount: requirement.amount,
+      displayAmount: payment.displayAmount,
+      asset: requirement.asset,
+      payTo: requirement.payTo,
+      payer: settlement?.payer ?? payment.payer,
+      settlement,
+      transaction: settlement?.transaction || undefined,
+    };
+    recordReceipt(paid as object, receipt);
+    if (receipt.settled || (status >= 200 && status < 400)) {
+      await client.report({ settled: true, receipt, challenge, request });
+    } else {
+      // Paid, answered with an error status, and no word on the settlement: returned as the caller's
+      // library would return it, and reported as what it is.
+      const error = new PaymentOutcomeUnknownError(
+        `The paid request was answered ${status} with no settlement report, so the payment may or may not have settled.`,
+        { details: { ...paymentDetails(payment, where), status, receipt }, hidden: hidden(payment) },
+      );
+      await client.report({ settled: false, error, challenge, request });
+    }
+    return paid;
+  } catch (thrown) {
+    // An abort that surfaced as the HTTP library's own error (during a sign-in retry or a body read).
+    const error = !isX402Error(thrown) && request.signal?.aborted ? new PaymentAbortedError("The request was aborted: nothing was paid.", { cause: thrown, details: where }) : thrown;
+    if (isX402Error(error)) await client.report({ settled: false, error, challenge, request });
+    throw error;
+  } finally {
+    for (const r of unseen) transport.discard(r);
+  }
 }
 
-function paymentDetails(payment: PreparedPayment) {
-  return {
-    paymentHeader: { name: payment.headerName, value: payment.headerValue },
-    payload: payment.payload,
-    requirement: payment.requirement.raw,
-    payer: payment.payer,
-  };
+/** Sends the paid request. Once it may have left, a failure is "outcome unknown", never a plain error. */
+async function send<R>(transport: Transport<R>, payment: PreparedPayment, where: RequestDetails): Promise<R> {
+  try {
+    return await transport.resend({ [payment.headerName]: payment.headerValue });
+  } catch (error) {
+    const options = { cause: error, details: paymentDetails(payment, where), hidden: hidden(payment) };
+    if (isX402Error(error) && error.code === "PAYMENT_NOT_SENT") throw new PaymentNotSentError(error.message, options);
+    throw new PaymentOutcomeUnknownError("The paid request got no usable answer, so the payment may or may not have settled.", {
+      ...options,
+      hint: "details.paymentHeader holds the exact signed header: resending it cannot pay twice.",
+    });
+  }
+}
+
+function paymentDetails(payment: PreparedPayment, where: RequestDetails) {
+  return { ...where, requirement: payment.requirement.raw, payer: payment.payer };
+}
+
+/** The signed header and payload: on `details`, but not enumerable, so logging `details` does not log them. */
+function hidden(payment: PreparedPayment) {
+  return { paymentHeader: { name: payment.headerName, value: payment.headerValue }, payload: payment.payload };
 }
 
 /** The challenge of a 402 (or 412): the PAYMENT-REQUIRED header, else the body. */
@@ -102,7 +161,7 @@ async function readChallenge<R>(transport: Transport<R>, response: R) {
   const header = transport.header(response, PAYMENT_REQUIRED_HEADER);
   return parseChallenge({
     header,
-    body: header ? undefined : await transport.body(response),
+    body: header ? undefined : await readBody(transport.body(response), transport.request.signal),
     contentType: transport.header(response, "content-type"),
   });
 }
@@ -115,12 +174,12 @@ function readSettlement<R>(transport: Transport<R>, response: R): SettleResponse
   return undefined;
 }
 
-/** The server's reason for a 402: a failed settlement's reason, else the challenge's `error`. */
+/** A server's text, shortened for a message (the whole of it stays in `details`). */
+const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+
+/** The server's reason code for a 402: a failed settlement's, else the challenge's `error`. */
 async function serverReason<R>(transport: Transport<R>, response: R, settlement = readSettlement(transport, response)) {
-  if (settlement && !settlement.success) {
-    const reason = settlement.errorReason ?? "settlement failed";
-    return settlement.errorMessage ? `${reason}: ${settlement.errorMessage}` : reason;
-  }
+  if (settlement && !settlement.success) return settlement.errorReason ?? "settlement_failed";
   try {
     return (await readChallenge(transport, response)).error || undefined;
   } catch {

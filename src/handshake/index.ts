@@ -1,2 +1,4 @@
 export { handlePaymentRequired, type Transport } from "./handshake";
-export { getPaymentReceipt, type PaymentReceipt } from "./receipts";
+export { getPaymentReceipt } from "./receipts";
+export { readBody, BODY_LIMITS } from "./body";
+export { redirectHop, browserOrigin, REDIRECT_STATUSES, type RedirectHop } from "./redirect";

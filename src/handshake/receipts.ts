@@ -1,22 +1,4 @@
-import type { SettleResponse } from "../protocol";
-
-/** What was paid for a response: the requirement, the payer, and the server's settlement. */
-export interface PaymentReceipt {
-  readonly x402Version: 1 | 2;
-  /** The requirement paid, verbatim as offered. */
-  readonly requirement: Readonly<Record<string, unknown>>;
-  readonly scheme: string;
-  readonly network: string;
-  /** Atomic amount authorised. */
-  readonly amount: string;
-  readonly asset: string;
-  readonly payTo: string;
-  readonly payer: string;
-  /** The decoded PAYMENT-RESPONSE (or X-PAYMENT-RESPONSE); `undefined` if the server sent none readable. */
-  readonly settlement: SettleResponse | undefined;
-  /** Settlement transaction, when the server reported one. */
-  readonly transaction: string | undefined;
-}
+import type { PaymentReceipt } from "../client";
 
 // One store per realm, shared by every copy of this module (ESM and CJS builds, bundles).
 const storeKey = Symbol.for("x402-pay.receipts");
@@ -25,11 +7,24 @@ const store: WeakMap<object, PaymentReceipt> = ((globalThis as Record<symbol, un
   PaymentReceipt
 >;
 
-/** The receipt of a response that x402-pay paid for, or `undefined` if it paid nothing for it. */
+/** The receipt of a response that x402-pay paid for (or of a clone of it), or `undefined` if it paid nothing for it. */
 export function getPaymentReceipt(response: object): PaymentReceipt | undefined {
   return store.get(response);
 }
 
+/** Records the receipt; a response with a `clone()` (fetch's) passes it on to its clones. */
 export function recordReceipt(response: object, receipt: PaymentReceipt): void {
   store.set(response, Object.freeze(receipt));
+  const clone = (response as { clone?: unknown }).clone;
+  if (typeof clone === "function") {
+    Object.defineProperty(response, "clone", {
+      configurable: true,
+      writable: true,
+      value(this: object) {
+        const copy = clone.call(this) as object;
+        recordReceipt(copy, receipt);
+        return copy;
+      },
+    });
+  }
 }

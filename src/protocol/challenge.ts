@@ -4,7 +4,9 @@ import { decodeBase64Json } from "./base64";
 import { MAX_HEADER_BYTES, PAYMENT_REQUIRED_HEADER } from "./headers";
 import { isCaip2 } from "./networks";
 import {
+  MAX_JSON_DEPTH,
   isObject,
+  isTooDeep,
   validatePaymentRequiredV1,
   validatePaymentRequiredV2,
   validateRequirementsV1,
@@ -100,6 +102,9 @@ function readJsonBody(body: unknown): unknown {
 function toChallenge(value: unknown, source: "header" | "body"): PaymentChallenge {
   if (!isObject(value)) {
     throw new InvalidChallengeError(`The ${source === "header" ? PAYMENT_REQUIRED_HEADER + " header" : "402 body"} is not a JSON object.`);
+  }
+  if (isTooDeep(value)) {
+    throw new InvalidChallengeError(`The challenge is nested more than ${MAX_JSON_DEPTH} levels deep, which no x402 challenge needs.`);
   }
   const version = (value as { x402Version?: unknown }).x402Version;
   if (version !== 1 && version !== 2) {

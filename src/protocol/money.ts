@@ -1,7 +1,7 @@
 /** Amounts: atomic integer strings, USD limits, and the stablecoins whose decimals are known. */
 
-/** A USD amount: `"$0.10"`, `"0.10"`, or a number of dollars. */
-export type Money = `$${string}` | string | number;
+/** A USD amount as a string: `"$0.10"` or `"0.10"` (never a float, which cannot hold cents exactly). */
+export type Money = `$${string}` | string;
 
 /** A token the spend policy can price: a USD stablecoin with known decimals. */
 export interface KnownAsset {
@@ -27,8 +27,7 @@ const USD_SCALE = 18;
 
 /** Parses a USD amount into 10^-18 dollar units. `undefined` when it is not a plain decimal amount. */
 export function parseUsd(money: Money): bigint | undefined {
-  const text = typeof money === "number" ? (Number.isFinite(money) ? money.toFixed(USD_SCALE) : "") : money.trim();
-  const match = /^\$?\s*([0-9]+)(?:\.([0-9]*))?$/.exec(text.replace(/_/g, ""));
+  const match = /^\$?\s*([0-9]+)(?:\.([0-9]*))?$/.exec(money.trim().replace(/_/g, ""));
   if (!match || (match[2] ?? "").length > USD_SCALE) return undefined;
   return BigInt(match[1] + (match[2] ?? "").padEnd(USD_SCALE, "0"));
 }

@@ -2,7 +2,7 @@
 import { decodeBase64Json } from "./base64";
 import type { PaymentChallenge, PaymentRequirement } from "./challenge";
 import { MAX_HEADER_BYTES } from "./headers";
-import { validateSettleResponse, type SettleResponse } from "./schemas";
+import { isTooDeep, validateSettleResponse, type SettleResponse } from "./schemas";
 
 /** What a scheme produces: the scheme-specific `payload` and any extension data it adds. */
 export interface SchemePayload {
@@ -36,20 +36,19 @@ function mergeExtensions(
   declared: Readonly<Record<string, unknown>> | undefined,
   added: Record<string, Record<string, unknown>> | undefined,
 ): Record<string, unknown> | undefined {
-  if (!added) return declared && Object.keys(declared).length > 0 ? { ...declared } : undefined;
   const merged: Record<string, unknown> = { ...declared };
-  for (const [key, value] of Object.entries(added)) {
+  for (const [key, value] of Object.entries(added ?? {})) {
     const base = merged[key];
     merged[key] = base && typeof base === "object" ? { ...(base as Record<string, unknown>), ...value } : value;
   }
-  return merged;
+  return Object.keys(merged).length > 0 ? merged : undefined;
 }
 
 /** Decodes a PAYMENT-RESPONSE / X-PAYMENT-RESPONSE value; `undefined` if it is not a settlement. */
 export function decodeSettlement(value: string | null | undefined): SettleResponse | undefined {
   if (!value || value.length > MAX_HEADER_BYTES) return undefined;
   const decoded = decodeBase64Json(value);
-  if (!decoded.ok) return undefined;
+  if (!decoded.ok || isTooDeep(decoded.value)) return undefined;
   const parsed = validateSettleResponse(decoded.value);
   return parsed.ok ? parsed.value : undefined;
 }

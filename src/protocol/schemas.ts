@@ -68,6 +68,21 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 type Rule = (value: unknown, name: string) => string | undefined;
 
+/** Deepest nesting x402-pay reads in a challenge or settlement; deeper input is refused before any wallet prompt. */
+export const MAX_JSON_DEPTH = 32;
+
+/** Is a decoded JSON value nested deeper than `max` objects and arrays? Iterative: no recursion to overflow. */
+export function isTooDeep(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== "object") continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** A JSON object: not null, not an array. */
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 

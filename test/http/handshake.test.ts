@@ -51,6 +51,11 @@ describe.each(wrappers)("$name: x402 v2", (wrapper) => {
     const receipt = getPaymentReceipt(reply.raw);
     expect(receipt).toEqual({
       x402Version: 2,
+      url,
+      method: "GET",
+      status: 200,
+      settled: true,
+      displayAmount: "0.01 USDC",
       requirement: v2Requirement(),
       scheme: "exact",
       network: "eip155:84532",

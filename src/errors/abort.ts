@@ -1,0 +1,30 @@
+/** Cancellation: the request's AbortSignal reaches every phase, and an abort before sending is never "outcome unknown". */
+import { PaymentAbortedError, type RequestDetails } from "./classes";
+
+function aborted(signal: AbortSignal, details?: RequestDetails) {
+  return new PaymentAbortedError("The request was aborted before the payment was sent: nothing was paid.", {
+    cause: signal.reason,
+    details,
+  });
+}
+
+/** Throws `PaymentAbortedError` if `signal` has fired. */
+export function throwIfAborted(signal: AbortSignal | undefined, details?: RequestDetails): void {
+  if (signal?.aborted) throw aborted(signal, details);
+}
+
+/**
+ * Settles as `work` does, or rejects with `PaymentAbortedError` as soon as `signal` fires, without
+ * waiting for `work` (a wallet prompt left open). Whatever `work` produces later is dropped.
+ */
+export function raceAbort<T>(work: T | PromiseLike<T>, signal: AbortSignal | undefined, details?: RequestDetails): Promise<T> {
+  if (!signal) return Promise.resolve(work);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(aborted(signal, details));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(work)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

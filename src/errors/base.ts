@@ -1,0 +1,129 @@
+/**
+ * The one error base class. Every error x402-pay throws is an `X402Error`: a stable `code` to branch
+ * on, the `phase` of the handshake it came from, a one-line `shortMessage`, typed `details`, and the
+ * original `cause` (a wallet's "user rejected", an RPC failure), walkable like viem's `BaseError`.
+ *
+ * Redaction is for key material only, and only where it can come from: the causes (a wallet or RPC
+ * library's error text), scrubbed in place so their identity and fields stay reachable. x402-pay's own
+ * messages name public things (transaction hashes, nonces, addresses) and are left readable.
+ */
+
+export type ErrorPhase = "config" | "challenge" | "select" | "sign" | "send" | "settle";
+
+export type X402ErrorCode =
+  | "INVALID_CONFIG"
+  | "INVALID_CHALLENGE"
+  | "CHALLENGE_NOT_FOUND"
+  | "NO_PAYABLE_REQUIREMENT"
+  | "PAYMENT_REFUSED"
+  | "USER_REJECTED"
+  | "SIGNING_FAILED"
+  | "RPC_FAILED"
+  | "UNPAYABLE_REQUIREMENT"
+  | "PAYMENT_ALREADY_ATTEMPTED"
+  | "BODY_NOT_REPLAYABLE"
+  | "ABORTED"
+  | "PAYMENT_NOT_SENT"
+  | "PAYMENT_REJECTED"
+  | "PAYMENT_OUTCOME_UNKNOWN";
+
+const brand = Symbol.for("x402-pay.error");
+
+// Key-shaped text: 32 bytes of hex (an EVM private key or a seed), 64 bytes of base58 (a Solana
+// secret key), and 32 or more comma-separated byte values (a key file's JSON array, a Uint8Array).
+const secretPatterns = [
+  /(?<![0-9a-fA-F])(0x)?[0-9a-fA-F]{64}(?![0-9a-fA-F])/g,
+  /(?<![1-9A-HJ-NP-Za-km-z])[1-9A-HJ-NP-Za-km-z]{86,90}(?![1-9A-HJ-NP-Za-km-z])/g,
+  /(?<![\d.])(?:\d{1,3}\s*,\s*){31,}\d{1,3}(?![\d.])/g,
+];
+
+/** Replaces anything shaped like key material with `[redacted]`. Used on text from outside x402-pay. */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const pattern of secretPatterns) out = out.replace(pattern, "[redacted]");
+  return out;
+}
+
+/**
+ * Scrubs a foreign error (and its causes) of key-shaped text in place: every own string field
+ * (`message`, `stack`, viem's `shortMessage` and `details`, ...) and string arrays (`metaMessages`).
+ * The object stays the same, so `instanceof` and fields like `code` still work. A thrown non-error,
+ * or an error whose text cannot be changed, is replaced by a scrubbed copy.
+ */
+function scrub(cause: unknown, depth = 0): unknown {
+  if (cause === undefined || cause === null || isX402Error(cause)) return cause;
+  if (typeof cause !== "object") return new Error(redactSecrets(String(cause)));
+  if (depth > 8) return undefined;
+  const target = cause as Record<string, unknown>;
+  try {
+    for (const key of Object.getOwnPropertyNames(target)) {
+      const value = target[key];
+      const clean =
+        typeof value === "string"
+          ? redactSecrets(value)
+          : Array.isArray(value) && value.every((v) => typeof v === "string")
+            ? value.map(redactSecrets)
+            : key === "cause"
+              ? scrub(value, depth + 1)
+              : value;
+      if (clean !== value && String(clean) !== String(value)) {
+        target[key] = clean;
+        if (target[key] !== clean) throw new TypeError("read-only");
+      }
+    }
+    return cause;
+  } catch {
+    const copy = new Error(redactSecrets(String((target as { message?: unknown }).message ?? cause)));
+    copy.name = String(target.name ?? "Error");
+    return copy;
+  }
+}
+
+export interface X402ErrorOptions<D extends object = Record<string, unknown>> {
+  details?: Omit<D, "paymentHeader" | "payload">;
+  /** Kept on `details` but not enumerable, so logging `details` does not log them (a signed header). */
+  hidden?: Record<string, unknown>;
+  cause?: unknown;
+  /** What the caller can do about it; appended to the message. */
+  hint?: string;
+}
+
+export class X402Error<C extends X402ErrorCode = X402ErrorCode, D extends object = Record<string, unknown>> extends Error {
+  // `declare`: assigned in the constructor, so no class-field code is emitted for them.
+  declare readonly code: C;
+  declare readonly phase: ErrorPhase;
+  declare readonly shortMessage: string;
+  declare readonly details: Readonly<D>;
+
+  constructor(name: string, code: C, phase: ErrorPhase, shortMessage: string, options: X402ErrorOptions<D> = {}) {
+    super(options.hint ? `${shortMessage} ${options.hint}` : shortMessage, { cause: scrub(options.cause) });
+    const details = { ...options.details } as D;
+    for (const [key, value] of Object.entries(options.hidden ?? {})) Object.defineProperty(details, key, { value });
+    this.name = name;
+    this.code = code;
+    this.phase = phase;
+    this.shortMessage = shortMessage;
+    this.details = Object.freeze(details);
+    Object.defineProperty(this, brand, { value: true });
+  }
+
+  /**
+   * Follows the `cause` chain: without `fn`, returns the deepest cause; with `fn`, the first error in
+   * the chain (this one included) for which it returns true, else `null`.
+   */
+  walk(fn?: (error: unknown) => boolean): unknown {
+    let error: unknown = this;
+    for (let i = 0; i < 16; i++) {
+      if (fn?.(error)) return error;
+      const next = (error as { cause?: unknown }).cause;
+      if (next === undefined || next === null || next === error) break;
+      error = next;
+    }
+    return fn ? null : error;
+  }
+}
+
+/** True for errors from any copy of x402-pay (ESM and CJS builds, bundles), unlike `instanceof`. */
+export function isX402Error(value: unknown): value is import("./classes").AnyX402Error {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+}

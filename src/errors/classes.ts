@@ -1,0 +1,230 @@
+/**
+ * One class per case a caller acts on differently, each with its literal `code` and typed `details`,
+ * so `switch (error.code)` narrows. `isX402Error(e)` narrows to their union, `AnyX402Error`.
+ */
+import { X402Error, type ErrorPhase, type X402ErrorCode, type X402ErrorOptions } from "./base";
+
+/** Where in the request an error arose. */
+export interface RequestDetails {
+  /** The URL paid for (after any redirect of the first request). */
+  readonly url?: string;
+  readonly method?: string;
+}
+
+/** A signed payment. `paymentHeader` and `payload` are not enumerable: logging `details` does not log them. */
+export interface PaymentDetails extends RequestDetails {
+  /** The requirement paid, verbatim as offered. */
+  readonly requirement: Readonly<Record<string, unknown>>;
+  readonly payer: string;
+  /** The exact signed header, to reconcile or resend (a resend cannot pay twice). Not enumerable. */
+  readonly paymentHeader: { readonly name: string; readonly value: string };
+  /** The decoded PaymentPayload. Not enumerable. */
+  readonly payload: Readonly<Record<string, unknown>>;
+}
+
+export interface RejectedRequirement {
+  readonly index: number;
+  readonly scheme: unknown;
+  readonly network: unknown;
+  readonly amount: unknown;
+  readonly asset: unknown;
+  readonly payTo: unknown;
+  /** Machine-readable: `invalid` (malformed), `unsupported` (no scheme pays it), `policy` (the spend policy refuses it). */
+  readonly code: "invalid" | "unsupported" | "policy";
+  readonly reason: string;
+}
+
+/** The constructor of an error class whose only difference is its name, code and phase. */
+export interface X402ErrorClass<C extends X402ErrorCode, D extends object> {
+  new (message: string, options?: X402ErrorOptions<D>): X402Error<C, D>;
+  readonly prototype: X402Error<C, D>;
+}
+
+function defineError<C extends X402ErrorCode, D extends object>(name: string, code: C, phase: ErrorPhase): X402ErrorClass<C, D> {
+  return class extends X402Error<C, D> {
+    constructor(message: string, options?: X402ErrorOptions<D>) {
+      super(name, code, phase, message, options);
+    }
+  };
+}
+
+/** The options, a wallet or the policy given to x402-pay are unusable. Thrown at construction where possible. */
+export const InvalidConfigError: X402ErrorClass<"INVALID_CONFIG", { readonly option?: string }> = /* @__PURE__ */ defineError(
+  "InvalidConfigError",
+  "INVALID_CONFIG",
+  "config",
+);
+export type InvalidConfigError = X402Error<"INVALID_CONFIG", { readonly option?: string }>;
+
+/** A 402 arrived but its challenge is malformed: bad base64, not JSON, wrong version, bad shape, too large or too deep. */
+export const InvalidChallengeError: X402ErrorClass<"INVALID_CHALLENGE", RequestDetails> = /* @__PURE__ */ defineError(
+  "InvalidChallengeError",
+  "INVALID_CHALLENGE",
+  "challenge",
+);
+export type InvalidChallengeError = X402Error<"INVALID_CHALLENGE", RequestDetails>;
+
+/** A 402 arrived with no challenge that can be read (an HTML paywall; CORS hiding PAYMENT-REQUIRED). */
+export const ChallengeNotFoundError: X402ErrorClass<"CHALLENGE_NOT_FOUND", RequestDetails> = /* @__PURE__ */ defineError(
+  "ChallengeNotFoundError",
+  "CHALLENGE_NOT_FOUND",
+  "challenge",
+);
+export type ChallengeNotFoundError = X402Error<"CHALLENGE_NOT_FOUND", RequestDetails>;
+
+/** How many rejected requirements a message names before it only counts the rest. */
+const NAMED_IN_MESSAGE = 3;
+
+/** No offered requirement can be paid. `details.rejected` lists every one with its reason. */
+export class NoPayableRequirementError extends X402Error<
+  "NO_PAYABLE_REQUIREMENT",
+  RequestDetails & { readonly rejected: readonly RejectedRequirement[] }
+> {
+  declare readonly rejected: readonly RejectedRequirement[];
+  constructor(rejected: readonly RejectedRequirement[], options: X402ErrorOptions<RequestDetails> = {}) {
+    // However long the list, the message names the first few and counts the rest.
+    const named = rejected.slice(0, NAMED_IN_MESSAGE).map((r) => {
+      const what = `#${r.index} ${text(r.scheme)} on ${text(r.network)} (${text(r.amount)} of ${text(r.asset)})`;
+      return `${what}: ${text(r.reason, 200)}`;
+    });
+    const more = rejected.length - named.length;
+    const summary = rejected.length === 0 ? "the server offered no payment requirements" : named.join("; ") + (more > 0 ? `; and ${more} more` : "");
+    super("NoPayableRequirementError", "NO_PAYABLE_REQUIREMENT", "select", `Nothing payable: ${summary}.`, {
+      ...options,
+      details: { ...options.details, rejected },
+    });
+    this.rejected = rejected;
+  }
+}
+
+/** A value from a challenge, shortened for a message. */
+function text(value: unknown, max = 66): string {
+  const s = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+/** `selectRequirement` or `onBeforePayment` refused (or threw), so nothing was signed. */
+export const PaymentRefusedError: X402ErrorClass<"PAYMENT_REFUSED", RequestDetails> = /* @__PURE__ */ defineError(
+  "PaymentRefusedError",
+  "PAYMENT_REFUSED",
+  "select",
+);
+export type PaymentRefusedError = X402Error<"PAYMENT_REFUSED", RequestDetails>;
+
+/** The wallet's user declined to sign (EIP-1193 code 4001, viem's `UserRejectedRequestError`, ...). Nothing was sent. */
+export const UserRejectedError: X402ErrorClass<"USER_REJECTED", RequestDetails> = /* @__PURE__ */ defineError(
+  "UserRejectedError",
+  "USER_REJECTED",
+  "sign",
+);
+export type UserRejectedError = X402Error<"USER_REJECTED", RequestDetails>;
+
+/** The wallet failed to sign, or the requirement could not be turned into a payload. Nothing was sent. */
+export const SigningError: X402ErrorClass<"SIGNING_FAILED", RequestDetails> = /* @__PURE__ */ defineError("SigningError", "SIGNING_FAILED", "sign");
+export type SigningError = X402Error<"SIGNING_FAILED", RequestDetails>;
+
+/** A chain read (Solana RPC) failed or timed out while building the payment. Nothing was sent. */
+export const RpcError: X402ErrorClass<"RPC_FAILED", RequestDetails & { readonly rpcUrl?: string; readonly rpcMethod: string }> =
+  /* @__PURE__ */ defineError("RpcError", "RPC_FAILED", "sign");
+export type RpcError = X402Error<"RPC_FAILED", RequestDetails & { readonly rpcUrl?: string; readonly rpcMethod: string }>;
+
+/**
+ * The chosen requirement turned out to be unpayable while building the payment (the mint does not
+ * exist, a wallet changed the transaction in a way the facilitator refuses). Nothing was sent.
+ */
+export const UnpayableRequirementError: X402ErrorClass<"UNPAYABLE_REQUIREMENT", RequestDetails> = /* @__PURE__ */ defineError(
+  "UnpayableRequirementError",
+  "UNPAYABLE_REQUIREMENT",
+  "sign",
+);
+export type UnpayableRequirementError = X402Error<"UNPAYABLE_REQUIREMENT", RequestDetails>;
+
+/** A request that already carried a payment header got a 402; x402-pay never signs a second time. */
+export const PaymentAlreadyAttemptedError: X402ErrorClass<"PAYMENT_ALREADY_ATTEMPTED", RequestDetails & { readonly reason?: string }> =
+  /* @__PURE__ */ defineError("PaymentAlreadyAttemptedError", "PAYMENT_ALREADY_ATTEMPTED", "send");
+export type PaymentAlreadyAttemptedError = X402Error<"PAYMENT_ALREADY_ATTEMPTED", RequestDetails & { readonly reason?: string }>;
+
+/** The request cannot be sent again exactly as it was (a stream body; a redirect the browser hides). Nothing was signed. */
+export const BodyNotReplayableError: X402ErrorClass<"BODY_NOT_REPLAYABLE", RequestDetails> = /* @__PURE__ */ defineError(
+  "BodyNotReplayableError",
+  "BODY_NOT_REPLAYABLE",
+  "send",
+);
+export type BodyNotReplayableError = X402Error<"BODY_NOT_REPLAYABLE", RequestDetails>;
+
+/**
+ * The request's AbortSignal fired before the paid request left: nothing was sent, nothing can settle.
+ * Its `name` is `"AbortError"`, like fetch's; `cause` is the signal's reason.
+ */
+export const PaymentAbortedError: X402ErrorClass<"ABORTED", RequestDetails> = /* @__PURE__ */ defineError("AbortError", "ABORTED", "send");
+export type PaymentAbortedError = X402Error<"ABORTED", RequestDetails>;
+
+/** The browser refused to send the paid request (a CORS preflight that does not allow the payment header). Nothing was sent. */
+export const PaymentNotSentError: X402ErrorClass<"PAYMENT_NOT_SENT", PaymentDetails> = /* @__PURE__ */ defineError(
+  "PaymentNotSentError",
+  "PAYMENT_NOT_SENT",
+  "send",
+);
+export type PaymentNotSentError = X402Error<"PAYMENT_NOT_SENT", PaymentDetails>;
+
+export interface RejectedDetails extends PaymentDetails {
+  /** The server's reason code, as sent (e.g. `invalid_exact_evm_insufficient_balance`). */
+  readonly reason: string;
+  readonly status: number;
+  /** The decoded PAYMENT-RESPONSE of a failed settlement, if the server sent one. */
+  readonly settlement?: Readonly<Record<string, unknown>>;
+}
+
+/** The server refused the signed payment (a 402 or 412 after paying, or a failed settlement). Nothing was charged. */
+export class PaymentRejectedError extends X402Error<"PAYMENT_REJECTED", RejectedDetails> {
+  declare readonly reason: string;
+  constructor(sentence: string, options: X402ErrorOptions<RejectedDetails>) {
+    super("PaymentRejectedError", "PAYMENT_REJECTED", "settle", sentence, options);
+    this.reason = options.details!.reason;
+  }
+}
+
+export interface OutcomeUnknownDetails extends PaymentDetails {
+  /** The status of the paid response, when one came. */
+  readonly status?: number;
+  /** The receipt of the paid response (a `PaymentReceipt`), when one came: a 4xx/5xx without a settlement. */
+  readonly receipt?: {
+    readonly url: string;
+    readonly status: number;
+    readonly settled: boolean;
+    readonly amount: string;
+    readonly asset: string;
+    readonly payTo: string;
+    readonly payer: string;
+  };
+}
+
+/**
+ * The signed payment left, but how it ended is unknown: no answer (network failure, abort while in
+ * flight), or an error status without a settlement report. `details.paymentHeader` holds the exact
+ * signed header to reconcile or resend: resending it cannot pay twice (the nonce is one-time).
+ */
+export const PaymentOutcomeUnknownError: X402ErrorClass<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails> = /* @__PURE__ */ defineError(
+  "PaymentOutcomeUnknownError",
+  "PAYMENT_OUTCOME_UNKNOWN",
+  "send",
+);
+export type PaymentOutcomeUnknownError = X402Error<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails>;
+
+/** Every error x402-pay throws; `switch (error.code)` narrows to one of them. */
+export type AnyX402Error =
+  | InvalidConfigError
+  | InvalidChallengeError
+  | ChallengeNotFoundError
+  | NoPayableRequirementError
+  | PaymentRefusedError
+  | UserRejectedError
+  | SigningError
+  | RpcError
+  | UnpayableRequirementError
+  | PaymentAlreadyAttemptedError
+  | BodyNotReplayableError
+  | PaymentAbortedError
+  | PaymentNotSentError
+  | PaymentRejectedError
+  | PaymentOutcomeUnknownError;

@@ -1,0 +1,21 @@
+/** Errors from wallets: a user's refusal is told apart from a failure, and the original error is kept as `cause`. */
+import { isX402Error } from "./base";
+import { SigningError, UserRejectedError, type AnyX402Error, type RequestDetails } from "./classes";
+
+/** EIP-1193 4001, ethers' ACTION_REJECTED, viem's UserRejectedRequestError, wallet adapters' "User rejected the request". */
+function isUserRejection(error: unknown): boolean {
+  for (let e = error, i = 0; e && typeof e === "object" && i < 16; e = (e as { cause?: unknown }).cause, i++) {
+    const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
+    if (code === 4001 || code === "ACTION_REJECTED" || /UserRejected/.test(String(name))) return true;
+    if (/\buser (rejected|denied|cancell?ed)|rejected by (the )?user|denied by (the )?user/i.test(String(message))) return true;
+  }
+  return false;
+}
+
+/** The typed error for something a wallet (or a scheme calling it) threw. X402Errors pass through. */
+export function toWalletError(error: unknown, what: string, details?: RequestDetails): AnyX402Error {
+  if (isX402Error(error)) return error;
+  return isUserRejection(error)
+    ? new UserRejectedError(`The wallet's user declined to sign ${what}: nothing was paid.`, { cause: error, details })
+    : new SigningError(`Signing ${what} failed: nothing was paid.`, { cause: error, details });
+}

@@ -1,0 +1,66 @@
+/**
+ * Reading the body of a 402, bounded: at most 1 MiB and 10 seconds, and never past the caller's
+ * AbortSignal. A hostile server that drips or floods its body cannot hang the call or grow memory.
+ */
+import { InvalidChallengeError, isX402Error, raceAbort } from "../errors";
+
+/** Largest 402 body read (bytes) and longest time spent reading it (ms). */
+export const BODY_LIMITS = { bytes: 1024 * 1024, ms: 10_000 };
+
+const tooLarge = () => new InvalidChallengeError(`The 402 body is larger than ${BODY_LIMITS.bytes / 1024} KiB, more than any x402 challenge needs.`);
+
+/**
+ * The body as text (bytes are decoded, streams read), or parsed JSON passed through as it is.
+ * Streams are released when reading stops, whatever stopped it.
+ */
+export async function readBody(source: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+  if (typeof source === "string") {
+    if (source.length > BODY_LIMITS.bytes) throw tooLarge();
+    return source;
+  }
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
+    if (source.byteLength > BODY_LIMITS.bytes) throw tooLarge();
+    return new TextDecoder().decode(source);
+  }
+  if (typeof Blob !== "undefined" && source instanceof Blob) source = source.stream();
+  if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) {
+    const reader = source.getReader();
+    return drain(() => reader.read(), () => void reader.cancel().catch(() => {}), signal);
+  }
+  if (source && typeof source === "object" && Symbol.asyncIterator in source) {
+    const iterator = (source as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+    return drain(() => iterator.next(), () => void iterator.return?.()?.catch?.(() => {}), signal);
+  }
+  return source;
+}
+
+async function drain(
+  next: () => Promise<IteratorResult<Uint8Array | string>> | Promise<ReadableStreamReadResult<Uint8Array>>,
+  release: () => void,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new InvalidChallengeError(`The 402 body did not finish within ${BODY_LIMITS.ms / 1000} s.`)), BODY_LIMITS.ms);
+  });
+  try {
+    for (;;) {
+      const { done, value } = await raceAbort(Promise.race([next(), late]), signal);
+      if (done) break;
+      const bytes = typeof value === "string" ? new TextEncoder().encode(value) : value;
+      if ((size += bytes.length) > BODY_LIMITS.bytes) throw tooLarge();
+      chunks.push(bytes);
+    }
+  } catch (error) {
+    if (isX402Error(error)) throw error;
+    throw new InvalidChallengeError("The 402 body could not be read.", { cause: error });
+  } finally {
+    clearTimeout(timer);
+    release();
+  }
+  const all = new Uint8Array(size);
+  chunks.reduce((offset, chunk) => (all.set(chunk, offset), offset + chunk.length), 0);
+  return new TextDecoder().decode(all);
+}
