@@ -1,9 +1,10 @@
-// npm run demo [-- --axios | --v1 | --solana]
+// npm run demo [-- --axios | --v1 | --solana | --serve]
 //
 // A real paid request, end to end, on this machine: a local chain (anvil with Base Sepolia's chain
 // id and a test USDC, or with --solana a LiteSVM-backed Solana RPC with devnet USDC), the unmodified
 // reference facilitator and seller (@x402/*), and a fresh buyer paying with x402-pay. Prints what
-// happens at each step, then stops everything it started.
+// happens at each step, then stops everything it started. With --serve it keeps the stack running
+// for your own code instead and prints how to reach it (examples/demo-serve.ts).
 import axios from "axios";
 import { createPublicClient, http, type Hash } from "viem";
 import { PRICE_ATOMIC, fundedBuyer, startInteropStack } from "../localnet/index.js";
@@ -22,10 +23,12 @@ import { wrapAxiosWithPayment } from "x402-pay/axios";
 import { exactEvm } from "x402-pay/evm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
 import { exactSvm } from "x402-pay/svm";
+import { serveDemo } from "./demo-serve.js";
 
 const useAxios = process.argv.includes("--axios");
 const useV1 = process.argv.includes("--v1");
 const useSolana = process.argv.includes("--solana");
+const serve = process.argv.includes("--serve");
 const started = performance.now();
 const say = (step: string, text = "") => console.log(`${`[${((performance.now() - started) / 1000).toFixed(2)}s]`.padEnd(9)}${step.padEnd(11)}${text}`);
 const usdc = (atomic: bigint) => `${formatUnits(atomic, 6)} USDC`;
@@ -95,79 +98,85 @@ async function solanaWorld(): Promise<World> {
   };
 }
 
-let world: World | undefined;
-try {
-  say("start", useSolana
-    ? "LiteSVM behind a Solana JSON-RPC endpoint, devnet USDC, reference facilitator and @x402/express seller"
-    : `anvil (chain 84532), TestUSDC at the Base Sepolia USDC address, reference facilitator and ${useV1 ? "v1 x402-express" : "v2 @x402/express"} seller`);
-  world = await (useSolana ? solanaWorld() : evmWorld());
-  const before = await world.balances();
-  say("buyer", `${world.buyer} funded with ${usdc(before.buyer)} (a fresh key; no gas money needed)`);
+/** The one paid request, narrated; sets the exit code. */
+async function payOnce(): Promise<void> {
+  let world: World | undefined;
+  try {
+    say("start", useSolana
+      ? "LiteSVM behind a Solana JSON-RPC endpoint, devnet USDC, reference facilitator and @x402/express seller"
+      : `anvil (chain 84532), TestUSDC at the Base Sepolia USDC address, reference facilitator and ${useV1 ? "v1 x402-express" : "v2 @x402/express"} seller`);
+    world = await (useSolana ? solanaWorld() : evmWorld());
+    const before = await world.balances();
+    say("buyer", `${world.buyer} funded with ${usdc(before.buyer)} (a fresh key; no gas money needed)`);
 
-  const w = world;
-  const client = createX402Client({
-    schemes: [w.scheme],
-    policy: { maxAmountPerPayment: "$0.10" },
-    onBeforePayment: (payment) => {
-      say("choose", `${payment.scheme} on ${payment.network} (v${payment.x402Version}): ${payment.displayAmount} to ${payment.payTo}`);
-      say("", `why: ${w.why}`);
-    },
-  });
+    const w = world;
+    const client = createX402Client({
+      schemes: [w.scheme],
+      policy: { maxAmountPerPayment: "$0.10" },
+      onBeforePayment: (payment) => {
+        say("choose", `${payment.scheme} on ${payment.network} (v${payment.x402Version}): ${payment.displayAmount} to ${payment.payTo}`);
+        say("", `why: ${w.why}`);
+      },
+    });
 
-  // A fetch that narrates what goes over the wire; x402-pay wraps it like any other fetch.
-  const tracingFetch: typeof fetch = async (input, init) => {
-    const headers = new Headers(init?.headers);
-    const paid = headers.get("payment-signature") ?? headers.get("x-payment");
-    if (paid) {
-      const decoded = decodeBase64Json(paid);
-      const payload = decoded.ok ? (decoded.value as { payload: Record<string, unknown> }).payload : {};
-      w.describePayment(payload).forEach((line, i) => say(i === 0 ? "sign" : "", line));
-      say("retry", `${init?.method ?? "GET"} ${String(input)} with ${headers.has("payment-signature") ? "PAYMENT-SIGNATURE" : "X-PAYMENT"} (${paid.length} bytes)`);
-    } else {
-      say("request", `${init?.method ?? "GET"} ${String(input)}`);
-    }
-    const response = await fetch(input, init);
-    if (response.status === 402) {
-      const header = response.headers.get("payment-required");
-      const challenge = parseChallenge({ header, body: header ? undefined : await response.clone().text() });
-      for (const r of challenge.requirements) {
-        say("402", `v${challenge.x402Version} offers ${r.scheme} on ${r.network}: ${usdc(BigInt(r.amount))} of ${r.asset} to ${r.payTo}`);
+    // A fetch that narrates what goes over the wire; x402-pay wraps it like any other fetch.
+    const tracingFetch: typeof fetch = async (input, init) => {
+      const headers = new Headers(init?.headers);
+      const paid = headers.get("payment-signature") ?? headers.get("x-payment");
+      if (paid) {
+        const decoded = decodeBase64Json(paid);
+        const payload = decoded.ok ? (decoded.value as { payload: Record<string, unknown> }).payload : {};
+        w.describePayment(payload).forEach((line, i) => say(i === 0 ? "sign" : "", line));
+        say("retry", `${init?.method ?? "GET"} ${String(input)} with ${headers.has("payment-signature") ? "PAYMENT-SIGNATURE" : "X-PAYMENT"} (${paid.length} bytes)`);
+      } else {
+        say("request", `${init?.method ?? "GET"} ${String(input)}`);
       }
+      const response = await fetch(input, init);
+      if (response.status === 402) {
+        const header = response.headers.get("payment-required");
+        const challenge = parseChallenge({ header, body: header ? undefined : await response.clone().text() });
+        for (const r of challenge.requirements) {
+          say("402", `v${challenge.x402Version} offers ${r.scheme} on ${r.network}: ${usdc(BigInt(r.amount))} of ${r.asset} to ${r.payTo}`);
+        }
+      } else {
+        say("response", `${response.status} ${response.statusText}`);
+      }
+      return response;
+    };
+
+    const url = `${w.sellerUrl}/weather`;
+    let receipt: PaymentReceipt | undefined;
+    let resource: unknown;
+    if (useAxios) {
+      say("request", `GET ${url} (axios)`);
+      const response = await wrapAxiosWithPayment(axios.create(), client).get(url);
+      say("response", `${response.status}`);
+      resource = response.data;
+      receipt = getPaymentReceipt(response);
     } else {
-      say("response", `${response.status} ${response.statusText}`);
+      const response = await wrapFetchWithPayment(tracingFetch, client)(url);
+      resource = await response.json();
+      receipt = getPaymentReceipt(response);
     }
-    return response;
-  };
 
-  const url = `${w.sellerUrl}/weather`;
-  let receipt: PaymentReceipt | undefined;
-  let resource: unknown;
-  if (useAxios) {
-    say("request", `GET ${url} (axios)`);
-    const response = await wrapAxiosWithPayment(axios.create(), client).get(url);
-    say("response", `${response.status}`);
-    resource = response.data;
-    receipt = getPaymentReceipt(response);
-  } else {
-    const response = await wrapFetchWithPayment(tracingFetch, client)(url);
-    resource = await response.json();
-    receipt = getPaymentReceipt(response);
+    const tx = receipt?.transaction;
+    const confirmed = tx ? await w.confirm(tx) : undefined;
+    say("settle", `transaction ${tx ?? "(none reported)"}: ${confirmed ?? "not found"}`);
+    const after = await w.balances();
+    say("balances", `buyer  ${usdc(before.buyer)} -> ${usdc(after.buyer)}`);
+    say("", `seller ${usdc(before.seller)} -> ${usdc(after.seller)}`);
+    say("resource", JSON.stringify(resource));
+
+    const ok = !!confirmed?.startsWith("success") && before.buyer - after.buyer === PRICE_ATOMIC && after.seller - before.seller === PRICE_ATOMIC;
+    say(ok ? "done" : "FAILED", ok ? "paid exactly the price, once" : "balances or settlement are not as expected");
+    process.exitCode = ok ? 0 : 1;
+  } catch (error) {
+    console.error(isX402Error(error) ? `${error.code}: ${error.message}` : error);
+    process.exitCode = 1;
+  } finally {
+    await world?.stop();
   }
-
-  const tx = receipt?.transaction;
-  const confirmed = tx ? await w.confirm(tx) : undefined;
-  say("settle", `transaction ${tx ?? "(none reported)"}: ${confirmed ?? "not found"}`);
-  const after = await w.balances();
-  say("balances", `buyer  ${usdc(before.buyer)} -> ${usdc(after.buyer)}`);
-  say("", `seller ${usdc(before.seller)} -> ${usdc(after.seller)}`);
-  say("resource", JSON.stringify(resource));
-
-  const ok = !!confirmed?.startsWith("success") && before.buyer - after.buyer === PRICE_ATOMIC && after.seller - before.seller === PRICE_ATOMIC;
-  say(ok ? "done" : "FAILED", ok ? "paid exactly the price, once" : "balances or settlement are not as expected");
-  process.exitCode = ok ? 0 : 1;
-} catch (error) {
-  console.error(isX402Error(error) ? `${error.code}: ${error.message}` : error);
-  process.exitCode = 1;
-} finally {
-  await world?.stop();
 }
+
+if (serve) process.exitCode = await serveDemo({ v1: useV1, solana: useSolana });
+else await payOnce();

@@ -19,9 +19,13 @@ function installHooks(): void {
   process.once("exit", killAll);
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.once(signal, () => {
+      // Someone else handles the signal (the demo's --serve stops its stack in order): killing the
+      // children here would pull anvil's watchdog away from under that stop, and leave anvil to
+      // die only after we do. The exit hook still catches whatever they leave running.
+      if (process.listenerCount(signal) > 0) return;
       killAll();
-      // Keep the default behaviour (terminate) unless someone else handles the signal.
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      // Keep the default behaviour (terminate).
+      process.kill(process.pid, signal);
     });
   }
 }

@@ -1,0 +1,242 @@
+// npm run demo -- --serve [--v1] [--solana]
+//
+// The demo's local stack, kept running for your own code: prints every paid route with its price
+// and network, the facilitator, the chain, the tokens and test keys holding test USDC, then waits
+// for Ctrl-C (SIGINT) or SIGTERM, stops everything it started and exits 0.
+//
+// The listing is line-oriented so that scripts can read it too: a paid route is
+// `  <METHOD>  <url>  <price>  on <network>  <about>`, a key appears as `EVM_PRIVATE_KEY=0x...` or
+// `SVM_PRIVATE_KEY=<base58>`, and the listing ends with a line starting `ready`.
+import { getBase58Decoder } from "@solana/kit";
+import {
+  ANVIL_TEST_KEYS,
+  FACILITATOR_V1_NETWORK,
+  PRICE_ATOMIC,
+  SELLER_NETWORK,
+  fundedBuyer,
+  startInteropStack,
+} from "../localnet/index.js";
+import {
+  DEVNET_GENESIS_HASH,
+  SOLANA_DEVNET,
+  SOLANA_DEVNET_V1,
+  TOKEN_2022_PRICE_ATOMIC,
+  startSolanaStack,
+} from "../localnet/svm/index.js";
+import { formatUnits } from "x402-pay";
+
+export interface ServeOptions {
+  /** Also start the protocol v1 seller (x402-express 1.x). */
+  v1: boolean;
+  /** Solana (LiteSVM) instead of the EVM chain. */
+  solana: boolean;
+}
+
+/** One paid route as a buyer sees it. */
+interface PaidRoute {
+  method: "GET" | "POST";
+  url: string;
+  price: string;
+  network: string;
+  about: string;
+}
+
+/** A running stack and what to print about it. */
+interface Served {
+  routes: PaidRoute[];
+  /** Routes that answer without payment, to check that a seller is up. */
+  free: string[];
+  /** Label and value: sellers, facilitator, chain, tokens. */
+  stack: [string, string][];
+  /** What the keys hold and why they may be printed. */
+  keysNote: string;
+  /** Address, and the environment assignment the examples read the key from. */
+  keys: [string, string][];
+  /** Commands to paste into another terminal. */
+  tryIt: string[];
+  stop(): Promise<void>;
+}
+
+interface SellerInfo {
+  url: string;
+  payTo: string;
+}
+
+/** Given to each printed key, in atomic units of each 6-decimal test token: 10 000 payments of 0.001. */
+const FUNDING = 10_000_000n;
+const tokens = (atomic: bigint, symbol: string) => `${formatUnits(atomic, 6)} ${symbol}`;
+const PRICE_USDC = tokens(PRICE_ATOMIC, "USDC");
+
+/** The v1 seller's paid route, when it runs: `GET /weather` at the same price. */
+function v1Route(v1Seller: SellerInfo | undefined, network: string): PaidRoute[] {
+  if (!v1Seller) return [];
+  return [{ method: "GET", url: `${v1Seller.url}/weather`, price: PRICE_USDC, network, about: "v1 seller (x402-express 1.x): weather report" }];
+}
+
+/** The lines about the sellers themselves, the same on both chains. */
+function sellerLines(seller: SellerInfo, v1Seller: SellerInfo | undefined): Pick<Served, "free" | "stack"> {
+  const stack: [string, string][] = [["seller v2", `${seller.url}  (@x402/express; pays to ${seller.payTo})`]];
+  const free = [`${seller.url}/free`];
+  if (v1Seller) {
+    stack.push(["seller v1", `${v1Seller.url}  (x402-express 1.x; pays to ${v1Seller.payTo})`]);
+    free.push(`${v1Seller.url}/free`);
+  }
+  return { stack, free };
+}
+
+async function evmServed(v1: boolean): Promise<Served> {
+  const stack = await startInteropStack({ v1 });
+  try {
+    // The public Anvil keys, so that nothing secret is printed; #1 is the facilitator's. Minted one
+    // after the other: two mints sent at once from the same dev account can get the same nonce,
+    // and anvil then refuses the second as an underpriced replacement.
+    const buyers = [];
+    for (const privateKey of [ANVIL_TEST_KEYS[0], ANVIL_TEST_KEYS[2]]) {
+      buyers.push(await fundedBuyer(stack.usdc, { amount: FUNDING, privateKey }));
+    }
+    const { seller, v1Seller, facilitator, anvil, usdc } = stack;
+    const sellers = sellerLines(seller, v1Seller);
+    const env = `EVM_PRIVATE_KEY=${buyers[0]!.privateKey}`;
+    const v2Route = (method: PaidRoute["method"], path: string, about: string, price = PRICE_USDC): PaidRoute => ({
+      method,
+      url: `${seller.url}${path}`,
+      price,
+      network: SELLER_NETWORK,
+      about: `v2 seller: ${about}`,
+    });
+    return {
+      routes: [
+        v2Route("GET", "/weather", "weather report"),
+        v2Route("POST", "/echo", "echoes the JSON body"),
+        v2Route("GET", "/dynamic", "price rises on every request, so a paid retry is refused (to see a failure)", `from ${PRICE_USDC}`),
+        ...v1Route(v1Seller, FACILITATOR_V1_NETWORK),
+      ],
+      free: sellers.free,
+      stack: [
+        ...sellers.stack,
+        ["facilitator", `${facilitator.url}  (GET /supported, POST /verify, POST /settle; settles from ${facilitator.address})`],
+        ["chain", `${anvil.rpcUrl}  chain id ${anvil.chain.id} (anvil, Base Sepolia's id)`],
+        ["USDC", `${usdc.address}  6 decimals (TestUSDC with EIP-3009, at Base Sepolia's USDC address)`],
+      ],
+      keysNote: `public Anvil test keys, each funded with ${tokens(FUNDING, "USDC")} on this chain only; EIP-3009 needs no ETH`,
+      keys: buyers.map((buyer) => [buyer.address, `EVM_PRIVATE_KEY=${buyer.privateKey}`]),
+      tryIt: [
+        `curl -i ${seller.url}/weather`,
+        `${env} npx tsx examples/fetch.ts ${seller.url}/weather`,
+        `${env} npx tsx examples/axios.ts ${seller.url}/weather`,
+        ...(v1Seller ? [`${env} npx tsx examples/fetch.ts ${v1Seller.url}/weather`] : []),
+      ],
+      stop: stack.stop,
+    };
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
+}
+
+async function solanaServed(v1: boolean): Promise<Served> {
+  const stack = await startSolanaStack({ evm: false, v1 });
+  try {
+    // A fresh key (Solana has no public test keys): it holds nothing outside this local chain.
+    const buyer = await stack.fundedBuyer({ amount: FUNDING });
+    const { seller, v1Seller, facilitator, rpc, tokens: mints } = stack;
+    const sellers = sellerLines(seller, v1Seller);
+    const env = `SVM_PRIVATE_KEY=${getBase58Decoder().decode(buyer.secretKey)}`;
+    // Without the RPC argument the example would read the mint and a blockhash from the public
+    // devnet, which knows nothing of this chain.
+    const pay = (url: string) => `${env} npx tsx examples/solana.ts ${url}/weather ${rpc.url}`;
+    return {
+      routes: [
+        { method: "GET", url: `${seller.url}/weather`, price: PRICE_USDC, network: SOLANA_DEVNET, about: "v2 seller: weather report" },
+        {
+          method: "GET",
+          url: `${seller.url}/weather-2022`,
+          price: tokens(BigInt(TOKEN_2022_PRICE_ATOMIC), "T22"),
+          network: SOLANA_DEVNET,
+          about: "v2 seller: weather report, paid in the Token-2022 test token",
+        },
+        ...v1Route(v1Seller, SOLANA_DEVNET_V1),
+      ],
+      free: sellers.free,
+      stack: [
+        ...sellers.stack,
+        ["facilitator", `${facilitator.url}  (GET /supported, POST /verify, POST /settle; fee payer ${facilitator.feePayer})`],
+        ["Solana RPC", `${rpc.url}  cluster devnet (genesis hash ${DEVNET_GENESIS_HASH}; LiteSVM)`],
+        ["USDC", `${mints.usdc.address}  ${mints.usdc.decimals} decimals (devnet USDC mint, SPL Token)`],
+        ["T22", `${mints.token2022.address}  ${mints.token2022.decimals} decimals (Token-2022 test mint)`],
+      ],
+      keysNote: `generated for this run, funded with ${tokens(FUNDING, "USDC")} and ${tokens(FUNDING, "T22")} on this chain only; no SOL needed`,
+      keys: [[buyer.address, env]],
+      tryIt: [`curl -i ${seller.url}/weather`, pay(seller.url), ...(v1Seller ? [pay(v1Seller.url)] : [])],
+      stop: stack.stop,
+    };
+  } catch (error) {
+    await stack.stop();
+    throw error;
+  }
+}
+
+/** Rows with every column but the last padded to the widest cell, two spaces apart. */
+function table(rows: string[][]): string[] {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0))) ?? [];
+  return rows.map((row) => `  ${row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  ")}`);
+}
+
+function print(served: Served): void {
+  const lines = [
+    "",
+    "Paid routes",
+    ...table(served.routes.map((r) => [r.method, r.url, r.price, `on ${r.network}`, r.about])),
+    `  free (no payment): ${served.free.join("  ")}`,
+    "",
+    "Stack",
+    ...table(served.stack),
+    "",
+    `Test keys (${served.keysNote})`,
+    ...table(served.keys),
+    "",
+    "Try it from another terminal in this repository",
+    ...served.tryIt.map((command) => `  ${command}`),
+    "",
+    "ready: Ctrl-C stops everything",
+  ];
+  console.log(lines.join("\n"));
+}
+
+/**
+ * Resolves with the first SIGINT or SIGTERM. The handlers are removed then, so a second signal
+ * ends the process at once; anvil's watchdog (localnet/anvil.ts) still stops anvil.
+ */
+function untilStopSignal(): Promise<NodeJS.Signals> {
+  const signals = ["SIGINT", "SIGTERM"] as const;
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      for (const s of signals) process.off(s, stop);
+      resolve(signal);
+    };
+    for (const s of signals) process.on(s, stop);
+  });
+}
+
+/** Starts the stack, prints it and serves until SIGINT or SIGTERM; resolves with the exit code. */
+export async function serveDemo({ v1, solana }: ServeOptions): Promise<number> {
+  const sellers = v1 ? "v2 and v1 sellers" : "v2 seller";
+  console.log(
+    solana
+      ? `starting LiteSVM behind a Solana JSON-RPC endpoint, devnet USDC, the reference facilitator and ${sellers}…`
+      : `starting anvil (chain 84532), TestUSDC, the reference facilitator and ${sellers}…`,
+  );
+  let served: Served;
+  try {
+    served = await (solana ? solanaServed(v1) : evmServed(v1));
+  } catch (error) {
+    console.error(error);
+    return 1;
+  }
+  const signal = untilStopSignal();
+  print(served);
+  console.log(`${await signal}: stopping…`);
+  await served.stop();
+  console.log("stopped");
+  return 0;
+}
