@@ -57,11 +57,13 @@ async function pay(instance: AxiosInstance, client: X402Client, send: AxiosAdapt
   const last = first.request as { res?: { responseUrl?: string }; responseURL?: string; method?: string; getHeader?: unknown } | undefined;
   const url = last?.res?.responseUrl || last?.responseURL || requested;
   const method = (typeof last?.getHeader === "function" && last.method) || (config.method ?? "get").toUpperCase();
-  const hop = redirectHop({ url: requested, method }, 307, url, [], false);
-  const headers = AxiosHeaders.from(config.headers);
+  // Turned into a GET on the way (a 303) or not (307): the shared rules say what goes with it.
+  const asked = config.method!.toUpperCase();
+  const hop = redirectHop({ url: requested, method: asked }, method !== asked ? 303 : 307, url, [], false);
+  const headers = new AxiosHeaders(config.headers);
   for (const name of hop.dropHeaders) headers.delete(name);
-  const base: Config = { ...config, url, baseURL: undefined, params: undefined, method, headers, validateStatus: () => true };
-  if (method !== config.method?.toUpperCase() && method === "GET") base.data = undefined;
+  const data = hop.dropBody ? undefined : config.data;
+  const base: Config = { ...config, url, baseURL: undefined, params: undefined, method, headers, data, validateStatus: () => true };
   const moved = url !== requested && !["GET", "HEAD"].includes(method) && typeof last?.getHeader !== "function";
 
   let paid: AxiosResponse | undefined;
@@ -78,7 +80,7 @@ async function pay(instance: AxiosInstance, client: X402Client, send: AxiosAdapt
     async resend(extra) {
       paymentLeft ||= Object.keys(extra).some((name) => (PAYMENT_HEADERS as readonly string[]).includes(name));
       hops = {};
-      const next = { ...base, headers: AxiosHeaders.from(base.headers).set(extra) };
+      const next = { ...base, headers: new AxiosHeaders(base.headers).set(extra) };
       return (paid = await (page === undefined ? follow(send, next, Object.keys(extra), hops) : fromPage(send, next, page)));
     },
     status: (r) => r.status,
@@ -110,7 +112,7 @@ async function follow(send: AxiosAdapter, config: Config, guarded: string[], hop
     const settled = SETTLEMENT_HEADERS.filter((name) => headerOf(response.headers, name));
     for (const name of settled) hops[name] = headerOf(response.headers, name)!;
     const hop = redirectHop({ url: config.url!, method: config.method! }, response.status, location, guarded, settled.length > 0);
-    const headers = AxiosHeaders.from(config.headers);
+    const headers = new AxiosHeaders(config.headers);
     for (const name of hop.dropHeaders) headers.delete(name);
     config = { ...config, url: hop.url, method: hop.method, headers, data: hop.dropBody ? undefined : config.data };
   }

@@ -1,8 +1,9 @@
 // The published shape: every subpath export loads from dist in ESM and CommonJS, and an error
 // thrown by one entry is recognised by another (shared chunks, brand check across copies).
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -30,4 +31,66 @@ describe("package exports (dist, built by npm test)", () => {
       "true true INVALID_CONFIG",
     );
   });
+});
+
+/**
+ * A browser app's type check of the published declarations: no Node types (`"types": []`), library
+ * files checked (`"skipLibCheck": false`), `exactOptionalPropertyTypes` on. The app switches on
+ * error codes, which must narrow `details`.
+ */
+const app = `
+import { createX402Client, isX402Error, getPaymentReceipt, type X402Extension } from "x402-pay";
+import { exactEvm } from "x402-pay/evm";
+import { exactSvm } from "x402-pay/svm";
+import { wrapFetchWithPayment } from "x402-pay/fetch";
+import { wrapAxiosWithPayment } from "x402-pay/axios";
+
+declare const signer: { address: \`0x\${string}\`; signTypedData(request: never): Promise<\`0x\${string}\`> };
+const extension: X402Extension = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
+const client = createX402Client({ schemes: [exactEvm({ signer })], extensions: [extension], policy: { maxAmountPerPayment: "$0.10" } });
+export const paidFetch = wrapFetchWithPayment(fetch, client);
+export { exactSvm, wrapAxiosWithPayment, getPaymentReceipt };
+
+export function explain(error: unknown): string {
+  if (!isX402Error(error)) return "not ours";
+  switch (error.code) {
+    case "PAYMENT_REJECTED":
+      return error.reason + error.details.reason + error.details.status;
+    case "NO_PAYABLE_REQUIREMENT":
+      return error.details.rejected.map((r) => r.reason).join();
+    case "PAYMENT_OUTCOME_UNKNOWN":
+      return error.details.paymentHeader.value + (error.details.receipt?.status ?? "");
+    case "RPC_FAILED":
+      return error.details.rpcMethod + (error.details.rpcUrl ?? "");
+    case "INVALID_CONFIG":
+      return error.details.option ?? error.shortMessage;
+    default:
+      return error.code + error.phase;
+  }
+}
+`;
+
+describe("type declarations (dist)", () => {
+  it("compile in a browser project with no Node types, library checking on and exactOptionalPropertyTypes; codes narrow details", () => {
+    const dir = `${root}node_modules/.cache/x402-pay-dts-check/`;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${dir}app.ts`, app);
+    const program = ts.createProgram([`${dir}app.ts`], {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
+      types: [],
+      strict: true,
+      skipLibCheck: false,
+      exactOptionalPropertyTypes: true,
+      noEmit: true,
+      baseUrl: root,
+      paths: { "x402-pay": ["dist/index.d.ts"], "x402-pay/*": ["dist/*.d.ts"] },
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.file?.fileName.replace(root, "") ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

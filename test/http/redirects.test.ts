@@ -1,0 +1,162 @@
+/**
+ * Redirects around a payment, through both wrappers: the retry is the request as it was when the
+ * 402 came (a 303 made it a GET), credentials never cross origins on either request, and a paid
+ * request redirected to something that is not HTTP fails as fetch would, without a receipt.
+ */
+import { http, HttpResponse } from "msw";
+import { describe, expect, it } from "vitest";
+import { getPaymentReceipt } from "../../src";
+import { wrapFetchWithPayment } from "../../src/fetch";
+import { OTHER, PATH, SELLER, TX_HASH, createSeller, payingClient, seeRequest, v2Challenge, type Seen } from "../support/seller";
+import { rejection, wrappers } from "../support/wrappers";
+import { useMswServer } from "../support/msw";
+
+const server = useMswServer();
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+/** `${SELLER}/moved` answers `status` with a Location of `${origin}${PATH}`, where a seller waits. */
+function movedTo(origin: string, status: number) {
+  const seller = createSeller({ origin, challenge: v2Challenge({ resource: { url: `${origin}${PATH}` } }) });
+  const moved: Seen[] = [];
+  server.use(
+    seller.handler,
+    http.all(`${SELLER}/moved`, async ({ request }) => {
+      moved.push(await seeRequest(request));
+      return new HttpResponse(null, { status, headers: { Location: `${origin}${PATH}` } });
+    }),
+  );
+  return { seller, moved };
+}
+
+describe.each(wrappers)("$name: a first request redirected to a 402", (wrapper) => {
+  it("POST → 303 → 402: the retry is a GET to the new URL, with no body", async () => {
+    const { seller, moved } = movedTo(SELLER, 303);
+    const { client, signs } = payingClient();
+
+    const reply = await wrapper.send(client, { url: `${SELLER}/moved`, method: "POST", body: "order", headers: { "content-type": "text/plain" } });
+
+    expect(reply.status).toBe(200);
+    expect(moved).toHaveLength(1);
+    expect(seller.requests.map((r) => [r.method, r.url, text(r.body)])).toEqual([
+      ["GET", `${SELLER}${PATH}`, ""],
+      ["GET", `${SELLER}${PATH}`, ""],
+    ]);
+    expect(seller.requests[1]!.headers["content-type"]).toBeUndefined();
+    expect(seller.requests[1]!.headers["payment-signature"]).toBeTruthy();
+    expect(signs).toHaveLength(1);
+    expect(getPaymentReceipt(reply.raw)).toMatchObject({ url: `${SELLER}${PATH}`, method: "GET" });
+  });
+
+  it("POST → 307 → 402: the retry is the same POST with the same body, to the new URL", async () => {
+    const { seller } = movedTo(SELLER, 307);
+    const reply = await wrapper.send(payingClient().client, { url: `${SELLER}/moved`, method: "POST", body: "order", headers: { "content-type": "text/plain" } });
+
+    expect(reply.status).toBe(200);
+    expect(seller.requests.map((r) => [r.method, text(r.body)])).toEqual([
+      ["POST", "order"],
+      ["POST", "order"],
+    ]);
+    expect(getPaymentReceipt(reply.raw)).toMatchObject({ url: `${SELLER}${PATH}`, method: "POST" });
+  });
+
+  it("a redirect to another origin: Authorization and Cookie reach neither request there", async () => {
+    const { seller, moved } = movedTo(OTHER, 302);
+    const headers = { authorization: "Bearer secret-token", cookie: "session=abc", "x-keep": "1" };
+
+    const reply = await wrapper.send(payingClient().client, { url: `${SELLER}/moved`, headers });
+
+    expect(reply.status).toBe(200);
+    expect(moved[0]!.headers).toMatchObject(headers);
+    expect(seller.requests).toHaveLength(2);
+    for (const request of seller.requests) {
+      expect(request.headers.authorization).toBeUndefined();
+      expect(request.headers.cookie).toBeUndefined();
+      expect(request.headers["x-keep"]).toBe("1");
+    }
+    expect(seller.requests[1]!.headers["payment-signature"]).toBeTruthy();
+  });
+});
+
+describe.each(wrappers)("$name: the paid request redirected", (wrapper) => {
+  /** A seller that answers the paid request with a redirect to `location`; landings record what they got. */
+  function redirectingPaid(location: string, status = 302) {
+    const seller = createSeller({
+      intercept: (request) => (request.headers.has("payment-signature") ? new HttpResponse(null, { status, headers: { Location: location } }) : undefined),
+    });
+    const landed: Seen[] = [];
+    const landing = (origin: string) =>
+      http.all(`${origin}/landing`, async ({ request }) => {
+        landed.push(await seeRequest(request));
+        return HttpResponse.json({ landed: true });
+      });
+    server.use(seller.handler, landing(SELLER), landing(OTHER));
+    return { seller, landed };
+  }
+
+  it("to another origin: neither the payment, nor Authorization, nor Cookie goes there", async () => {
+    const { landed } = redirectingPaid(`${OTHER}/landing`, 307);
+    const headers = { authorization: "Bearer secret-token", cookie: "session=abc", "x-keep": "1" };
+    const reply = await wrapper.send(payingClient().client, { url: `${SELLER}${PATH}`, headers });
+
+    expect(reply.status).toBe(200);
+    expect(landed).toHaveLength(1);
+    expect(landed[0]!.headers["payment-signature"]).toBeUndefined();
+    expect(landed[0]!.headers.authorization).toBeUndefined();
+    expect(landed[0]!.headers.cookie).toBeUndefined();
+    expect(landed[0]!.headers["x-keep"]).toBe("1");
+  });
+
+  it("to the same origin: Authorization and Cookie stay", async () => {
+    const { landed } = redirectingPaid(`${SELLER}/landing`, 307);
+    const headers = { authorization: "Bearer secret-token", cookie: "session=abc" };
+    await wrapper.send(payingClient().client, { url: `${SELLER}${PATH}`, headers });
+    expect(landed[0]!.headers).toMatchObject(headers);
+  });
+
+  it.each(["data:application/json,%7B%22free%22%3Atrue%7D", "file:///etc/hostname", "ftp://seller.example/x"])(
+    "to %s: fails as fetch would (the payment may have settled: PAYMENT_OUTCOME_UNKNOWN), with no receipt",
+    async (location) => {
+      const { seller } = redirectingPaid(location);
+      const error = await rejection(wrapper.send(payingClient().client, { url: `${SELLER}${PATH}` }));
+
+      expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
+      expect(error.walk()).toBeInstanceOf(TypeError);
+      expect(error.details.paymentHeader.value).toBe(seller.requests[1]!.headers["payment-signature"]);
+      expect(seller.requests).toHaveLength(2);
+    },
+  );
+});
+
+describe("fetch: a redirected free request looks as fetch makes it", () => {
+  it("the final response says it was redirected, and its URL is the last one", async () => {
+    server.use(
+      http.get(`${SELLER}/old`, () => new HttpResponse(null, { status: 301, headers: { Location: "/new" } })),
+      http.get(`${SELLER}/new`, () => HttpResponse.json({ free: true })),
+    );
+    const response = await wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client)(`${SELLER}/old`);
+    expect(response.status).toBe(200);
+    expect(response.redirected).toBe(true);
+    expect(response.url).toBe(`${SELLER}/new`);
+    expect(await response.json()).toEqual({ free: true });
+  });
+
+  it('redirect: "error" fails on a redirect, as fetch does', async () => {
+    server.use(http.get(`${SELLER}/old`, () => new HttpResponse(null, { status: 301, headers: { Location: "/new" } })));
+    const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client)(`${SELLER}/old`, { redirect: "error" }));
+    expect(error).toBeInstanceOf(TypeError);
+  });
+
+  it("a paid retry that lands on a settlement after a same-origin redirect still gets its receipt", async () => {
+    const seller = createSeller({
+      intercept: (request) =>
+        request.headers.has("payment-signature") && !request.url.endsWith("/final")
+          ? new HttpResponse(null, { status: 307, headers: { Location: `${SELLER}${PATH}/final` } })
+          : undefined,
+    });
+    const final = createSeller({ path: `${PATH}/final` });
+    server.use(seller.handler, final.handler);
+    const response = await wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client)(`${SELLER}${PATH}`);
+    expect(response.status).toBe(200);
+    expect(getPaymentReceipt(response)?.transaction).toBe(TX_HASH);
+  });
+});
