@@ -89,7 +89,7 @@ describe("Solana exact transaction", () => {
   });
 
   it("reads the token program from the mint's owner (Token-2022)", async () => {
-    const payment = await pay([requirement()], { rpc: fakeRpc(TOKEN_2022_PROGRAM, 9) });
+    const payment = await pay([requirement()], { rpc: fakeRpc({ owner: TOKEN_2022_PROGRAM, decimals: 9 }) });
     const { message } = decode((payment.payload.payload as { transaction: string }).transaction);
     expect(message.instructions[2]!.programAddress).toBe(TOKEN_2022_PROGRAM);
     const [destination] = await findAssociatedTokenPda({ owner: address(PAY_TO), mint: address(USDC_DEVNET), tokenProgram: address(TOKEN_2022_PROGRAM) });
@@ -115,11 +115,11 @@ describe("Solana exact transaction", () => {
   });
 
   it("refuses a mint that no token program owns, or that does not exist", async () => {
-    await expect(pay([requirement()], { rpc: fakeRpc("11111111111111111111111111111111") })).rejects.toMatchObject({
+    await expect(pay([requirement()], { rpc: fakeRpc({ owner: "11111111111111111111111111111111" }) })).rejects.toMatchObject({
       code: "UNPAYABLE_REQUIREMENT",
       message: expect.stringMatching(/not a mint of the SPL Token or Token-2022 program/),
     });
-    await expect(pay([requirement()], { rpc: fakeRpc(TOKEN_PROGRAM, 6, false) })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT" });
+    await expect(pay([requirement()], { rpc: fakeRpc({ exists: false }) })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT" });
   });
 
   it("prices devnet USDC in the spend policy (6 decimals)", async () => {
