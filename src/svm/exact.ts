@@ -1,11 +1,12 @@
 /** Solana `exact`: a partially signed SPL TransferChecked, protocol v1 and v2 (svm.md). */
 import type { TransactionSigner } from "@solana/kit";
-import type { PaymentScheme } from "../client";
+import type { PaymentContext, PaymentScheme } from "../client";
 import { InvalidConfigError, UnpayableRequirementError } from "../errors";
 import { utf8, type PaymentRequirement } from "../protocol";
 import { isSolanaAddress as isAddress } from "./address";
 import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "./networks";
-import { DEFAULT_SOLANA_RPC_URLS, getLatestBlockhash, getMint, jsonRpc, type SolanaRpcLike } from "./rpc";
+import { readRpc, toEndpoint, type RpcEndpoint } from "./endpoints";
+import { DEFAULT_SOLANA_RPC_URLS, getLatestBlockhash, getMint, type SolanaRpcLike } from "./rpc";
 import { MAX_COMPUTE_UNIT_PRICE, MAX_MEMO_BYTES, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, signTransfer } from "./transaction";
 
 export interface ExactSvmOptions {
@@ -13,6 +14,8 @@ export interface ExactSvmOptions {
   signer: TransactionSigner;
   /** A kit RPC (`createSolanaRpc(url)`) or an RPC URL, for every network. Default: the public endpoint of each cluster. */
   rpc?: SolanaRpcLike | string;
+  /** How long one RPC read may take, in ms, before the payment fails with RPC_FAILED. Default 10,000. */
+  rpcTimeoutMs?: number;
   /** Network patterns served. Default `["solana:*"]`; v1 names (`solana-devnet`) match by CAIP-2 id. */
   networks?: readonly string[];
   /** Protocol versions served. Default `[1, 2]`. */
@@ -42,9 +45,20 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
   if (!Number.isInteger(computeUnitLimit) || computeUnitLimit < 1 || computeUnitLimit > 1_400_000) {
     throw new InvalidConfigError(`computeUnitLimit must be an integer from 1 to 1,400,000, not ${computeUnitLimit}.`);
   }
+  const timeoutMs = options.rpcTimeoutMs ?? 10_000;
+  // The most setTimeout takes: a longer delay would fire at once.
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2 ** 31 - 1) {
+    throw new InvalidConfigError(`rpcTimeoutMs must be a whole number of milliseconds from 1 to 2^31 - 1, not ${timeoutMs}.`, {
+      details: { option: "rpcTimeoutMs" },
+    });
+  }
   const randomBytes = options.randomBytes ?? ((length: number) => crypto.getRandomValues(new Uint8Array(length)));
-  // One JSON-RPC client per RPC URL, made on first use.
-  const rpcs: Record<string, SolanaRpcLike> = {};
+  // One endpoint (and JSON-RPC client) per RPC URL, made on first use.
+  const endpoints: Record<string, RpcEndpoint> = {};
+  const rpcFor = (caip2: string) => {
+    const rpc = options.rpc ?? DEFAULT_SOLANA_RPC_URLS[caip2];
+    return typeof rpc === "string" ? (endpoints[rpc] ??= toEndpoint(rpc)) : rpc && (endpoints[""] ??= toEndpoint(rpc));
+  };
 
   return {
     scheme: "exact",
@@ -69,16 +83,16 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       return undefined;
     },
 
-    async createPayload({ caip2, network, asset, payTo, amount, extra }: PaymentRequirement) {
-      const rpc = options.rpc ?? DEFAULT_SOLANA_RPC_URLS[caip2!]!; // `check` made sure there is one
-      const client = typeof rpc === "string" ? (rpcs[rpc] ??= jsonRpc(rpc)) : rpc;
+    async createPayload({ caip2, network, asset, payTo, amount, extra }: PaymentRequirement, context?: PaymentContext) {
+      const endpoint = rpcFor(caip2!)!; // `check` made sure there is one
+      const read = { signal: context?.signal, timeoutMs };
       // A server that quotes a recent blockhash saves the buyer an RPC round trip.
       const { recentBlockhash, lastValidBlockHeight: height, feePayer, memo } = extra;
       const [mint, blockhash] = await Promise.all([
-        getMint(client, asset),
+        readRpc(endpoint, "getAccountInfo", (rpc, abortSignal) => getMint(rpc, asset, abortSignal), read),
         isAddress(recentBlockhash)
           ? { blockhash: recentBlockhash, lastValidBlockHeight: /^\d+$/.test(String(height)) ? BigInt(String(height)) : U64_MAX }
-          : getLatestBlockhash(client),
+          : readRpc(endpoint, "getLatestBlockhash", getLatestBlockhash, read),
       ]);
       const owner = mint?.owner;
       if (!mint || (owner !== TOKEN_PROGRAM && owner !== TOKEN_2022_PROGRAM) || mint.data.length < 82) {

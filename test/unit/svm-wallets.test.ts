@@ -1,5 +1,5 @@
-// Solana exact, around the edges of building and checking the transaction: the JSON-RPC client used
-// for an RPC URL, and what a wallet that rewrites the transaction may and may not change in the memo.
+// Solana exact, around the edges of checking the signed transaction: what a wallet that rewrites the
+// transaction may and may not change in the memo. (The RPC reads: svm-rpc.test.ts.)
 import {
   compileTransaction,
   decompileTransactionMessage,
@@ -10,17 +10,12 @@ import {
   type TransactionModifyingSigner,
   type TransactionSigner,
 } from "@solana/kit";
-import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
 import { MEMO_PROGRAM, exactSvm } from "../../src/svm";
-import { useMswServer } from "../support/msw";
-import { USDC_DEVNET, buyer, fakeRpc, rpcHandler, svmRequirement } from "../support/svm";
-
-const RPC_URL = "https://rpc.example/solana";
+import { buyer, fakeRpc, svmRequirement } from "../support/svm";
 
 const requirement = svmRequirement;
-const server = useMswServer();
 
 async function pay(scheme: ReturnType<typeof exactSvm>, extra: Record<string, unknown> = {}) {
   const client = createX402Client({ schemes: [scheme] });
@@ -33,35 +28,6 @@ function instructionsOf(payment: { payload: Readonly<Record<string, unknown>> })
   const tx = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
   return decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes)).instructions;
 }
-
-describe("the JSON-RPC client for an RPC URL", () => {
-  it("sends JSON-RPC 2.0 requests, numbered per URL across payments", async () => {
-    const rpc = rpcHandler(RPC_URL);
-    server.use(rpc.handler);
-    const scheme = exactSvm({ signer: buyer, rpc: RPC_URL });
-    await pay(scheme);
-    await pay(scheme);
-    expect(rpc.requests).toEqual([
-      { jsonrpc: "2.0", id: 1, method: "getAccountInfo", params: [USDC_DEVNET, { encoding: "base64", commitment: "confirmed" }] },
-      { jsonrpc: "2.0", id: 2, method: "getLatestBlockhash", params: [{ commitment: "confirmed" }] },
-      { jsonrpc: "2.0", id: 3, method: "getAccountInfo", params: [USDC_DEVNET, { encoding: "base64", commitment: "confirmed" }] },
-      { jsonrpc: "2.0", id: 4, method: "getLatestBlockhash", params: [{ commitment: "confirmed" }] },
-    ]);
-  });
-
-  it("reports an RPC error or an HTTP failure as a signing failure, nothing signed", async () => {
-    server.use(rpcHandler(RPC_URL, { respond: (body) => HttpResponse.json({ jsonrpc: "2.0", id: body.id, error: { code: -32602, message: "bad params" } }) }).handler);
-    await expect(pay(exactSvm({ signer: buyer, rpc: RPC_URL }))).rejects.toMatchObject({
-      code: "SIGNING_FAILED",
-      cause: { message: expect.stringMatching(/Solana RPC \w+ failed: bad params \(-32602\)/) },
-    });
-    server.use(rpcHandler(RPC_URL, { respond: () => new HttpResponse("busy", { status: 503 }) }).handler);
-    await expect(pay(exactSvm({ signer: buyer, rpc: RPC_URL }))).rejects.toMatchObject({
-      code: "SIGNING_FAILED",
-      cause: { message: expect.stringMatching(/Solana RPC \w+ answered HTTP 503/) },
-    });
-  });
-});
 
 describe("wallets that rewrite the memo", () => {
   function rewriting(edit: (instructions: { programAddress: string; data?: Uint8Array }[]) => unknown[]): TransactionModifyingSigner {

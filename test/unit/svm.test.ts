@@ -17,7 +17,7 @@ import { findAssociatedTokenPda, parseTransferCheckedInstruction } from "@solana
 import { describe, expect, it } from "vitest";
 import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
 import { exactSvm, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../src/svm";
-import { BLOCKHASH, DEVNET, FEE_PAYER, PAY_TO, USDC_DEVNET, buyer, decodeTransaction, fakeRpc, svmRequirement } from "../support/svm";
+import { BLOCKHASH, DEVNET, FEE_PAYER, PAY_TO, USDC_DEVNET, buyer, decodeTransaction, fakeRpc, svmRequirement, watchedBuyer } from "../support/svm";
 
 async function pay(accepts: unknown[], options: { rpc?: ReturnType<typeof fakeRpc>; signer?: TransactionSigner; version?: 1 | 2 } = {}) {
   const rpc = options.rpc ?? fakeRpc();
@@ -106,9 +106,8 @@ describe("Solana exact transaction", () => {
     ["network not Solana", requirement({}, { network: "eip155:8453" }), /no registered scheme/],
     ["memo too long", requirement({ memo: "x".repeat(257) }), /extra.memo/],
   ])("refuses before signing: %s", async (_, req, reason) => {
-    const signed: string[] = [];
-    const watching = { ...buyer, signTransactions: async (txs: never[]) => (signed.push("signed"), buyer.signTransactions(txs)) };
-    const error = await pay([req], { signer: watching as TransactionSigner }).catch((e) => e);
+    const { signer, signed } = watchedBuyer();
+    const error = await pay([req], { signer }).catch((e) => e);
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
     expect(error.message).toMatch(reason);
     expect(signed).toEqual([]);
