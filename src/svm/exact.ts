@@ -5,15 +5,20 @@ import { InvalidConfigError, UnpayableRequirementError } from "../errors";
 import { utf8, type PaymentRequirement } from "../protocol";
 import { isSolanaAddress as isAddress } from "./address";
 import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "./networks";
-import { readRpc, toEndpoint, type RpcEndpoint } from "./endpoints";
-import { DEFAULT_SOLANA_RPC_URLS, getLatestBlockhash, getMint, type SolanaRpcLike } from "./rpc";
+import { checkCluster, clusterMismatch, readRpc, routeRpc, type SolanaRpcOption } from "./endpoints";
+import { getLatestBlockhash, getMint } from "./rpc";
 import { MAX_COMPUTE_UNIT_PRICE, MAX_MEMO_BYTES, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, signTransfer } from "./transaction";
 
 export interface ExactSvmOptions {
   /** A `@solana/kit` TransactionSigner: a key pair signer or a wallet-standard wallet's signer. */
   signer: TransactionSigner;
-  /** A kit RPC (`createSolanaRpc(url)`) or an RPC URL, for every network. Default: the public endpoint of each cluster. */
-  rpc?: SolanaRpcLike | string;
+  /**
+   * Where the mint and a blockhash are read. One RPC per network: a map `{ [CAIP-2 network]: URL or
+   * kit RPC }` (a network left out uses its public endpoint, if it has one), or a single URL or kit
+   * RPC (`createSolanaRpc(url)`), which pays only on the cluster its genesis hash names.
+   * Default: the public endpoint of mainnet, devnet and testnet.
+   */
+  rpc?: SolanaRpcOption;
   /** How long one RPC read may take, in ms, before the payment fails with RPC_FAILED. Default 10,000. */
   rpcTimeoutMs?: number;
   /** Network patterns served. Default `["solana:*"]`; v1 names (`solana-devnet`) match by CAIP-2 id. */
@@ -53,12 +58,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
     });
   }
   const randomBytes = options.randomBytes ?? ((length: number) => crypto.getRandomValues(new Uint8Array(length)));
-  // One endpoint (and JSON-RPC client) per RPC URL, made on first use.
-  const endpoints: Record<string, RpcEndpoint> = {};
-  const rpcFor = (caip2: string) => {
-    const rpc = options.rpc ?? DEFAULT_SOLANA_RPC_URLS[caip2];
-    return typeof rpc === "string" ? (endpoints[rpc] ??= toEndpoint(rpc)) : rpc && (endpoints[""] ??= toEndpoint(rpc));
-  };
+  const rpcFor = routeRpc(options.rpc);
 
   return {
     scheme: "exact",
@@ -70,7 +70,11 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
 
     check({ caip2 = "", network, payTo, asset, amount, extra: { feePayer, memo } }) {
       if (!caip2.startsWith("solana:")) return `network ${network} is not a Solana cluster`;
-      if (!options.rpc && !DEFAULT_SOLANA_RPC_URLS[caip2]) return `no RPC is known for ${caip2}: pass exactSvm({ rpc })`;
+      const endpoint = rpcFor(caip2);
+      if (!endpoint) return `no RPC is known for ${caip2}: add it to exactSvm({ rpc: { "${caip2}": url } })`;
+      // A single RPC found serving another cluster (by an earlier payment) cannot pay this one.
+      const mismatch = clusterMismatch(endpoint, caip2);
+      if (mismatch) return mismatch;
       // payTo, the mint and the facilitator's fee payer are addresses; payTo and the fee payer not the buyer's.
       for (const [name, value] of Object.entries({ payTo, asset, "extra.feePayer": feePayer })) {
         if (!isAddress(value)) return `${name} is ${value === undefined ? "missing" : `${JSON.stringify(value)}, not a Solana address`}`;
@@ -88,11 +92,13 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       const read = { signal: context?.signal, timeoutMs };
       // A server that quotes a recent blockhash saves the buyer an RPC round trip.
       const { recentBlockhash, lastValidBlockHeight: height, feePayer, memo } = extra;
+      // The cluster check runs beside the reads, so it adds no round trip; all three end before signing.
       const [mint, blockhash] = await Promise.all([
         readRpc(endpoint, "getAccountInfo", (rpc, abortSignal) => getMint(rpc, asset, abortSignal), read),
         isAddress(recentBlockhash)
           ? { blockhash: recentBlockhash, lastValidBlockHeight: /^\d+$/.test(String(height)) ? BigInt(String(height)) : U64_MAX }
           : readRpc(endpoint, "getLatestBlockhash", getLatestBlockhash, read),
+        endpoint.verify && checkCluster(endpoint, caip2!, read),
       ]);
       const owner = mint?.owner;
       if (!mint || (owner !== TOKEN_PROGRAM && owner !== TOKEN_2022_PROGRAM) || mint.data.length < 82) {

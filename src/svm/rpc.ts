@@ -1,5 +1,6 @@
 /**
- * The two reads the Solana scheme needs (a mint account, a recent blockhash), through a kit RPC the caller gives, or through a tiny JSON-RPC client over `fetch` for a
+ * The three reads the Solana scheme needs (a mint account, a recent blockhash, the cluster's genesis
+ * hash), through a kit RPC the caller gives, or through a tiny JSON-RPC client over `fetch` for a
  * URL (no RPC library in the bundle). The tiny client has the kit RPC's shape, `send({ abortSignal })`
  * included, so both go through the same reads. Answers are checked here: a malformed one throws.
  */
@@ -21,14 +22,18 @@ export interface SolanaRpcLike {
   getLatestBlockhash(config?: { commitment?: "confirmed" }): PendingRpcRequest<{
     value: { blockhash: string; lastValidBlockHeight: bigint | number };
   }>;
+  getGenesisHash(): PendingRpcRequest<string>;
 }
+
+/** The methods a value needs to be taken for a kit RPC. */
+export const RPC_METHODS = ["getAccountInfo", "getLatestBlockhash", "getGenesisHash"] as const;
 
 export interface MintAccount {
   owner: string;
   data: Uint8Array;
 }
 
-/** Public endpoints used when no RPC is given. */
+/** Public endpoints used for a network the caller gives no RPC for. */
 export const DEFAULT_SOLANA_RPC_URLS: Readonly<Record<string, string>> = {
   [SOLANA_MAINNET]: "https://api.mainnet-beta.solana.com",
   [SOLANA_DEVNET]: "https://api.devnet.solana.com",
@@ -75,6 +80,12 @@ export async function getLatestBlockhash(rpc: SolanaRpcLike, abortSignal: AbortS
   });
 }
 
+/** The CAIP-2 id of the cluster an RPC serves: `solana:` and the first 32 characters of its genesis hash. */
+export async function getClusterNetwork(rpc: SolanaRpcLike, abortSignal: AbortSignal): Promise<string> {
+  const hash = await rpc.getGenesisHash().send({ abortSignal });
+  return parseAnswer(() => (isSolanaAddress(hash) ? `solana:${hash.slice(0, 32)}` : undefined));
+}
+
 /**
  * JSON-RPC 2.0 over `fetch`, shaped like a kit RPC: `rpc.method(...params).send({ abortSignal })`
  * resolves to `result`. The answer is read up to {@link MAX_RPC_ANSWER_BYTES}.
@@ -101,7 +112,7 @@ export function jsonRpc(url: string): SolanaRpcLike {
         return body.result!;
       },
     });
-  return { getAccountInfo: method("getAccountInfo"), getLatestBlockhash: method("getLatestBlockhash") };
+  return { getAccountInfo: method("getAccountInfo"), getLatestBlockhash: method("getLatestBlockhash"), getGenesisHash: method("getGenesisHash") };
 }
 
 /** The body as text, refused past {@link MAX_RPC_ANSWER_BYTES} (a hostile RPC cannot grow memory without bound). */
