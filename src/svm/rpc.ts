@@ -117,18 +117,13 @@ export function jsonRpc(url: string): SolanaRpcLike {
 
 /** The body as text, refused past {@link MAX_RPC_ANSWER_BYTES} (a hostile RPC cannot grow memory without bound). */
 async function readText(response: Response): Promise<string> {
-  const tooLarge = () => new Error(`answer larger than ${MAX_RPC_ANSWER_BYTES / 1024} KiB`);
-  if (Number(response.headers.get("content-length")) > MAX_RPC_ANSWER_BYTES) {
-    void response.body?.cancel().catch(() => {});
-    throw tooLarge();
-  }
   if (!response.body) return response.text(); // no stream to count (old polyfills): the timeout still bounds it
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = "";
   try {
     for (let size = 0, chunk; !(chunk = await reader.read()).done; ) {
-      if ((size += chunk.value.length) > MAX_RPC_ANSWER_BYTES) throw tooLarge();
+      if ((size += chunk.value.length) > MAX_RPC_ANSWER_BYTES) throw new Error(`answer larger than ${MAX_RPC_ANSWER_BYTES / 1024} KiB`);
       text += decoder.decode(chunk.value, { stream: true });
     }
     return text + decoder.decode();
