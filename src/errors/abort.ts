@@ -21,10 +21,12 @@ export function raceAbort<T>(work: T | PromiseLike<T>, signal: AbortSignal | und
   if (!signal) return Promise.resolve(work);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(aborted(signal, details));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
+    // Always observed, also when the signal fired already (while `work` started): a later rejection
+    // of work that was dropped must not surface as an unhandled rejection.
     Promise.resolve(work)
       .then(resolve, reject)
       .finally(() => signal.removeEventListener("abort", onAbort));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -1,18 +1,26 @@
 /** Solana `exact`: a partially signed SPL TransferChecked, protocol v1 and v2 (svm.md). */
 import type { TransactionSigner } from "@solana/kit";
-import type { PaymentScheme } from "../client";
+import type { PaymentContext, PaymentScheme } from "../client";
 import { InvalidConfigError, UnpayableRequirementError } from "../errors";
 import { utf8, type PaymentRequirement } from "../protocol";
 import { isSolanaAddress as isAddress } from "./address";
 import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "./networks";
-import { DEFAULT_SOLANA_RPC_URLS, getLatestBlockhash, getMint, jsonRpc, type SolanaRpcLike } from "./rpc";
+import { checkCluster, clusterMismatch, readRpc, routeRpc, type SolanaRpcOption } from "./endpoints";
+import { getLatestBlockhash, getMint } from "./rpc";
 import { MAX_COMPUTE_UNIT_PRICE, MAX_MEMO_BYTES, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, signTransfer } from "./transaction";
 
 export interface ExactSvmOptions {
   /** A `@solana/kit` TransactionSigner: a key pair signer or a wallet-standard wallet's signer. */
   signer: TransactionSigner;
-  /** A kit RPC (`createSolanaRpc(url)`) or an RPC URL, for every network. Default: the public endpoint of each cluster. */
-  rpc?: SolanaRpcLike | string;
+  /**
+   * Where the mint and a blockhash are read. One RPC per network: a map `{ [CAIP-2 network]: URL or
+   * kit RPC }` (a network left out uses its public endpoint, if it has one), or a single URL or kit
+   * RPC (`createSolanaRpc(url)`), which pays only on the cluster its genesis hash names.
+   * Default: the public endpoint of mainnet, devnet and testnet.
+   */
+  rpc?: SolanaRpcOption;
+  /** How long one RPC read may take, in ms, before the payment fails with RPC_FAILED. Default 10,000. */
+  rpcTimeoutMs?: number;
   /** Network patterns served. Default `["solana:*"]`; v1 names (`solana-devnet`) match by CAIP-2 id. */
   networks?: readonly string[];
   /** Protocol versions served. Default `[1, 2]`. */
@@ -42,9 +50,15 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
   if (!Number.isInteger(computeUnitLimit) || computeUnitLimit < 1 || computeUnitLimit > 1_400_000) {
     throw new InvalidConfigError(`computeUnitLimit must be an integer from 1 to 1,400,000, not ${computeUnitLimit}.`);
   }
+  const timeoutMs = options.rpcTimeoutMs ?? 10_000;
+  // The most setTimeout takes: a longer delay would fire at once.
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2 ** 31 - 1) {
+    throw new InvalidConfigError(`rpcTimeoutMs must be a whole number of milliseconds from 1 to 2^31 - 1, not ${timeoutMs}.`, {
+      details: { option: "rpcTimeoutMs" },
+    });
+  }
   const randomBytes = options.randomBytes ?? ((length: number) => crypto.getRandomValues(new Uint8Array(length)));
-  // One JSON-RPC client per RPC URL, made on first use.
-  const rpcs: Record<string, SolanaRpcLike> = {};
+  const rpcFor = routeRpc(options.rpc);
 
   return {
     scheme: "exact",
@@ -56,7 +70,11 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
 
     check({ caip2 = "", network, payTo, asset, amount, extra: { feePayer, memo } }) {
       if (!caip2.startsWith("solana:")) return `network ${network} is not a Solana cluster`;
-      if (!options.rpc && !DEFAULT_SOLANA_RPC_URLS[caip2]) return `no RPC is known for ${caip2}: pass exactSvm({ rpc })`;
+      const endpoint = rpcFor(caip2);
+      if (!endpoint) return `no RPC is known for ${caip2}: add it to exactSvm({ rpc: { "${caip2}": url } })`;
+      // A single RPC found serving another cluster (by an earlier payment) cannot pay this one.
+      const mismatch = clusterMismatch(endpoint, caip2);
+      if (mismatch) return mismatch;
       // payTo, the mint and the facilitator's fee payer are addresses; payTo and the fee payer not the buyer's.
       for (const [name, value] of Object.entries({ payTo, asset, "extra.feePayer": feePayer })) {
         if (!isAddress(value)) return `${name} is ${value === undefined ? "missing" : `${JSON.stringify(value)}, not a Solana address`}`;
@@ -69,16 +87,18 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       return undefined;
     },
 
-    async createPayload({ caip2, network, asset, payTo, amount, extra }: PaymentRequirement) {
-      const rpc = options.rpc ?? DEFAULT_SOLANA_RPC_URLS[caip2!]!; // `check` made sure there is one
-      const client = typeof rpc === "string" ? (rpcs[rpc] ??= jsonRpc(rpc)) : rpc;
+    async createPayload({ caip2, network, asset, payTo, amount, extra }: PaymentRequirement, context?: PaymentContext) {
+      const endpoint = rpcFor(caip2!)!; // `check` made sure there is one
+      const read = { signal: context?.signal, timeoutMs };
       // A server that quotes a recent blockhash saves the buyer an RPC round trip.
       const { recentBlockhash, lastValidBlockHeight: height, feePayer, memo } = extra;
+      // The cluster check runs beside the reads, so it adds no round trip; all three end before signing.
       const [mint, blockhash] = await Promise.all([
-        getMint(client, asset),
+        readRpc(endpoint, "getAccountInfo", (rpc, abortSignal) => getMint(rpc, asset, abortSignal), read),
         isAddress(recentBlockhash)
           ? { blockhash: recentBlockhash, lastValidBlockHeight: /^\d+$/.test(String(height)) ? BigInt(String(height)) : U64_MAX }
-          : getLatestBlockhash(client),
+          : readRpc(endpoint, "getLatestBlockhash", getLatestBlockhash, read),
+        endpoint.verify && checkCluster(endpoint, caip2!, read),
       ]);
       const owner = mint?.owner;
       if (!mint || (owner !== TOKEN_PROGRAM && owner !== TOKEN_2022_PROGRAM) || mint.data.length < 82) {

@@ -1,5 +1,6 @@
 export { exactSvm, type ExactSvmOptions } from "./exact";
 export { DEFAULT_SOLANA_RPC_URLS, type SolanaRpcLike } from "./rpc";
+export type { SolanaRpcOption } from "./endpoints";
 export {
   TOKEN_PROGRAM,
   TOKEN_2022_PROGRAM,

@@ -1,63 +1,133 @@
 /**
- * The two reads the Solana scheme needs (a mint account, a recent blockhash), through a kit RPC
- * the caller gives, or through a tiny JSON-RPC client over `fetch` for a URL (no RPC library in
- * the bundle). The tiny client has the kit RPC's shape, so both go through the same reads.
+ * The three reads the Solana scheme needs (a mint account, a recent blockhash, the cluster's genesis
+ * hash), through a kit RPC the caller gives, or through a tiny JSON-RPC client over `fetch` for a
+ * URL (no RPC library in the bundle). The tiny client has the kit RPC's shape, `send({ abortSignal })`
+ * included, so both go through the same reads. Answers are checked here: a malformed one throws.
  */
 import { base64ToBytes } from "../protocol";
+import { isSolanaAddress } from "./address";
 import { SOLANA_DEVNET, SOLANA_MAINNET, SOLANA_TESTNET } from "./networks";
+
+/** A kit `PendingRpcRequest`: nothing is sent until `send`, which takes kit's abort option. */
+export interface PendingRpcRequest<T> {
+  send(options?: { abortSignal?: AbortSignal }): Promise<T>;
+}
 
 /** The subset of a `@solana/kit` RPC (`createSolanaRpc(url)`) that x402-pay calls. */
 export interface SolanaRpcLike {
   getAccountInfo(
     address: string,
     config: { encoding: "base64"; commitment?: "confirmed" },
-  ): { send(): Promise<{ value: { owner: string; data: readonly [string, string] | readonly string[] } | null }> };
-  getLatestBlockhash(config?: { commitment?: "confirmed" }): {
-    send(): Promise<{ value: { blockhash: string; lastValidBlockHeight: bigint | number } }>;
-  };
+  ): PendingRpcRequest<{ value: { owner: string; data: readonly [string, string] | readonly string[] } | null }>;
+  getLatestBlockhash(config?: { commitment?: "confirmed" }): PendingRpcRequest<{
+    value: { blockhash: string; lastValidBlockHeight: bigint | number };
+  }>;
+  getGenesisHash(): PendingRpcRequest<string>;
 }
+
+/** The methods a value needs to be taken for a kit RPC. */
+export const RPC_METHODS = ["getAccountInfo", "getLatestBlockhash", "getGenesisHash"] as const;
 
 export interface MintAccount {
   owner: string;
   data: Uint8Array;
 }
 
-/** Public endpoints used when no RPC is given. */
+/** Public endpoints used for a network the caller gives no RPC for. */
 export const DEFAULT_SOLANA_RPC_URLS: Readonly<Record<string, string>> = {
   [SOLANA_MAINNET]: "https://api.mainnet-beta.solana.com",
   [SOLANA_DEVNET]: "https://api.devnet.solana.com",
   [SOLANA_TESTNET]: "https://api.testnet.solana.com",
 };
 
+/** Largest JSON-RPC answer read (bytes): a mint account is a few hundred, so this only stops a flood. */
+export const MAX_RPC_ANSWER_BYTES = 1024 * 1024;
+
+/**
+ * Runs `read` on an answer. `undefined`, or anything thrown (a missing field), means the answer is
+ * not what the method returns.
+ */
+function parseAnswer<T>(read: () => T | undefined): T {
+  let parsed: T | undefined;
+  try {
+    parsed = read();
+  } catch {
+    // reported below
+  }
+  if (parsed === undefined) throw new TypeError("malformed answer");
+  return parsed;
+}
+
 /** The owner and data of a mint account, or `null` when there is no account. */
-export async function getMint(rpc: SolanaRpcLike, address: string): Promise<MintAccount | null> {
-  const { value } = await rpc.getAccountInfo(address, { encoding: "base64", commitment: "confirmed" }).send();
-  return value ? { owner: String(value.owner), data: base64ToBytes(String(value.data[0])) } : null;
+export async function getMint(rpc: SolanaRpcLike, address: string, abortSignal: AbortSignal): Promise<MintAccount | null> {
+  const answer = await rpc.getAccountInfo(address, { encoding: "base64", commitment: "confirmed" }).send({ abortSignal });
+  return parseAnswer(() => {
+    const { value } = answer;
+    if (value === null) return null;
+    const { owner, data } = value;
+    return typeof owner === "string" && typeof data[0] === "string" && data[1] === "base64" ? { owner, data: base64ToBytes(data[0]) } : undefined;
+  });
 }
 
 /** A recent blockhash and the last block height at which a transaction using it is valid. */
-export async function getLatestBlockhash(rpc: SolanaRpcLike): Promise<{ blockhash: string; lastValidBlockHeight: bigint }> {
-  const { value } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-  return { blockhash: value.blockhash, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) };
+export async function getLatestBlockhash(rpc: SolanaRpcLike, abortSignal: AbortSignal): Promise<{ blockhash: string; lastValidBlockHeight: bigint }> {
+  const answer = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send({ abortSignal });
+  return parseAnswer(() => {
+    const { blockhash, lastValidBlockHeight } = answer.value;
+    // A blockhash is 32 bytes in base58, like an address; the height a u64 (a number, or kit's bigint).
+    const valid = isSolanaAddress(blockhash) && /^\d+$/.test(String(lastValidBlockHeight));
+    return valid ? { blockhash, lastValidBlockHeight: BigInt(lastValidBlockHeight) } : undefined;
+  });
 }
 
-/** JSON-RPC 2.0 over `fetch`, shaped like a kit RPC: `rpc.method(...params).send()` resolves to `result`. */
+/** The CAIP-2 id of the cluster an RPC serves: `solana:` and the first 32 characters of its genesis hash. */
+export async function getClusterNetwork(rpc: SolanaRpcLike, abortSignal: AbortSignal): Promise<string> {
+  const hash = await rpc.getGenesisHash().send({ abortSignal });
+  return parseAnswer(() => (isSolanaAddress(hash) ? `solana:${hash.slice(0, 32)}` : undefined));
+}
+
+/**
+ * JSON-RPC 2.0 over `fetch`, shaped like a kit RPC: `rpc.method(...params).send({ abortSignal })`
+ * resolves to `result`. The answer is read up to {@link MAX_RPC_ANSWER_BYTES}.
+ */
 export function jsonRpc(url: string): SolanaRpcLike {
   let id = 0;
   const method =
     (name: string) =>
     (...params: unknown[]) => ({
-      async send() {
+      async send({ abortSignal }: { abortSignal?: AbortSignal } = {}) {
         const response = await fetch(url, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method: name, params }),
+          signal: abortSignal,
         });
-        if (!response.ok) throw new Error(`Solana RPC ${name} answered HTTP ${response.status}`);
-        const body = (await response.json()) as { result?: never; error?: { code: number; message: string } };
-        if (body.error) throw new Error(`Solana RPC ${name} failed: ${body.error.message} (${body.error.code})`);
+        if (!response.ok) {
+          void response.body?.cancel().catch(() => {});
+          throw new Error(`HTTP ${response.status}`);
+        }
+        const body = JSON.parse(await readText(response)) as { result?: never; error?: { code: number; message: string } } | null;
+        if (body?.error) throw new Error(`JSON-RPC error ${body.error.code}: ${body.error.message}`);
+        if (!body || !("result" in body)) throw new TypeError("malformed answer");
         return body.result!;
       },
     });
-  return { getAccountInfo: method("getAccountInfo"), getLatestBlockhash: method("getLatestBlockhash") };
+  return { getAccountInfo: method("getAccountInfo"), getLatestBlockhash: method("getLatestBlockhash"), getGenesisHash: method("getGenesisHash") };
+}
+
+/** The body as text, refused past {@link MAX_RPC_ANSWER_BYTES} (a hostile RPC cannot grow memory without bound). */
+async function readText(response: Response): Promise<string> {
+  if (!response.body) return response.text(); // no stream to count (old polyfills): the timeout still bounds it
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (let size = 0, chunk; !(chunk = await reader.read()).done; ) {
+      if ((size += chunk.value.length) > MAX_RPC_ANSWER_BYTES) throw new Error(`answer larger than ${MAX_RPC_ANSWER_BYTES / 1024} KiB`);
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    return text + decoder.decode();
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
 }

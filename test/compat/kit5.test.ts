@@ -4,9 +4,7 @@ import * as kit from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
 import { exactSvm, TOKEN_PROGRAM } from "../../src/svm";
-
-const FEE_PAYER = "EwWqGE4ZFKLofuestmU4LDdK7XM1N4ALgdZccwYugwGd";
-const USDC_DEVNET = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
+import { FEE_PAYER, USDC_DEVNET, fakeRpc } from "../support/svm";
 
 describe("x402-pay/svm with @solana/kit 5", () => {
   it("is really running against kit 5", () => {
@@ -16,12 +14,7 @@ describe("x402-pay/svm with @solana/kit 5", () => {
 
   it("signs a transfer that kit 5 decodes and verifies", async () => {
     const buyer = await kit.createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(9));
-    const mint = new Uint8Array(82);
-    mint[44] = 6;
-    const rpc = {
-      getAccountInfo: () => ({ send: async () => ({ value: { owner: TOKEN_PROGRAM, data: [btoa(String.fromCharCode(...mint)), "base64"] as const } }) }),
-      getLatestBlockhash: () => ({ send: async () => ({ value: { blockhash: "EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N", lastValidBlockHeight: 9n } }) }),
-    };
+    const rpc = fakeRpc();
     const requirement = {
       scheme: "exact",
       network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",

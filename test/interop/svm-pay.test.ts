@@ -33,6 +33,13 @@ async function solanaBalances(buyer: SolanaBuyer, mint = stack.tokens.usdc) {
   return { buyer: await stack.tokens.balance(mint, buyer.address), seller: await stack.tokens.balance(mint, stack.seller.payTo) };
 }
 
+/** The RPC methods the buyer called under `path`, sorted (the reads run in parallel). */
+const methodsCalled = (path: string) =>
+  stack.rpc.calls
+    .filter((c) => c.path.startsWith(path))
+    .map((c) => c.method)
+    .sort();
+
 function expectLanded(signature: string | undefined) {
   expect(signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
   const landed = stack.rpc.getTransaction(signature!);
@@ -85,7 +92,16 @@ describe("Solana exact (v2) with the reference seller and facilitator", () => {
     const response = await wrapFetchWithPayment(fetch, clientOf([scheme]))(`${stack.seller.url}/weather`);
     expect(response.status).toBe(200);
     expect(before.buyer - (await solanaBalances(buyer)).buyer).toBe(PRICE_ATOMIC);
-    expect(stack.rpc.calls.filter((c) => c.path.startsWith("/kit")).map((c) => c.method)).toEqual(["getAccountInfo", "getLatestBlockhash"]);
+    // One RPC for every network: its cluster is checked (devnet's genesis hash here), beside the reads.
+    expect(methodsCalled("/kit")).toEqual(["getAccountInfo", "getGenesisHash", "getLatestBlockhash"]);
+  });
+
+  it("a map { [network]: URL } serves its network without a genesis-hash read", async () => {
+    const buyer = await stack.fundedBuyer();
+    const scheme = exactSvm({ signer: buyer.signer, rpc: { [SOLANA_DEVNET]: `${stack.rpc.url}/map` } });
+    const response = await wrapFetchWithPayment(fetch, clientOf([scheme]))(`${stack.seller.url}/weather`);
+    expect(response.status).toBe(200);
+    expect(methodsCalled("/map")).toEqual(["getAccountInfo", "getLatestBlockhash"]);
   });
 
   it("a buyer with both wallets pays on the chain its policy allows", async () => {
@@ -171,7 +187,7 @@ describe("a seller that quotes a recent blockhash", () => {
       expect(response.status).toBe(200);
       expect(getPaymentReceipt(response)?.requirement).toMatchObject({ extra: { recentBlockhash: expect.any(String) } });
       const buyerCalls = quoting.rpc.calls.filter((c) => c.path.startsWith("/buyer")).map((c) => c.method);
-      expect(buyerCalls).toEqual(["getAccountInfo"]);
+      expect(buyerCalls.sort()).toEqual(["getAccountInfo", "getGenesisHash"]);
       expect(await quoting.tokens.balance(quoting.tokens.usdc, quoting.seller.payTo)).toBe(PRICE_ATOMIC);
     } finally {
       await quoting.stop();

@@ -74,6 +74,21 @@ describe("scheme registry", () => {
   });
 });
 
+describe("cancellation", () => {
+  it("a signal that fires while a scheme starts is ABORTED, and the scheme's later failure is not left unhandled", async () => {
+    const controller = new AbortController();
+    // Aborts synchronously inside createPayload (as a read that hits an aborted signal does), then fails.
+    const scheme = {
+      ...recordingScheme("aborting", ["eip155:*"], []),
+      createPayload: () => (controller.abort(), Promise.reject(new Error("read cancelled"))),
+    };
+    const client = createX402Client({ schemes: [scheme], policy: { allowUnknownAssets: true } });
+    await expect(client.createPayment(challengeOf([base]), { ...request, signal: controller.signal })).rejects.toMatchObject({ code: "ABORTED" });
+    // An unhandled rejection would fail this file; give it the turn it needs to surface.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  });
+});
+
 describe("v1 network names", () => {
   const v1 = (network: string) =>
     parseChallenge({ header: null, body: { x402Version: 1, accepts: [{ ...evmVectors.v1_exact.requirements, network }] } });

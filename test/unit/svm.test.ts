@@ -17,7 +17,7 @@ import { findAssociatedTokenPda, parseTransferCheckedInstruction } from "@solana
 import { describe, expect, it } from "vitest";
 import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
 import { exactSvm, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../src/svm";
-import { BLOCKHASH, DEVNET, FEE_PAYER, PAY_TO, USDC_DEVNET, buyer, decodeTransaction, fakeRpc, svmRequirement } from "../support/svm";
+import { BLOCKHASH, DEVNET, FEE_PAYER, PAY_TO, USDC_DEVNET, buyer, decodeTransaction, fakeRpc, svmRequirement, watchedBuyer } from "../support/svm";
 
 async function pay(accepts: unknown[], options: { rpc?: ReturnType<typeof fakeRpc>; signer?: TransactionSigner; version?: 1 | 2 } = {}) {
   const rpc = options.rpc ?? fakeRpc();
@@ -85,11 +85,11 @@ describe("Solana exact transaction", () => {
     const { message } = decode((payment.payload.payload as { transaction: string }).transaction);
     expect(new TextDecoder().decode(message.instructions[3]!.data)).toBe("order-42");
     expect(message.lifetimeConstraint).toMatchObject({ blockhash: recent });
-    expect(rpc.calls).toEqual([`getAccountInfo ${USDC_DEVNET}`]);
+    expect(rpc.calls.sort()).toEqual([`getAccountInfo ${USDC_DEVNET}`, "getGenesisHash"]);
   });
 
   it("reads the token program from the mint's owner (Token-2022)", async () => {
-    const payment = await pay([requirement()], { rpc: fakeRpc(TOKEN_2022_PROGRAM, 9) });
+    const payment = await pay([requirement()], { rpc: fakeRpc({ owner: TOKEN_2022_PROGRAM, decimals: 9 }) });
     const { message } = decode((payment.payload.payload as { transaction: string }).transaction);
     expect(message.instructions[2]!.programAddress).toBe(TOKEN_2022_PROGRAM);
     const [destination] = await findAssociatedTokenPda({ owner: address(PAY_TO), mint: address(USDC_DEVNET), tokenProgram: address(TOKEN_2022_PROGRAM) });
@@ -106,20 +106,19 @@ describe("Solana exact transaction", () => {
     ["network not Solana", requirement({}, { network: "eip155:8453" }), /no registered scheme/],
     ["memo too long", requirement({ memo: "x".repeat(257) }), /extra.memo/],
   ])("refuses before signing: %s", async (_, req, reason) => {
-    const signed: string[] = [];
-    const watching = { ...buyer, signTransactions: async (txs: never[]) => (signed.push("signed"), buyer.signTransactions(txs)) };
-    const error = await pay([req], { signer: watching as TransactionSigner }).catch((e) => e);
+    const { signer, signed } = watchedBuyer();
+    const error = await pay([req], { signer }).catch((e) => e);
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
     expect(error.message).toMatch(reason);
     expect(signed).toEqual([]);
   });
 
   it("refuses a mint that no token program owns, or that does not exist", async () => {
-    await expect(pay([requirement()], { rpc: fakeRpc("11111111111111111111111111111111") })).rejects.toMatchObject({
+    await expect(pay([requirement()], { rpc: fakeRpc({ owner: "11111111111111111111111111111111" }) })).rejects.toMatchObject({
       code: "UNPAYABLE_REQUIREMENT",
       message: expect.stringMatching(/not a mint of the SPL Token or Token-2022 program/),
     });
-    await expect(pay([requirement()], { rpc: fakeRpc(TOKEN_PROGRAM, 6, false) })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT" });
+    await expect(pay([requirement()], { rpc: fakeRpc({ exists: false }) })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT" });
   });
 
   it("prices devnet USDC in the spend policy (6 decimals)", async () => {
