@@ -37,6 +37,10 @@ export const WEATHER = { report: { weather: "sunny", temperature: 70 } } as cons
  * - `GET /dynamic`  price grows by one atomic unit on every request (1000, 1001, ...), so a paid
  *                   retry never matches the quote it was signed for (the seller answers 402
  *                   "No matching payment requirements")
+ * - `GET /redirect` $0.001, answered by its handler with a redirect to `?to=` (default `/free`),
+ *                   status `?status=` (301, 302, 303, 307 or 308; default 302). The seller settles
+ *                   before the redirect leaves (it settles every handler answer below 400), so
+ *                   PAYMENT-RESPONSE rides on the 3xx
  * - `GET /free`     no payment
  */
 export async function startSeller({ facilitatorUrl, payTo }: StartSellerOptions): Promise<Seller> {
@@ -72,6 +76,11 @@ export async function startSeller({ facilitatorUrl, payTo }: StartSellerOptions)
           description: "Price changes on every request",
           mimeType: "application/json",
         },
+        "GET /redirect": {
+          accepts: { scheme: "exact", price: PRICE, network: SELLER_NETWORK, payTo },
+          description: "Redirects once paid",
+          mimeType: "application/json",
+        },
       },
       resourceServer,
     ),
@@ -84,6 +93,10 @@ export async function startSeller({ facilitatorUrl, payTo }: StartSellerOptions)
   });
   app.get("/dynamic", (_req: Request, res: Response) => {
     res.json({ quotes: dynamicQuotes });
+  });
+  app.get("/redirect", (req: Request, res: Response) => {
+    const status = Number(req.query.status ?? 302);
+    res.redirect([301, 302, 303, 307, 308].includes(status) ? status : 302, typeof req.query.to === "string" ? req.query.to : "/free");
   });
   app.get("/free", (_req: Request, res: Response) => {
     res.json({ free: true });

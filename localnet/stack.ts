@@ -32,7 +32,7 @@ export interface InteropStack {
   anvil: Anvil;
   usdc: TestUsdc;
   facilitator: Facilitator;
-  /** v2 seller (`/weather`, `/echo`, `/dynamic`, `/free`). */
+  /** v2 seller (`/weather`, `/echo`, `/dynamic`, `/redirect`, `/free`). */
   seller: Seller;
   /** v1 seller (x402-express 1.x, `/weather`), when started with `v1: true`. */
   v1Seller?: Seller;

@@ -118,6 +118,12 @@ async function sendFromPage(send: Send, to: Sent, page: string, request: Request
   if (response.type === "opaqueredirect" && follows) {
     throw new TypeError("The paid request was redirected to a place the browser does not show, and x402-pay does not follow a payment it cannot see.");
   }
+  if (response.redirected && (response.status === 402 || response.status === 412)) {
+    // A hop the browser followed without showing it may have settled (a seller settles a 3xx answer),
+    // then the target refused the used payment: that is no proof nothing was charged.
+    discard(response);
+    throw new TypeError(`The paid request was redirected, then answered ${response.status}; a redirect the browser does not show may have settled the payment.`);
+  }
   return response;
 }
 

@@ -1,10 +1,12 @@
-// The page script of test/browser/pay.test.ts: bundled by esbuild for the browser (platform
-// "browser", ESM) and run in headless Chromium. It imports x402-pay from src and viem's
-// privateKeyToAccount, exactly as a web app would, and exposes one function the test calls
-// through playwright: `window.x402Page.pay(key, requests)`. The key is a fresh key the test just
+// The page script of the browser tests (test/browser/harness.ts): bundled by esbuild for the browser
+// (platform "browser", ESM) and run in headless Chromium. It imports x402-pay from src, viem's
+// privateKeyToAccount and axios, exactly as a web app would, and exposes one function the tests
+// call through playwright: `window.x402Page.pay(key, request)`. The key is a fresh key the test just
 // generated and funded on the local chain; it is handed over at run time, never bundled.
+import axios from "axios";
 import { privateKeyToAccount } from "viem/accounts";
 import { ChallengeNotFoundError, createX402Client, getPaymentReceipt, isX402Error, type PaymentReceipt } from "../../src";
+import { wrapAxiosWithPayment } from "../../src/axios";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 
@@ -14,21 +16,38 @@ export interface PageRequest {
   method?: string;
   /** Sent as JSON with `content-type: application/json`. */
   json?: unknown;
+  /** The wrapped browser `fetch` (default), or an axios instance with its default (XHR) adapter. */
+  via?: "fetch" | "axios";
 }
 
-export type PageResult =
-  | { ok: true; status: number; body: unknown; receipt: PaymentReceipt | undefined }
-  | {
-      ok: false;
-      error: {
-        name: string;
-        message: string;
-        code?: string;
-        phase?: string;
-        isX402Error: boolean;
-        isChallengeNotFoundError: boolean;
-      };
-    };
+/** What the page observed besides the answer: how many payments were signed, what the client reported. */
+export interface PageTrace {
+  /** EIP-712 signatures made by the wallet. */
+  signed: number;
+  /** `onPaymentSettled` receipts and `onPaymentFailed` error codes, in order. */
+  outcomes: ({ settled: true; transaction: string | undefined } | { settled: false; code: string })[];
+  /** Requests axios sent through XMLHttpRequest (its default adapter in a browser). */
+  xhr: number;
+}
+
+export type PageResult = PageTrace &
+  (
+    | { ok: true; status: number; body: unknown; receipt: PaymentReceipt | undefined }
+    | {
+        ok: false;
+        error: {
+          name: string;
+          message: string;
+          code?: string;
+          phase?: string;
+          isX402Error: boolean;
+          isChallengeNotFoundError: boolean;
+          /** An unknown outcome carries the signed header to reconcile with. */
+          hasPaymentHeader: boolean;
+          cause?: string;
+        };
+      }
+  );
 
 export interface X402Page {
   pay(privateKey: `0x${string}`, request: PageRequest): Promise<PageResult>;
@@ -40,26 +59,52 @@ declare global {
   }
 }
 
-async function pay(privateKey: `0x${string}`, { url, method = "GET", json }: PageRequest): Promise<PageResult> {
-  const client = createX402Client({ schemes: [exactEvm({ signer: privateKeyToAccount(privateKey) })] });
-  // The browser's global fetch, unbound, as the README shows it.
-  const paidFetch = wrapFetchWithPayment(fetch, client);
+let xhr = 0;
+const open = XMLHttpRequest.prototype.open;
+XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, ...args: Parameters<typeof open>) {
+  xhr++;
+  return open.apply(this, args);
+} as typeof open;
+
+async function pay(privateKey: `0x${string}`, { url, method = "GET", json, via = "fetch" }: PageRequest): Promise<PageResult> {
+  const account = privateKeyToAccount(privateKey);
+  const trace: PageTrace = { signed: 0, outcomes: [], xhr: 0 };
+  const xhrBefore = xhr;
+  const signer = {
+    address: account.address,
+    signTypedData: (request: Parameters<typeof account.signTypedData>[0]) => (trace.signed++, account.signTypedData(request)),
+  };
+  const client = createX402Client({
+    schemes: [exactEvm({ signer })],
+    onPaymentSettled: (receipt) => void trace.outcomes.push({ settled: true, transaction: receipt.transaction }),
+    onPaymentFailed: (error) => void trace.outcomes.push({ settled: false, code: error.code }),
+  });
   try {
-    const response = await paidFetch(
-      url,
-      json === undefined ? { method } : { method, headers: { "content-type": "application/json" }, body: JSON.stringify(json) },
-    );
-    const text = await response.text();
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // not JSON: report the text
+    let status: number;
+    let body: unknown;
+    let receipt: PaymentReceipt | undefined;
+    if (via === "axios") {
+      const instance = wrapAxiosWithPayment(axios.create(), client);
+      const response = await instance.request({ url, method, data: json, responseType: "text", transformResponse: (text: string) => text });
+      status = response.status;
+      body = parse(response.data as string);
+      receipt = getPaymentReceipt(response);
+    } else {
+      // The browser's global fetch, unbound, as the README shows it.
+      const paidFetch = wrapFetchWithPayment(fetch, client);
+      const response = await paidFetch(
+        url,
+        json === undefined ? { method } : { method, headers: { "content-type": "application/json" }, body: JSON.stringify(json) },
+      );
+      status = response.status;
+      body = parse(await response.text());
+      // The receipt is a frozen plain object of strings: it crosses to the test as it is.
+      receipt = getPaymentReceipt(response);
     }
-    // The receipt is a frozen plain object of strings: it crosses to the test as it is.
-    return { ok: true, status: response.status, body, receipt: getPaymentReceipt(response) };
+    return { ok: true, status, body, receipt, ...trace, xhr: xhr - xhrBefore };
   } catch (error) {
-    const e = error as Error & { code?: string; phase?: string };
+    const e = error as Error & { code?: string; phase?: string; details?: { paymentHeader?: unknown } };
+    const cause = (e as { cause?: Error })?.cause;
     return {
       ok: false,
       error: {
@@ -68,8 +113,21 @@ async function pay(privateKey: `0x${string}`, { url, method = "GET", json }: Pag
         ...(isX402Error(error) ? { code: e.code, phase: e.phase } : {}),
         isX402Error: isX402Error(error),
         isChallengeNotFoundError: error instanceof ChallengeNotFoundError,
+        hasPaymentHeader: typeof e?.details?.paymentHeader === "object",
+        ...(cause ? { cause: `${cause.name}: ${cause.message}` } : {}),
       },
+      ...trace,
+      xhr: xhr - xhrBefore,
     };
+  }
+}
+
+/** JSON when it parses, else the text. */
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 

@@ -1,0 +1,351 @@
+// The setup every browser test file shares: the local stack (anvil, the reference facilitator and
+// @x402/express seller), test/browser/page.ts bundled by esbuild for the browser, and a headless
+// Chromium driven by playwright-core. Call `useBrowserHarness()` once at the top of a test file.
+//
+// Chromium is Debian's (`apt-get install chromium`, /usr/bin/chromium; CHROMIUM_PATH overrides),
+// driven by playwright-core: the playwright package's own browser download is not used.
+//
+// Origins. The reference seller sends no CORS headers, so a page is served SAME-ORIGIN with it: a
+// small node:http server (`startSite`) serves `/` and `/page.js` and reverse-proxies every other
+// path to the seller, passing the browser's Host header through unchanged. The seller builds
+// `resource.url` from that Host header, so the challenge names the page's origin, the one the
+// browser asked. Another `startSite` on another port is another origin: with an upstream, a seller
+// there (with the CORS headers of its choice); without, a bystander that records what reaches it.
+import { existsSync } from "node:fs";
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { chromium, type Browser } from "playwright-core";
+import { createPublicClient, http, type Hash, type PublicClient } from "viem";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { PRICE_ATOMIC, startInteropStack, type Buyer, type InteropStack } from "../../localnet/index.js";
+import { listenOnLoopback, type LoopbackServer } from "../../localnet/listen.js";
+import type { PageRequest, PageResult } from "./page";
+
+const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+export interface Harness {
+  stack: InteropStack;
+  chain: PublicClient;
+  browser: Browser;
+  bundle: { code: string; inputs: string[]; imports: { path: string; external?: boolean }[] };
+}
+
+/**
+ * Registers the hooks that start (and stop) the stack, the page bundle and Chromium for the calling
+ * test file, and returns the harness they fill in (usable inside tests, not at collection time).
+ */
+export function useBrowserHarness(): Harness {
+  const h = {} as Harness;
+  const servers: LoopbackServer[] = [];
+  current = { harness: h, servers };
+
+  // Fail, do not skip: a machine without Chromium cannot prove the browser build works. Thrown from
+  // beforeEach, so every test is reported failed with this message (a failing beforeAll would only
+  // fail the file and list the tests as skipped).
+  const missingChromium = existsSync(CHROMIUM)
+    ? undefined
+    : `Chromium not found at ${CHROMIUM}. The browser tests need it: on Debian/Ubuntu run ` +
+      "`apt-get update && apt-get install -y --no-install-recommends chromium` (as root; .ci/run does this), " +
+      "or set CHROMIUM_PATH to a Chromium or Chrome binary.";
+
+  beforeEach(() => {
+    if (missingChromium) throw new Error(missingChromium);
+  });
+
+  beforeAll(async () => {
+    if (missingChromium) return;
+    const started = await Promise.allSettled([
+      startInteropStack().then((s) => (h.stack = s)),
+      bundlePage().then((b) => (h.bundle = b)),
+      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 }).then((b) => (h.browser = b)),
+    ]);
+    const failed = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
+    h.chain = createPublicClient({ chain: h.stack.anvil.chain, transport: http(h.stack.anvil.rpcUrl) });
+  });
+
+  afterAll(async () => {
+    await h.browser?.close().catch(() => undefined);
+    await Promise.all(servers.map((s) => s.stop()));
+    await h.stack?.stop();
+  });
+
+  return h;
+}
+
+let current: { harness: Harness; servers: LoopbackServer[] } | undefined;
+
+function harness(): Harness {
+  if (!current) throw new Error("useBrowserHarness() was not called in this test file");
+  return current.harness;
+}
+
+/** test/browser/page.ts bundled for the browser, in memory. */
+async function bundlePage(): Promise<Harness["bundle"]> {
+  const result = await build({
+    entryPoints: ["test/browser/page.ts"],
+    absWorkingDir: root,
+    bundle: true,
+    write: false,
+    platform: "browser",
+    format: "esm",
+    target: "es2022",
+    metafile: true,
+    logLevel: "silent",
+  });
+  return {
+    code: result.outputFiles[0]!.text,
+    inputs: Object.keys(result.metafile.inputs),
+    imports: Object.values(result.metafile.inputs).flatMap((input) => input.imports),
+  };
+}
+
+/** One request that reached a site (the page's own `/` and `/page.js` are not recorded). */
+export interface Seen {
+  method: string;
+  path: string;
+  host: string | undefined;
+  /** The PAYMENT-SIGNATURE header it carried. */
+  paymentSignature: string | undefined;
+  /** A preflight's Access-Control-Request-Headers, lower case. */
+  requestHeaders: string | undefined;
+  /** The status it was answered with (set once answered). */
+  status?: number;
+  /** The PAYMENT-RESPONSE the upstream answered with (proxied requests only; set once answered). */
+  paymentResponse?: string;
+}
+
+/**
+ * How a site answers a request itself instead of proxying it: a redirect; a proxy to another
+ * upstream path (`rewrite`); or a proxy whose answer never reaches the browser (`hangUp`: the
+ * upstream answers in full, then the browser's connection is dropped). `undefined` proxies it as it is.
+ */
+export type Answer = { redirect: number; location: string } | { rewrite: string } | { hangUp: true } | undefined;
+
+/**
+ * CORS headers a site adds to what it answers:
+ * - "none": no CORS headers at all;
+ * - "allow-origin": only Access-Control-Allow-Origin (the page reads the response, but not its
+ *   non-safelisted headers);
+ * - "expose": also Access-Control-Expose-Headers for the x402 headers, and a preflight answer that
+ *   allows PAYMENT-SIGNATURE;
+ * - "expose-no-payment-header": as "expose", but the preflight allows Content-Type only;
+ * - "any": a bystander that lets any origin send it anything (allow-origin, allow-headers and
+ *   allow-methods `*`), so a header that does not reach it was never sent, not refused by CORS.
+ */
+export type Cors = "none" | "allow-origin" | "expose" | "expose-no-payment-header" | "any";
+
+const EXPOSED = { "access-control-allow-origin": "*", "access-control-expose-headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE" };
+const RESPONSE_CORS: Record<Cors, Record<string, string>> = {
+  none: {},
+  "allow-origin": { "access-control-allow-origin": "*" },
+  expose: EXPOSED,
+  "expose-no-payment-header": EXPOSED,
+  any: { "access-control-allow-origin": "*", "access-control-expose-headers": "*" },
+};
+const PREFLIGHT_CORS: Record<Cors, Record<string, string> | undefined> = {
+  none: undefined,
+  "allow-origin": undefined,
+  expose: { ...EXPOSED, "access-control-allow-methods": "GET, POST", "access-control-allow-headers": "content-type, payment-signature" },
+  "expose-no-payment-header": { ...EXPOSED, "access-control-allow-methods": "GET, POST", "access-control-allow-headers": "content-type" },
+  any: { "access-control-allow-origin": "*", "access-control-allow-methods": "*", "access-control-allow-headers": "*" },
+};
+
+export interface Site {
+  /** `http://127.0.0.1:<port>`: the site's origin. */
+  url: string;
+  /** Every request that reached it, in order, preflights included. */
+  seen: Seen[];
+  /** `seen` without preflights. */
+  requests(): Seen[];
+}
+
+/**
+ * A loopback server that serves the page (`/`, `/page.js`) and, given `upstream`, reverse-proxies
+ * every other path there with the request's own Host header; without one, it answers 200
+ * `{"elsewhere": <path>}`. `answer` lets it redirect, rewrite or hang up on a request instead; `cors`
+ * adds CORS headers to everything it answers and decides what its preflight answer allows.
+ */
+export async function startSite({ upstream, cors = "none", answer }: { upstream?: string; cors?: Cors; answer?: (seen: Seen) => Answer } = {}): Promise<Site> {
+  const seen: Seen[] = [];
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>x402-pay browser test</title><link rel="icon" href="data:,"></head>
+<body><script type="module" src="/page.js"></script></body></html>`;
+  const corsHeaders = RESPONSE_CORS[cors];
+
+  const server = await listenOnLoopback((req: IncomingMessage, res: ServerResponse) => {
+    const path = req.url ?? "/";
+    if (req.method === "GET" && path === "/") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(html);
+      return;
+    }
+    if (req.method === "GET" && path === "/page.js") {
+      res.writeHead(200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-store" }).end(harness().bundle.code);
+      return;
+    }
+    const signature = req.headers["payment-signature"];
+    const requestHeaders = req.headers["access-control-request-headers"];
+    const entry: Seen = {
+      method: req.method ?? "",
+      path,
+      host: req.headers.host,
+      paymentSignature: typeof signature === "string" ? signature : undefined,
+      requestHeaders: typeof requestHeaders === "string" ? requestHeaders.toLowerCase() : undefined,
+    };
+    seen.push(entry);
+    res.on("finish", () => (entry.status = res.statusCode));
+    if (req.method === "OPTIONS" && PREFLIGHT_CORS[cors]) {
+      res.writeHead(204, { ...PREFLIGHT_CORS[cors], "access-control-max-age": "0" }).end();
+      return;
+    }
+    const answered = answer?.(entry);
+    if (answered && "redirect" in answered) {
+      req.resume();
+      res.writeHead(answered.redirect, { ...corsHeaders, location: answered.location, "content-length": "0" }).end();
+      return;
+    }
+    if (!upstream) {
+      req.resume();
+      res.writeHead(200, { ...corsHeaders, "content-type": "application/json" }).end(JSON.stringify({ elsewhere: path }));
+      return;
+    }
+    const target = new URL(upstream);
+    const upstreamPath = (answered && "rewrite" in answered && answered.rewrite) || path;
+    const hangUp = Boolean(answered && "hangUp" in answered);
+    // req.headers still holds the browser's Host (this server's 127.0.0.1:<port>): passed on as is.
+    const out = httpRequest({ hostname: target.hostname, port: target.port, method: req.method, path: upstreamPath, headers: req.headers }, (upstreamRes) => {
+      const settlement = upstreamRes.headers["payment-response"];
+      if (typeof settlement === "string") entry.paymentResponse = settlement;
+      if (hangUp) {
+        upstreamRes.resume().on("end", () => req.socket.destroy());
+        return;
+      }
+      const headers = { ...upstreamRes.headers, ...corsHeaders };
+      for (const hopByHop of ["connection", "keep-alive", "transfer-encoding"]) delete headers[hopByHop];
+      res.writeHead(upstreamRes.statusCode ?? 502, headers);
+      upstreamRes.pipe(res);
+    });
+    out.on("error", (error) => {
+      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
+      res.end(`proxy error: ${error.message}`);
+    });
+    req.pipe(out);
+  });
+  current!.servers.push(server);
+  return { url: server.url, seen, requests: () => seen.filter((s) => s.method !== "OPTIONS") };
+}
+
+/**
+ * A site's answers when its `from` path moves to `location` once paid: the unpaid request is proxied
+ * upstream to the path of `location` (so the 402 comes from `from`), and the request that carries
+ * PAYMENT-SIGNATURE is redirected there with `status`, before any seller saw it.
+ */
+export function redirectPaid(from: string, status: number, location: string): (seen: Seen) => Answer {
+  const upstreamPath = new URL(location, "http://upstream").pathname;
+  return (seen) => (seen.path !== from ? undefined : seen.paymentSignature ? { redirect: status, location } : { rewrite: upstreamPath });
+}
+
+/** A site's answers when its `from` path moved to `location`: every request there is redirected with `status`. */
+export function redirectAll(from: string, status: number, location: string): (seen: Seen) => Answer {
+  return (seen) => (seen.path === from ? { redirect: status, location } : undefined);
+}
+
+/** A fresh browser context (no cache, no cookies) on `${origin}/`, with the page script loaded. */
+export async function openPage(origin: string) {
+  const context = await harness().browser.newContext();
+  const page = await context.newPage();
+  const logs: string[] = [];
+  page.on("console", (message) => logs.push(`[${message.type()}] ${message.text()}`));
+  page.on("pageerror", (error) => logs.push(`[pageerror] ${error.message}`));
+  await page.goto(`${origin}/`);
+  await page.waitForFunction(() => typeof window.x402Page?.pay === "function", undefined, { timeout: 5_000 });
+  expect(await page.evaluate(() => window.isSecureContext)).toBe(true); // loopback http is a secure context
+  return {
+    logs,
+    pay: (buyer: Buyer, request: PageRequest): Promise<PageResult> =>
+      page.evaluate(([key, req]) => window.x402Page.pay(key, req), [buyer.privateKey, request] as const),
+    close: () => context.close(),
+  };
+}
+
+export type PageSession = Awaited<ReturnType<typeof openPage>>;
+
+/** Opens a page on `origin`, runs `fn`, closes it; a failure carries the page's console. */
+export async function withPage<T>(origin: string, fn: (page: PageSession) => Promise<T>): Promise<T> {
+  const page = await openPage(origin);
+  try {
+    return await fn(page);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\npage console:\n${page.logs.join("\n")}`, { cause: error });
+  } finally {
+    await page.close();
+  }
+}
+
+export async function balances(buyer: Buyer) {
+  const { stack } = harness();
+  const [b, s] = await Promise.all([stack.usdc.usdcBalance(buyer.address), stack.usdc.usdcBalance(stack.seller.payTo)]);
+  return { buyer: b, seller: s };
+}
+
+/** What moved from the buyer to the seller since `before`. */
+export async function paidSince(buyer: Buyer, before: { buyer: bigint; seller: bigint }) {
+  const after = await balances(buyer);
+  expect(after.seller - before.seller).toBe(before.buyer - after.buyer);
+  return before.buyer - after.buyer;
+}
+
+export async function expectMinedTransfer(transaction: string | undefined) {
+  expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
+  const receipt = await harness().chain.getTransactionReceipt({ hash: transaction as Hash });
+  expect(receipt.status).toBe("success");
+}
+
+/** The `resource.url` a PAYMENT-SIGNATURE header (base64 JSON, v2) echoes. */
+export function signedResourceUrl(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  return (JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { resource?: { url?: string } }).resource?.url;
+}
+
+/** The decoded PAYMENT-RESPONSE a site passed on (a settlement the page may never see). */
+export function settlementOf(seen: Seen | undefined): { success: boolean; transaction: string; payer?: string } | undefined {
+  return seen?.paymentResponse ? JSON.parse(Buffer.from(seen.paymentResponse, "base64").toString("utf8")) : undefined;
+}
+
+/** Checks a paid result: the status and body, one price moved on chain, a receipt with a mined settlement. */
+export async function expectPaid(result: PageResult, buyer: Buyer, before: { buyer: bigint; seller: bigint }, expectedBody: unknown) {
+  const { stack } = harness();
+  expect(result).toMatchObject({ ok: true, status: 200, body: expectedBody });
+  if (!result.ok) throw new Error("unreachable");
+  expect(await paidSince(buyer, before)).toBe(PRICE_ATOMIC);
+  expect(result.receipt).toMatchObject({
+    x402Version: 2,
+    scheme: "exact",
+    network: "eip155:84532",
+    amount: String(PRICE_ATOMIC),
+    payTo: stack.seller.payTo,
+    payer: buyer.address,
+    settled: true,
+    settlement: { success: true, network: "eip155:84532", payer: buyer.address },
+  });
+  expect(result.receipt?.settlement?.transaction).toBe(result.receipt?.transaction);
+  await expectMinedTransfer(result.receipt?.transaction);
+  return result;
+}
+
+/** Pays one request through the page and checks the result, the chain and the receipt. */
+export async function payAndCheck(pay: PageSession["pay"], buyer: Buyer, request: PageRequest, expectedBody: unknown) {
+  const before = await balances(buyer);
+  return expectPaid(await pay(buyer, request), buyer, before, expectedBody);
+}
