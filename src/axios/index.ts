@@ -14,7 +14,7 @@ import {
   type InternalAxiosRequestConfig,
 } from "axios";
 import { assertX402Client, type X402Client } from "../client";
-import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, redirectHop, type Transport } from "../handshake";
+import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, redirectHop, throwIfPreflightRefused, type Transport } from "../handshake";
 import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
 
 const PAYING = Symbol.for("x402-pay.axios");
@@ -81,9 +81,10 @@ async function pay(instance: AxiosInstance, client: X402Client, send: AxiosAdapt
       paymentLeft ||= Object.keys(extra).some((name) => (PAYMENT_HEADERS as readonly string[]).includes(name));
       hops = {};
       const next = { ...base, headers: new AxiosHeaders(base.headers).set(extra) };
-      return (paid = await (page === undefined ? follow(send, next, Object.keys(extra), hops) : fromPage(send, next, page)));
+      return (paid = await (page === undefined ? follow(send, next, Object.keys(extra), hops) : fromPage(send, next, page, Object.keys(extra))));
     },
     status: (r) => r.status,
+    redirected: (r) => redirectedAnswers.has(r) || redirectedAnswers.has(r.request as object),
     header: (r, name) => headerOf(r.headers, name) ?? (r === paid ? hops[name] : undefined),
     body: (r) => r.data,
     discard: (r) => (r.data as { destroy?: () => void } | undefined)?.destroy?.(),
@@ -106,7 +107,10 @@ async function follow(send: AxiosAdapter, config: Config, guarded: string[], hop
   for (let count = 0; ; count++) {
     const response = await send({ ...config, maxRedirects: 0 });
     const location = headerOf(response.headers, "location");
-    if (config.maxRedirects === 0 || !location || !REDIRECT_STATUSES.includes(response.status)) return response;
+    if (config.maxRedirects === 0 || !location || !REDIRECT_STATUSES.includes(response.status)) {
+      if (count > 0) redirectedAnswers.add(response);
+      return response;
+    }
     (response.data as { destroy?: () => void } | undefined)?.destroy?.();
     if (count >= (config.maxRedirects ?? 21)) throw new TypeError("Maximum number of redirects exceeded");
     const settled = SETTLEMENT_HEADERS.filter((name) => headerOf(response.headers, name));
@@ -123,14 +127,35 @@ async function follow(send: AxiosAdapter, config: Config, guarded: string[], hop
  * axios's fetch adapter instead: same-origin with the page, the browser follows same-origin redirects
  * and fails any other before sending; elsewhere it does not follow at all.
  */
-async function fromPage(send: AxiosAdapter, config: Config, page: string): Promise<AxiosResponse> {
+async function fromPage(send: AxiosAdapter, config: Config, page: string, guarded: string[]): Promise<AxiosResponse> {
   const sameOrigin = new URL(config.url!).origin === page;
   const xhr = (send as { adapterName?: string }).adapterName === "xhr";
-  const response = await (xhr ? getAdapter("fetch", config) : send)(
-    sameOrigin ? { ...config, fetchOptions: { ...config.fetchOptions, mode: "same-origin" } } : { ...config, maxRedirects: 0 },
-  );
+  // axios's fetch adapter keeps the browser's `redirected` to itself: a tracking fetch records it.
+  const env = { ...config.env, fetch: tracking(config.env?.fetch ?? globalThis.fetch) };
+  const options = sameOrigin ? { ...config, env, fetchOptions: { ...config.fetchOptions, mode: "same-origin" } } : { ...config, env, maxRedirects: 0 };
+  let response: AxiosResponse;
+  try {
+    response = await (xhr ? getAdapter("fetch", options) : send)(options as Config);
+  } catch (error) {
+    if (!sameOrigin && !config.signal?.aborted) await throwIfPreflightRefused(env.fetch, config.url!, guarded, error);
+    throw error;
+  }
   if (response.status === 0) throw new TypeError("The paid request was redirected to a place the browser does not show, and x402-pay does not follow a payment it cannot see.");
   return response;
+}
+
+/** Answers (or the fetch Requests behind them) that came after redirects. */
+const redirectedAnswers = new WeakSet<object>();
+type Fetch = typeof globalThis.fetch;
+// One tracking fetch per fetch: axios caches its fetch adapter per function, so a new one per request would grow its cache.
+const trackers = new WeakMap<Fetch, Fetch>();
+function tracking(fetchFn: Fetch): Fetch {
+  let tracker = trackers.get(fetchFn);
+  if (!tracker) {
+    tracker = (input, init) => fetchFn(input, init).then((response) => (response.redirected && redirectedAnswers.add(input as object), response));
+    trackers.set(fetchFn, tracker);
+  }
+  return tracker;
 }
 
 function headerOf(headers: unknown, name: string): string | undefined {

@@ -1,7 +1,6 @@
 /** `wrapFetchWithPayment`: a fetch with the same signature that pays 402 answers once. */
 import { assertX402Client, type X402Client } from "../client";
-import { PaymentNotSentError } from "../errors";
-import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, redirectHop, type Transport } from "../handshake";
+import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, redirectHop, throwIfPreflightRefused, type Transport } from "../handshake";
 import { SETTLEMENT_HEADERS } from "../protocol";
 
 type Fetch = typeof globalThis.fetch;
@@ -66,6 +65,7 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
         return paid;
       },
       status: (response) => response.status,
+      redirected: (response) => response.redirected,
       header: (response, name) => response.headers.get(name) ?? (response === paid ? hops[name] : null) ?? null,
       body: (response) => response.body,
       discard,
@@ -107,37 +107,14 @@ async function sendFromPage(send: Send, to: Sent, page: string, request: Request
   try {
     response = await send(to, follows ? (sameOrigin ? { mode: "same-origin" } : { redirect: "manual" }) : {});
   } catch (error) {
-    if (!sameOrigin && !request.signal.aborted && (await blockedByPreflight(send, to, guarded))) {
-      throw new PaymentNotSentError(`The browser did not send the request: the server's CORS preflight does not allow ${guarded.join(", ")}.`, {
-        cause: error,
-        hint: `The server must list ${guarded.join(", ")} in Access-Control-Allow-Headers.`,
-      });
-    }
+    const probe: typeof fetch = (url, init) => send({ ...to, url: String(url) }, init);
+    if (!sameOrigin && !request.signal.aborted) await throwIfPreflightRefused(probe, to.url, guarded, error);
     throw error;
   }
   if (response.type === "opaqueredirect" && follows) {
     throw new TypeError("The paid request was redirected to a place the browser does not show, and x402-pay does not follow a payment it cannot see.");
   }
-  if (response.redirected && (response.status === 402 || response.status === 412)) {
-    // A hop the browser followed without showing it may have settled (a seller settles a 3xx answer),
-    // then the target refused the used payment: that is no proof nothing was charged.
-    discard(response);
-    throw new TypeError(`The paid request was redirected, then answered ${response.status}; a redirect the browser does not show may have settled the payment.`);
-  }
   return response;
-}
-
-/**
- * After a failed cross-origin send: would the browser send these headers to this URL at all? A HEAD
- * with them fails while a plain HEAD succeeds only when the CORS preflight refuses the headers.
- */
-async function blockedByPreflight(send: Send, to: Sent, names: string[]): Promise<boolean> {
-  const probe = (headers: Headers) =>
-    send({ ...to, method: "HEAD", headers, body: undefined }, { redirect: "manual" }).then(
-      (response) => (discard(response), true),
-      () => false,
-    );
-  return !(await probe(new Headers(names.map((name): [string, string] => [name, "probe"])))) && (await probe(new Headers()));
 }
 
 /** Releases the connection of a response the caller never sees (Node keeps it busy until the body is read). */

@@ -40,6 +40,8 @@ export interface Transport<R> {
   resend(headers: Record<string, string>): Promise<R>;
   status(response: R): number;
   header(response: R, name: string): string | null | undefined;
+  /** Did this answer come after redirects (hops that may have settled the payment without a word)? */
+  redirected(response: R): boolean;
   /** The raw body of a 402: text, bytes, a stream, or parsed JSON (read bounded by the handshake). */
   body(response: R): unknown;
   /** Releases a response the caller will never see. */
@@ -82,7 +84,17 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
     const paid = await send(transport, payment, where);
     const status = transport.status(paid);
     const settlement = readSettlement(transport, paid);
-    if (status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || settlement?.success === false) {
+    const refused = status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || settlement?.success === false;
+    if (refused && settlement?.success !== true && transport.redirected(paid)) {
+      // The answer to the payment was a redirect; a refusal further on does not prove nothing was
+      // charged (a seller settles a 3xx answer, and may not say so).
+      unseen.push(paid);
+      throw new PaymentOutcomeUnknownError(
+        `The paid request was redirected, then answered ${status}: the redirect may have settled the payment.`,
+        { details: { ...paymentDetails(payment, where), status }, hidden: hidden(payment) },
+      );
+    }
+    if (refused && settlement?.success !== true) {
       unseen.push(paid);
       const reason = await serverReason(transport, paid, settlement);
       const said = settlement?.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";

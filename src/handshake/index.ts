@@ -1,4 +1,5 @@
 export { handlePaymentRequired, type Transport } from "./handshake";
 export { getPaymentReceipt } from "./receipts";
 export { readBody, BODY_LIMITS } from "./body";
-export { redirectHop, browserOrigin, REDIRECT_STATUSES, type RedirectHop } from "./redirect";
+export { redirectHop, REDIRECT_STATUSES, type RedirectHop } from "./redirect";
+export { browserOrigin, throwIfPreflightRefused } from "./browser";

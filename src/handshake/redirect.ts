@@ -48,11 +48,3 @@ export function redirectHop(
   };
 }
 
-/**
- * The page's origin when running in a browser (a page or a worker), whose fetch hides redirect
- * targets and makes cross-origin requests under CORS; `undefined` elsewhere (Node, Deno, Bun).
- */
-export function browserOrigin(): string | undefined {
-  const scope = globalThis as { document?: unknown; WorkerGlobalScope?: unknown; location?: { origin?: string } };
-  return scope.document !== undefined || typeof scope.WorkerGlobalScope === "function" ? scope.location?.origin : undefined;
-}

@@ -138,13 +138,6 @@ describe.each(vias)("%s in the page, seller on the page's origin: redirects of t
       ["GET", "/weather", true, 402],
     ]);
     await expectSettledOnceAt(site.seen[1], buyer, before);
-    if (via === "axios") {
-      // Known gap: axios's fetch adapter does not tell fromPage that the browser followed a
-      // redirect, so the target's 402 reads as a rejection ("nothing was charged") of a payment
-      // that settled.
-      expect(result).toMatchObject({ ok: false, error: { code: "PAYMENT_REJECTED" } });
-      return;
-    }
     // The 402 came after a redirect the browser hid, which may have settled: the outcome is unknown.
     expectOutcomeUnknown(result);
   });
@@ -225,13 +218,15 @@ describe.each(vias)("%s in the page, seller on another origin with full CORS: re
 
 describe("a seller on another origin whose preflight does not allow PAYMENT-SIGNATURE", () => {
   it.each([
-    ["GET", { url: "/weather", method: "GET" }],
-    ["POST", { url: "/echo", method: "POST", json: { n: 1 } }],
-  ] as const)("fetch, %s: PAYMENT_NOT_SENT naming Access-Control-Allow-Headers, the seller never sees the payment", async (_, request) => {
+    ["fetch", "GET", { url: "/weather", method: "GET" }],
+    ["fetch", "POST", { url: "/echo", method: "POST", json: { n: 1 } }],
+    ["axios", "GET", { url: "/weather", method: "GET" }],
+    ["axios", "POST", { url: "/echo", method: "POST", json: { n: 1 } }],
+  ] as const)("%s, %s: PAYMENT_NOT_SENT naming Access-Control-Allow-Headers, the seller never sees the payment", async (via, _, request) => {
     // Origin allowed, PAYMENT-REQUIRED and PAYMENT-RESPONSE exposed, but the preflight allows Content-Type only.
     const seller = await startSite({ upstream: h.stack.seller.url, cors: "expose-no-payment-header" });
     const page = await startSite();
-    const { buyer, before, result } = await payFrom(page.url, { ...request, url: `${seller.url}${request.url}` });
+    const { buyer, before, result } = await payFrom(page.url, { ...request, url: `${seller.url}${request.url}`, via });
 
     // The browser asked for the header in a preflight, was refused, and sent nothing with it.
     expect(seller.seen.filter((s) => s.paymentSignature)).toEqual([]);
@@ -243,22 +238,6 @@ describe("a seller on another origin whose preflight does not allow PAYMENT-SIGN
     expect(failed.error.message).toMatch(/PAYMENT-SIGNATURE/);
     expect(result).toMatchObject({ signed: 1, outcomes: [{ settled: false, code: "PAYMENT_NOT_SENT" }] });
     expect(await balances(buyer)).toEqual(before);
-  });
-});
-
-describe("axios in the page, a seller on another origin whose preflight does not allow PAYMENT-SIGNATURE", () => {
-  it("the seller never sees the payment, nothing settles; reported as PAYMENT_OUTCOME_UNKNOWN (axios has no preflight probe)", async () => {
-    const seller = await startSite({ upstream: h.stack.seller.url, cors: "expose-no-payment-header" });
-    const page = await startSite();
-    const { buyer, before, result } = await payFrom(page.url, { url: `${seller.url}/weather`, via: "axios" });
-
-    expect(seller.seen.filter((s) => s.paymentSignature)).toEqual([]);
-    expect(rows(seller)).toEqual([["GET", "/weather", false, 402]]);
-    expect(await balances(buyer)).toEqual(before);
-    // Known gap: fetch tells this case apart with a HEAD probe (PAYMENT_NOT_SENT, above); axios's
-    // fromPage does not, so the refusal stays an unknown outcome: the safe side (the budget keeps
-    // the payment reserved), but the caller cannot tell that nothing left.
-    expectOutcomeUnknown(result);
   });
 });
 

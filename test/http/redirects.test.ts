@@ -7,7 +7,19 @@ import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { getPaymentReceipt } from "../../src";
 import { wrapFetchWithPayment } from "../../src/fetch";
-import { OTHER, PATH, SELLER, TX_HASH, createSeller, payingClient, seeRequest, v2Challenge, type Seen } from "../support/seller";
+import {
+  OTHER,
+  PATH,
+  SELLER,
+  TX_HASH,
+  challengeResponse,
+  createSeller,
+  payingClient,
+  seeRequest,
+  settlementHeader,
+  v2Challenge,
+  type Seen,
+} from "../support/seller";
 import { rejection, wrappers } from "../support/wrappers";
 import { useMswServer } from "../support/msw";
 
@@ -111,6 +123,35 @@ describe.each(wrappers)("$name: the paid request redirected", (wrapper) => {
     const headers = { authorization: "Bearer secret-token", cookie: "session=abc" };
     await wrapper.send(payingClient().client, { url: `${SELLER}${PATH}`, headers });
     expect(landed[0]!.headers).toMatchObject(headers);
+  });
+
+  it("then refused at the target, without a settlement report: PAYMENT_OUTCOME_UNKNOWN, never a rejection", async () => {
+    const seller = createSeller({
+      intercept: (request) =>
+        request.headers.has("payment-signature") ? new HttpResponse(null, { status: 302, headers: { Location: `${SELLER}/paywall` } }) : undefined,
+    });
+    server.use(seller.handler, http.all(`${SELLER}/paywall`, () => challengeResponse(v2Challenge({ error: "invalid_payment" }))));
+    const error = await rejection(wrapper.send(payingClient().client, { url: `${SELLER}${PATH}` }));
+    expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
+    expect(error.details.status).toBe(402);
+  });
+
+  it("then refused at the target, after a hop that reported the settlement: settled, with the receipt", async () => {
+    const settledHop = settlementHeader(2, { success: true, transaction: TX_HASH, network: "eip155:84532" });
+    const seller = createSeller({
+      intercept: (request) =>
+        request.headers.has("payment-signature")
+          ? new HttpResponse(null, { status: 302, headers: { Location: `${SELLER}/paywall`, ...settledHop } })
+          : undefined,
+    });
+    server.use(seller.handler, http.all(`${SELLER}/paywall`, () => challengeResponse(v2Challenge())));
+    const settled: unknown[] = [];
+    const outcome = await wrapper.send(payingClient({ onPaymentSettled: (r) => void settled.push(r) }).client, { url: `${SELLER}${PATH}` }).then(
+      (reply) => reply.raw,
+      (error: { response?: object }) => error.response,
+    );
+    expect(getPaymentReceipt(outcome!)).toMatchObject({ settled: true, status: 402, transaction: TX_HASH });
+    expect(settled).toHaveLength(1);
   });
 
   it.each(["data:application/json,%7B%22free%22%3Atrue%7D", "file:///etc/hostname", "ftp://seller.example/x"])(
