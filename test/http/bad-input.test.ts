@@ -11,7 +11,6 @@ import { exactEvm } from "../../src/evm";
 import {
   PATH,
   SELLER,
-  account,
   challengeResponse,
   countingSigner,
   createSeller,
@@ -243,7 +242,7 @@ describe("the seller stub itself", () => {
   it("refuses a forged signature, so the tests above would catch a wrong one", async () => {
     // Sign with a different key but claim to be the same payer: the stub must say no.
     const impostor = privateKeyToAccount(`0x${"11".repeat(32)}`);
-    const signer = { address: account.address, signTypedData: (r: never) => impostor.signTypedData(r) };
+    const { signer } = countingSigner((r) => impostor.signTypedData(r as never));
     const seller = createSeller();
     server.use(seller.handler);
     const client = createX402Client({ schemes: [exactEvm({ signer })] });
