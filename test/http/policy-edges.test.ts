@@ -93,3 +93,110 @@ describe.each(wrappers)("$name: protocol v1 challenges get the same policy", (wr
     await paid(wrapper, v1Challenge({ accepts: [v1Requirement({ resource: "https://cdn.example/premium" })] }), { policy: { requireSameHostResource: false } });
   });
 });
+
+describe.each(wrappers)("$name: an empty allow-list allows none", (wrapper) => {
+  it.each([
+    { option: "origins", policy: { origins: [] }, reason: `origin ${SELLER} is not in policy.origins` },
+    { option: "networks", policy: { networks: [] }, reason: "network eip155:84532 is not in policy.networks" },
+    { option: "payees", policy: { payees: [] }, reason: `payee ${PAY_TO} is not in policy.payees` },
+  ])("policy.$option: []", async ({ policy, reason }) => {
+    const error = await refused(wrapper, v2Challenge(), { policy });
+    expect(reasons(error)).toEqual([reason]);
+  });
+});
+
+describe.each(wrappers)("$name: policy.origins matches whole origins: scheme, host and port", (wrapper) => {
+  it.each([
+    // A wildcard stands for labels in front of the dot, never for the dot itself or what follows.
+    { pattern: "https://*.example.com", origin: "https://a.example.com", allowed: true },
+    { pattern: "https://*.example.com", origin: "https://a.b.example.com", allowed: true },
+    { pattern: "https://*.example.com", origin: "https://evil-example.com", allowed: false },
+    { pattern: "https://*.example.com", origin: "https://example.com.evil.com", allowed: false },
+    { pattern: "https://*.example.com", origin: "https://a.example.com.evil.com", allowed: false },
+    { pattern: "https://*.example.com", origin: "https://example.com", allowed: false },
+    { pattern: "https://*.example.com", origin: "http://a.example.com", allowed: false },
+    { pattern: "https://*.example.com", origin: "https://a.example.com:8443", allowed: false },
+    { pattern: "https://*.example.com:8443", origin: "https://a.example.com:8443", allowed: true },
+    { pattern: "https://*", origin: "https://api.example.com", allowed: true },
+    { pattern: "https://*", origin: "https://api.example.com:8443", allowed: false },
+    { pattern: "http://localhost:*", origin: "http://localhost:4021", allowed: true },
+    // Ports: an origin without one is the default port, and only that.
+    { pattern: "https://api.example.com", origin: "https://api.example.com:8443", allowed: false },
+    { pattern: "https://api.example.com:8443", origin: "https://api.example.com", allowed: false },
+    { pattern: "https://api.example.com:8443", origin: "https://api.example.com:8443", allowed: true },
+    { pattern: "https://api.example.com:443", origin: "https://api.example.com", allowed: true },
+    { pattern: "http://api.example.com", origin: "https://api.example.com", allowed: false },
+    { pattern: "HTTPS://API.Example.COM", origin: "https://api.example.com", allowed: true },
+  ])("$pattern vs $origin: allowed $allowed", async ({ pattern, origin, allowed }) => {
+    const to = `${origin}${PATH}`;
+    const challenge = v2Challenge({ resource: { url: to } });
+    const options = { policy: { origins: [pattern] } };
+    if (allowed) {
+      await paid(wrapper, challenge, options, to);
+    } else {
+      const error = await refused(wrapper, challenge, options, to);
+      expect(reasons(error)).toEqual([`origin ${origin} is not in policy.origins`]);
+    }
+  });
+});
+
+/** `address` with the case of its first letter whose other case is also base58 swapped: another valid-looking address. */
+function flipCase(address: string): string {
+  const i = [...address].findIndex((c) => /[a-km-zA-HJ-NP-Z]/.test(c) && /[1-9A-HJ-NP-Za-km-z]/.test(c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+  const c = address[i]!;
+  return address.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + address.slice(i + 1);
+}
+
+/** A Solana `exact` client with a recording signer; the stand-in RPC answers for devnet USDC. */
+function solanaClient(options: Partial<X402ClientOptions> = {}) {
+  const { signer, calls } = countingSvmSigner();
+  return { client: createX402Client({ schemes: [exactSvm({ signer, rpc: fakeRpc() })], ...options }), signs: calls };
+}
+
+/** A seller of a Solana requirement that answers 200 to any payment (the stub verifies EVM signatures only). */
+function solanaSeller(requirement: Record<string, unknown>) {
+  const seller = createSeller({
+    challenge: v2Challenge({ accepts: [requirement] }),
+    intercept: (request) => (request.headers.has("payment-signature") ? HttpResponse.json({ data: "premium" }) : undefined),
+  });
+  server.use(seller.handler);
+  return seller;
+}
+
+describe.each(wrappers)("$name: policy.payees compares EVM addresses in any case, base58 addresses exactly", (wrapper) => {
+  it.each([
+    { name: "checksummed payee, lower-case payTo", payee: PAY_TO, payTo: PAY_TO.toLowerCase() },
+    { name: "lower-case payee, checksummed payTo", payee: PAY_TO.toLowerCase(), payTo: PAY_TO },
+    { name: "upper-case payee, checksummed payTo", payee: `0x${PAY_TO.slice(2).toUpperCase()}`, payTo: PAY_TO },
+  ])("EVM: $name is paid", async ({ payee, payTo }) => {
+    const { seller } = await paid(wrapper, v2Challenge({ accepts: [v2Requirement({ payTo })] }), { policy: { payees: [payee] } });
+    expect(seller.payments[0].accepted.payTo).toBe(payTo);
+  });
+
+  it("Solana: the exact payee is paid", async () => {
+    const requirement = svmRequirement();
+    const seller = solanaSeller(requirement);
+    const { client, signs } = solanaClient({ policy: { payees: [String(requirement.payTo)] } });
+    const reply = await wrapper.send(client, { url });
+    expect(reply.status).toBe(200);
+    expect(signs).toHaveLength(1);
+    expect(seller.payments[0].accepted).toStrictEqual(requirement);
+  });
+
+  it.each([
+    { name: "one letter in the other case", payee: (a: string) => flipCase(a) },
+    { name: "all lower case", payee: (a: string) => a.toLowerCase() },
+    { name: "all upper case", payee: (a: string) => a.toUpperCase() },
+  ])("Solana: a payee differing in $name is another address: refused, nothing signed", async ({ payee }) => {
+    const requirement = svmRequirement();
+    const payTo = String(requirement.payTo);
+    expect(payee(payTo)).not.toBe(payTo);
+    const seller = solanaSeller(requirement);
+    const { client, signs } = solanaClient({ policy: { payees: [payee(payTo)] } });
+    const error = await rejection(wrapper.send(client, { url }));
+    expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
+    expect(reasons(error)).toEqual([`payee ${payTo} is not in policy.payees`]);
+    expect(signs).toHaveLength(0);
+    expect(seller.requests).toHaveLength(1);
+  });
+});
