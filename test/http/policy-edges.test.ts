@@ -5,7 +5,7 @@
  */
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { getPaymentReceipt, type X402ClientOptions } from "../../src";
+import { InvalidConfigError, PaymentRefusedError, createX402Client, getPaymentReceipt, type PaymentOption, type X402ClientOptions } from "../../src";
 import { exactSvm } from "../../src/svm";
 import {
   PATH,
@@ -20,7 +20,6 @@ import {
   v2Challenge,
   v2Requirement,
 } from "../support/seller";
-import { createX402Client } from "../../src";
 import { fakeRpc, svmRequirement } from "../support/svm";
 import { countingSvmSigner } from "../support/wallets";
 import { rejection, wrappers, type Wrapper } from "../support/wrappers";
@@ -198,5 +197,120 @@ describe.each(wrappers)("$name: policy.payees compares EVM addresses in any case
     expect(reasons(error)).toEqual([`payee ${payTo} is not in policy.payees`]);
     expect(signs).toHaveLength(0);
     expect(seller.requests).toHaveLength(1);
+  });
+});
+
+describe.each(wrappers)("$name: a stablecoin is known on its own network only", (wrapper) => {
+  const mystery = "0x1111111111111111111111111111111111111111";
+  it.each([
+    { name: "Base USDC's address on Base Sepolia", challenge: v2Challenge({ accepts: [v2Requirement({ asset: USDC_BASE })] }), asset: USDC_BASE, network: "eip155:84532" },
+    {
+      name: "Base Sepolia USDC's address on Base",
+      challenge: v2Challenge({ accepts: [v2Requirement({ network: "eip155:8453" })] }),
+      asset: USDC_BASE_SEPOLIA,
+      network: "eip155:8453",
+    },
+    { name: "v1: Base Sepolia USDC's address on base", challenge: v1Challenge({ accepts: [v1Requirement({ network: "base" })] }), asset: USDC_BASE_SEPOLIA, network: "eip155:8453" },
+  ])("$name is an unknown asset: refused, nothing signed", async ({ challenge, asset, network }) => {
+    const error = await refused(wrapper, challenge);
+    expect(error.details.rejected).toEqual([
+      expect.objectContaining({ code: "policy", asset, reason: expect.stringMatching(new RegExp(`^asset ${asset} on ${network} is not a known stablecoin`)) }),
+    ]);
+  });
+
+  it("with allowUnknownAssets it is paid uncapped and shown without a USD amount", async () => {
+    const challenge = v2Challenge({ accepts: [v2Requirement({ asset: USDC_BASE, amount: "5000000" })] });
+    const { reply } = await paid(wrapper, challenge, { policy: { allowUnknownAssets: true } });
+    expect(getPaymentReceipt(reply.raw)).toMatchObject({ asset: USDC_BASE, amount: "5000000", displayAmount: undefined });
+  });
+
+  it("a policy.assets entry prices its token on its network only", async () => {
+    const assets = [{ network: "eip155:8453", address: mystery, decimals: 6, symbol: "TST" }];
+    const error = await refused(wrapper, v2Challenge({ accepts: [v2Requirement({ asset: mystery })] }), { policy: { assets } });
+    expect(reasons(error)).toEqual([expect.stringMatching(/is not a known stablecoin/)]);
+  });
+
+  it("Solana: mainnet USDC's mint on devnet is unknown: refused, nothing signed", async () => {
+    const mainnetUsdc = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+    const seller = solanaSeller(svmRequirement({}, { asset: mainnetUsdc }));
+    const { client, signs } = solanaClient();
+    const error = await rejection(wrapper.send(client, { url }));
+    expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
+    expect(reasons(error)).toEqual([expect.stringMatching(new RegExp(`^asset ${mainnetUsdc} on solana:EtWT\\w+ is not a known stablecoin`))]);
+    expect(signs).toHaveLength(0);
+    expect(seller.requests).toHaveLength(1);
+  });
+});
+
+describe.each(wrappers)("$name: selectRequirement must pick one of its options, unchanged", (wrapper) => {
+  it.each([
+    { name: "a copy of an option", pick: (options: readonly PaymentOption[]) => ({ ...options[0]! }) },
+    {
+      name: "an option whose requirement was changed",
+      pick: (options: readonly PaymentOption[]) => ({ ...options[0]!, requirement: { ...options[0]!.requirement, amount: "1" } }),
+    },
+    {
+      name: "an option of an earlier request",
+      pick: (() => {
+        let first: PaymentOption | undefined;
+        return (options: readonly PaymentOption[]) => (first ??= options[0]!);
+      })(),
+      earlier: true,
+    },
+  ])("returning $name → INVALID_CONFIG, nothing signed", async ({ pick, earlier }) => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const { client, signs } = payingClient({ selectRequirement: pick });
+    if (earlier) {
+      // The first request is paid with the option it was given; the second gets that same object back.
+      expect((await wrapper.send(client, { url })).status).toBe(200);
+      signs.length = 0;
+      seller.requests.length = 0;
+    }
+    const error = await rejection(wrapper.send(client, { url }));
+    expect(error).toBeInstanceOf(InvalidConfigError);
+    expect(error.code).toBe("INVALID_CONFIG");
+    expect(error.details.option).toBe("selectRequirement");
+    expect(signs).toHaveLength(0);
+    expect(seller.requests).toHaveLength(1);
+  });
+
+  it.each([
+    { name: "throws", select: (thrown: unknown) => () => { throw thrown; } },
+    { name: "rejects", select: (thrown: unknown) => () => Promise.reject(thrown) },
+  ])("a selector that $name → PAYMENT_REFUSED with the thrown error as cause, nothing signed", async ({ select }) => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const thrown = Object.assign(new Error("no budget left for this route"), { budgetId: "team-a" });
+    const { client, signs } = payingClient({ selectRequirement: select(thrown) });
+    const error = await rejection(wrapper.send(client, { url }));
+    expect(error).toBeInstanceOf(PaymentRefusedError);
+    expect(error.code).toBe("PAYMENT_REFUSED");
+    expect(error.message).toMatch(/selectRequirement threw/);
+    expect(error.cause).toBe(thrown);
+    expect(error.walk()).toBe(thrown);
+    expect(error.walk((e: unknown) => (e as { budgetId?: string }).budgetId === "team-a")).toBe(thrown);
+    expect(signs).toHaveLength(0);
+    expect(seller.requests).toHaveLength(1);
+  });
+});
+
+describe.each(wrappers)("$name: EVM exact is paid by EIP-3009 only", (wrapper) => {
+  it.each(["permit2", "erc7710", "Permit2", "permit"])(
+    'extra.assetTransferMethod "%s" is refused before signing, never signed another way',
+    async (method) => {
+      const requirement = v2Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: method } });
+      const error = await refused(wrapper, v2Challenge({ accepts: [requirement] }));
+      expect(error.details.rejected).toEqual([
+        expect.objectContaining({ code: "unsupported", reason: `asset transfer method ${JSON.stringify(method)} is not supported (only eip3009)` }),
+      ]);
+    },
+  );
+
+  it("a refused method next to an eip3009 one: the eip3009 one is paid", async () => {
+    const permit2 = v2Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: "permit2" } });
+    const eip3009 = v2Requirement({ amount: "20000", extra: { name: "USDC", version: "2", assetTransferMethod: "eip3009" } });
+    const { seller } = await paid(wrapper, v2Challenge({ accepts: [permit2, eip3009] }));
+    expect(seller.payments[0].accepted).toStrictEqual(eip3009);
   });
 });
