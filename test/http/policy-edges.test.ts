@@ -314,3 +314,147 @@ describe.each(wrappers)("$name: EVM exact is paid by EIP-3009 only", (wrapper) =
     expect(seller.payments[0].accepted).toStrictEqual(eip3009);
   });
 });
+
+describe.each(wrappers)("$name: a payee that is nobody's is refused whatever the policy allows", (wrapper) => {
+  const zero = "0x0000000000000000000000000000000000000000";
+  it.each([
+    { name: "default policy", policy: {} },
+    { name: "the zero address listed in payees, no caps", policy: { payees: [zero], allowUnknownAssets: true, maxAmountPerPayment: false as const } },
+  ])("EVM zero address payTo ($name): refused, nothing signed", async ({ policy }) => {
+    const error = await refused(wrapper, v2Challenge({ accepts: [v2Requirement({ payTo: zero })] }), { policy });
+    expect(error.details.rejected).toEqual([expect.objectContaining({ code: "policy", payTo: zero, reason: expect.stringMatching(/zero address/) })]);
+  });
+
+  it("a zero payTo is skipped and the next requirement paid", async () => {
+    const { seller } = await paid(wrapper, v2Challenge({ accepts: [v2Requirement({ payTo: zero }), v2Requirement()] }));
+    expect(seller.payments[0].accepted.payTo).toBe(PAY_TO);
+  });
+
+  it("Solana's all-zero key (32 ones) as payTo: refused, nothing signed", async () => {
+    const nobody = "1".repeat(32);
+    const seller = solanaSeller(svmRequirement({}, { payTo: nobody }));
+    const { client, signs } = solanaClient({ policy: { payees: [nobody] } });
+    const error = await rejection(wrapper.send(client, { url }));
+    expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
+    expect(error.details.rejected).toEqual([expect.objectContaining({ code: "policy", payTo: nobody, reason: expect.stringMatching(/zero address/) })]);
+    expect(signs).toHaveLength(0);
+    expect(seller.requests).toHaveLength(1);
+  });
+});
+
+/** `address` with the case of its first hex letter swapped: a mixed-case address whose EIP-55 checksum is wrong. */
+function breakChecksum(address: string): string {
+  const i = 2 + address.slice(2).search(/[a-fA-F]/);
+  const c = address[i]!;
+  return address.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + address.slice(i + 1);
+}
+
+describe.each(wrappers)("$name: EIP-55: a mixed-case address must carry a right checksum", (wrapper) => {
+  it.each([
+    { field: "payTo", address: breakChecksum(PAY_TO) },
+    { field: "asset", address: breakChecksum(USDC_BASE_SEPOLIA) },
+  ])("a $field with a wrong checksum is a mistyped address: refused, nothing signed", async ({ field, address }) => {
+    expect(address.toLowerCase()).toBe((field === "payTo" ? PAY_TO : USDC_BASE_SEPOLIA).toLowerCase());
+    const error = await refused(wrapper, v2Challenge({ accepts: [v2Requirement({ [field]: address })] }));
+    expect(reasons(error)).toEqual([`${field} ${address} has a wrong EIP-55 checksum (a mistyped address)`]);
+  });
+
+  it("v1 too", async () => {
+    const error = await refused(wrapper, v1Challenge({ accepts: [v1Requirement({ payTo: breakChecksum(PAY_TO) })] }));
+    expect(reasons(error)).toEqual([expect.stringMatching(/wrong EIP-55 checksum/)]);
+  });
+
+  it("all lower case carries no checksum and is paid; a lower-case USDC is still priced as USDC", async () => {
+    const requirement = v2Requirement({ payTo: PAY_TO.toLowerCase(), asset: USDC_BASE_SEPOLIA.toLowerCase() });
+    const { reply, seller } = await paid(wrapper, v2Challenge({ accepts: [requirement] }));
+    expect(seller.payments[0].accepted).toStrictEqual(requirement);
+    expect(getPaymentReceipt(reply.raw)?.displayAmount).toBe("0.01 USDC");
+  });
+});
+
+describe.each(wrappers)("$name: policy.maxTimeoutSeconds bounds how long a signed payment stays valid", (wrapper) => {
+  const lasting = (seconds: number) => v2Challenge({ accepts: [v2Requirement({ maxTimeoutSeconds: seconds })] });
+
+  it("default 3600: an hour is paid, longer is refused", async () => {
+    await paid(wrapper, lasting(3600));
+    server.resetHandlers();
+    const error = await refused(wrapper, lasting(3601));
+    expect(reasons(error)).toEqual([
+      "maxTimeoutSeconds 3601 would keep the signed payment valid longer than policy.maxTimeoutSeconds (3600)",
+    ]);
+  });
+
+  it("a configured limit", async () => {
+    await paid(wrapper, lasting(120), { policy: { maxTimeoutSeconds: 120 } });
+    server.resetHandlers();
+    const error = await refused(wrapper, lasting(121), { policy: { maxTimeoutSeconds: 120 } });
+    expect(reasons(error)).toEqual([expect.stringMatching(/policy\.maxTimeoutSeconds \(120\)/)]);
+  });
+
+  it("false: no limit (a week is paid)", async () => {
+    await paid(wrapper, lasting(7 * 86400), { policy: { maxTimeoutSeconds: false } });
+  });
+
+  it("v1 too", async () => {
+    const error = await refused(wrapper, v1Challenge({ accepts: [v1Requirement({ maxTimeoutSeconds: 86400 })] }));
+    expect(reasons(error)).toEqual([expect.stringMatching(/policy\.maxTimeoutSeconds \(3600\)/)]);
+  });
+});
+
+describe.each(wrappers)("$name: policy.assetCaps caps one asset in base units", (wrapper) => {
+  const mystery = "0x1111111111111111111111111111111111111111";
+  const mysteryRequirement = (amount: string) => v2Requirement({ asset: mystery, amount, extra: { name: "Mystery", version: "1" } });
+  const onSepolia = (asset: string, maxAmount: string) => ({ network: "eip155:84532", asset, maxAmount });
+
+  it("on a known asset, below the USD cap: over its entry is refused, up to it paid", async () => {
+    const policy = { assetCaps: [onSepolia(USDC_BASE_SEPOLIA, "5000")] };
+    const error = await refused(wrapper, v2Challenge({ accepts: [v2Requirement({ amount: "5001" })] }), { policy });
+    expect(reasons(error)).toEqual([`5001 base units of ${USDC_BASE_SEPOLIA} is over its policy.assetCaps entry (5000)`]);
+    server.resetHandlers();
+    await paid(wrapper, v2Challenge({ accepts: [v2Requirement({ amount: "5000" })] }), { policy });
+  });
+
+  it("on a known asset the USD cap still applies on top", async () => {
+    const policy = { assetCaps: [onSepolia(USDC_BASE_SEPOLIA, "5000000")] };
+    const error = await refused(wrapper, v2Challenge({ accepts: [v2Requirement({ amount: "2000000" })] }), { policy });
+    expect(reasons(error)).toEqual([expect.stringMatching(/2 USDC is over policy\.maxAmountPerPayment \(\$1\)/)]);
+  });
+
+  it("makes an unknown asset payable up to the entry, without allowUnknownAssets", async () => {
+    const policy = { assetCaps: [onSepolia(mystery, "1000")] };
+    await paid(wrapper, v2Challenge({ accepts: [mysteryRequirement("1000")] }), { policy });
+    server.resetHandlers();
+    const error = await refused(wrapper, v2Challenge({ accepts: [mysteryRequirement("1001")] }), { policy });
+    expect(reasons(error)).toEqual([`1001 base units of ${mystery} is over its policy.assetCaps entry (1000)`]);
+  });
+
+  it("an entry holds with allowUnknownAssets too; allowUnknownAssets alone stays uncapped", async () => {
+    const huge = (10n ** 30n).toString();
+    const error = await refused(wrapper, v2Challenge({ accepts: [mysteryRequirement("1001")] }), {
+      policy: { assetCaps: [onSepolia(mystery, "1000")], allowUnknownAssets: true },
+    });
+    expect(reasons(error)).toEqual([expect.stringMatching(/over its policy\.assetCaps entry \(1000\)/)]);
+    server.resetHandlers();
+    await paid(wrapper, v2Challenge({ accepts: [mysteryRequirement(huge)] }), { policy: { allowUnknownAssets: true } });
+  });
+
+  it("an entry matches its EVM asset in any case, and only on its own network", async () => {
+    await paid(wrapper, v2Challenge({ accepts: [v2Requirement({ amount: "5000" })] }), { policy: { assetCaps: [onSepolia(USDC_BASE_SEPOLIA.toLowerCase(), "5000")] } });
+    server.resetHandlers();
+    const lower = await refused(wrapper, v2Challenge({ accepts: [v2Requirement({ amount: "5001" })] }), {
+      policy: { assetCaps: [onSepolia(USDC_BASE_SEPOLIA.toLowerCase(), "5000")] },
+    });
+    expect(reasons(lower)).toEqual([expect.stringMatching(/over its policy\.assetCaps entry \(5000\)/)]);
+    server.resetHandlers();
+    const elsewhere = await refused(wrapper, v2Challenge({ accepts: [mysteryRequirement("1")] }), {
+      policy: { assetCaps: [{ network: "eip155:8453", asset: mystery, maxAmount: "1000" }] },
+    });
+    expect(reasons(elsewhere)).toEqual([expect.stringMatching(/is not a known stablecoin/)]);
+  });
+
+  it("v1 requirements are capped by their CAIP-2 network", async () => {
+    const policy = { assetCaps: [onSepolia(USDC_BASE_SEPOLIA, "5000")] };
+    const error = await refused(wrapper, v1Challenge({ accepts: [v1Requirement({ maxAmountRequired: "5001" })] }), { policy });
+    expect(reasons(error)).toEqual([expect.stringMatching(/over its policy\.assetCaps entry \(5000\)/)]);
+  });
+});
