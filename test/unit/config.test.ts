@@ -56,6 +56,13 @@ describe("createX402Client: policy mistakes", () => {
   });
 
   it.each([
+    { name: "a string", policy: "strict" },
+    { name: "null", policy: null },
+  ])("a policy that is $name, not an object", ({ policy }) => {
+    expectConfigError(withPolicy(policy), "policy", /^policy: the policy must be an object/);
+  });
+
+  it.each([
     { name: "base", caip2: "eip155:8453", schemes: [evm] },
     { name: "base-sepolia", caip2: "eip155:84532", schemes: [evm] },
     { name: "solana-devnet", caip2: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", schemes: [exactSvm({ signer: buyer })] },
@@ -84,6 +91,7 @@ describe("createX402Client: policy mistakes", () => {
   it.each([
     ["the number 1", 1],
     ["the number 0.1", 0.1],
+    ["a bigint", 1n],
     ["words", "ten dollars"],
     ["a negative amount", "-$1"],
     ["an exponent", "1e3"],
@@ -116,6 +124,7 @@ describe("createX402Client: policy mistakes", () => {
     ["maxAmount in dollars", [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: "$2" }], /maxAmount as an integer string/],
     ["maxAmount with decimals", [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: "2.5" }], /maxAmount as an integer string/],
     ["maxAmount negative", [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: "-1" }], /maxAmount as an integer string/],
+    ["maxAmount as a bigint", [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: 2000000n }], /"maxAmount":"2000000n"\} needs maxAmount as an integer string/],
     ["maxAmount missing", [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111" }], /maxAmount as an integer string/],
     ["a v1 network name", [{ network: "base", asset: "0x1111111111111111111111111111111111111111", maxAmount: "1000" }], /needs \{ network \(CAIP-2\), asset, maxAmount \}/],
     ["a network pattern", [{ network: "eip155:*", asset: "0x1111111111111111111111111111111111111111", maxAmount: "1000" }], /needs \{ network \(CAIP-2\)/],
