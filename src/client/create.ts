@@ -118,6 +118,11 @@ export function createX402Client(options: X402ClientOptions): X402Client {
   const extensions = Object.freeze([...(options.extensions ?? [])]);
   for (const extension of extensions) {
     if (!extension || typeof extension.key !== "string" || !extension.key) config("extensions", "holds something that is not an extension ({ key, ... })");
+    for (const step of ["beforePayment", "enrichPayload", "onOutcome"] as const) {
+      if (extension[step] !== undefined && typeof extension[step] !== "function") {
+        config("extensions", `holds the ${extension.key} extension, whose ${step} is not a function`);
+      }
+    }
   }
   const schemes = Object.freeze([...options.schemes]);
   // Chain-family facts come with the schemes: v1 network names and the stablecoins they know.

@@ -195,6 +195,12 @@ describe("createX402Client: option mistakes", () => {
     expectConfigError(() => createX402Client({ schemes: [{}] as never }), "schemes", /not a payment scheme/);
   });
 
+  it.each(["beforePayment", "enrichPayload", "onOutcome"])("an extension whose %s is not a function", (step) => {
+    // Otherwise found only at a paid request (enrichPayload: after the wallet signed), or never (onOutcome's errors are ignored).
+    const extension = { key: "payment-identifier", [step]: { id: "order-42" } };
+    expectConfigError(withOptions({ extensions: [extension] }), "extensions", new RegExp(`payment-identifier extension, whose ${step} is not a function`));
+  });
+
   it("an extension without a key", () => {
     expectConfigError(withOptions({ extensions: [{ enrichPayload: () => ({}) }] }), "extensions", /not an extension/);
   });
