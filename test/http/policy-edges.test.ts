@@ -276,6 +276,34 @@ describe.each(wrappers)("$name: selectRequirement must pick one of its options, 
   });
 
   it.each([
+    {
+      name: "changes an option in place",
+      pick: (options: readonly PaymentOption[]) => {
+        const option = options[0] as { requirement: unknown };
+        option.requirement = { ...options[0]!.requirement, amount: "5000000" };
+        return options[0];
+      },
+    },
+    {
+      name: "adds an option of its own to the list",
+      pick: (options: readonly PaymentOption[]) => {
+        const forged = { ...options[0]!, requirement: { ...options[0]!.requirement, amount: "5000000" } };
+        (options as PaymentOption[]).push(forged);
+        return forged;
+      },
+    },
+  ])("a selector that $name cannot get past the policy: refused, nothing signed", async ({ pick }) => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const { client, signs } = payingClient({ selectRequirement: pick });
+    const error = await rejection(wrapper.send(client, { url }));
+    expect(error.code).toBe("PAYMENT_REFUSED");
+    expect(error.cause).toBeInstanceOf(TypeError);
+    expect(signs).toHaveLength(0);
+    expect(seller.requests).toHaveLength(1);
+  });
+
+  it.each([
     { name: "throws", select: (thrown: unknown) => () => { throw thrown; } },
     { name: "rejects", select: (thrown: unknown) => () => Promise.reject(thrown) },
   ])("a selector that $name → PAYMENT_REFUSED with the thrown error as cause, nothing signed", async ({ select }) => {
