@@ -305,6 +305,9 @@ describe.each(wrappers)("$name: a Solana wallet's error never carries its secret
     { name: "an own string field", thrown: (key) => Object.assign(new WalletError("signing failed"), { details: `secretKey: ${key}` }) },
     { name: "a string array field", thrown: (key) => Object.assign(new WalletError("signing failed"), { metaMessages: ["wallet:", `secret ${key}`] }) },
     { name: "a thrown string", thrown: (key) => `keypair ${key}` },
+    // Text that is no own field of the error: a getter (DOMException's message), or held by errors it holds.
+    { name: "a DOMException's message", thrown: (key) => new DOMException(`cannot import ${key}`, "DataError") },
+    { name: "an AggregateError's errors", thrown: (key) => new AggregateError([new Error(`wallet 1: ${key}`)], "every wallet failed") },
   ];
   const cases = keyForms.flatMap((form) => placements.map((place) => ({ form: form.name, place: place.name, text: form.text, thrown: place.thrown })));
 
