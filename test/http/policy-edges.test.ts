@@ -88,6 +88,15 @@ describe.each(wrappers)("$name: protocol v1 challenges get the same policy", (wr
     expect(seller.payments[0]).toMatchObject({ x402Version: 1, network: "base-sepolia" });
   });
 
+  it("policy.networks holds CAIP-2 ids, and they allow and refuse v1 names by the id they stand for", async () => {
+    const onBase = v1Requirement({ network: "base", asset: USDC_BASE, extra: { name: "USD Coin", version: "2" } });
+    const { seller } = await paid(wrapper, v1Challenge({ accepts: [onBase, v1Requirement()] }), { policy: { networks: ["eip155:84532"] } });
+    expect(seller.payments[0]).toMatchObject({ x402Version: 1, network: "base-sepolia" });
+    server.resetHandlers();
+    const error = await refused(wrapper, v1Challenge({ accepts: [v1Requirement()] }), { policy: { networks: ["eip155:8453"] } });
+    expect(reasons(error)).toEqual(["network eip155:84532 is not in policy.networks"]);
+  });
+
   it("requireSameHostResource: false pays a v1 requirement whose resource names another host", async () => {
     await paid(wrapper, v1Challenge({ accepts: [v1Requirement({ resource: "https://cdn.example/premium" })] }), { policy: { requireSameHostResource: false } });
   });
