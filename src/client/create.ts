@@ -118,6 +118,11 @@ export function createX402Client(options: X402ClientOptions): X402Client {
   const extensions = Object.freeze([...(options.extensions ?? [])]);
   for (const extension of extensions) {
     if (!extension || typeof extension.key !== "string" || !extension.key) config("extensions", "holds something that is not an extension ({ key, ... })");
+    for (const step of ["beforePayment", "enrichPayload", "onOutcome"] as const) {
+      if (extension[step] !== undefined && typeof extension[step] !== "function") {
+        config("extensions", `holds the ${extension.key} extension, whose ${step} is not a function`);
+      }
+    }
   }
   const schemes = Object.freeze([...options.schemes]);
   // Chain-family facts come with the schemes: v1 network names and the stablecoins they know.
@@ -153,7 +158,8 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       }
       const verdict = checkRequirement(policy, requirement, challenge, request, knownAssets);
       if (verdict.reason) reject("policy", verdict.reason);
-      else payable.push({ requirement, scheme: found.scheme, asset: verdict.asset });
+      // Frozen: an option is what the policy approved, and a selector cannot change it in place.
+      else payable.push(Object.freeze({ requirement, scheme: found.scheme, asset: verdict.asset }));
     }
     rejected.sort((a, b) => a.index - b.index);
     return { options: payable, rejected };
@@ -180,7 +186,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     let chosen: PaymentOption | undefined = payable[0];
     if (options.selectRequirement) {
       try {
-        chosen = await raceAbort(options.selectRequirement(payable, request), request.signal, where);
+        chosen = await raceAbort(options.selectRequirement(Object.freeze([...payable]), request), request.signal, where);
       } catch (error) {
         if (isX402Error(error)) throw error;
         throw new PaymentRefusedError("selectRequirement threw, so nothing was paid.", { cause: error, details: where });

@@ -78,8 +78,12 @@ const optionNames = [
 ];
 
 const fail = (option: string, message: string): never => {
-  throw new InvalidConfigError(`policy.${option}: ${message}`, { details: { option: `policy.${option}` } });
+  const name = option ? `policy.${option}` : "policy";
+  throw new InvalidConfigError(`${name}: ${message}`, { details: { option: name } });
 };
+
+/** A config value for a message; bigints (`2_000_000n`, which JSON cannot write) as `"2000000n"`. */
+const show = (value: unknown) => JSON.stringify(value, (_, v) => (typeof v === "bigint" ? `${v}n` : v)) ?? String(value);
 
 /** An optional list option: absent, or an array whose every entry passes `check`. */
 function list<T>(policy: Record<string, unknown>, option: string, check: (entry: T) => string | undefined): readonly T[] | undefined {
@@ -88,7 +92,7 @@ function list<T>(policy: Record<string, unknown>, option: string, check: (entry:
   if (!Array.isArray(value)) return fail(option, "must be an array");
   for (const entry of value) {
     const problem = check(entry as T);
-    if (problem) fail(option, `${JSON.stringify(entry) ?? String(entry)} ${problem}`);
+    if (problem) fail(option, `${show(entry)} ${problem}`);
   }
   return Object.freeze([...(value as T[])]);
 }
@@ -108,7 +112,7 @@ export function resolvePolicy(policy: SpendPolicy = {}, v1Networks: Readonly<Rec
   const cap = p.maxAmountPerPayment ?? "$1";
   const parsedCap = cap === false ? false : typeof cap === "string" ? parseUsd(cap) : undefined;
   if (parsedCap === undefined) {
-    fail("maxAmountPerPayment", `${JSON.stringify(cap)} is not a USD amount: use a string such as "$0.10", or false for no cap`);
+    fail("maxAmountPerPayment", `${show(cap)} is not a USD amount: use a string such as "$0.10", or false for no cap`);
   }
   for (const key of ["allowUnknownAssets", "requireSameHostResource"]) {
     if (p[key] !== undefined && typeof p[key] !== "boolean") fail(key, "must be true or false");

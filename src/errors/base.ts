@@ -46,11 +46,21 @@ export function redactSecrets(text: string): string {
 
 /**
  * Scrubs a foreign error (and its causes) of key-shaped text in place: every own string field
- * (`message`, `stack`, viem's `shortMessage` and `details`, ...) and string arrays (`metaMessages`).
- * The object stays the same, so `instanceof` and fields like `code` still work. A thrown non-error,
- * or an error whose text cannot be changed, is replaced by a scrubbed copy.
+ * (`message`, `stack`, viem's `shortMessage` and `details`, ...), string arrays (`metaMessages`)
+ * and the errors an `AggregateError` holds. The object stays the same, so `instanceof` and fields
+ * like `code` still work. A thrown non-error, or an error whose text cannot be changed (read-only,
+ * or not an own field: DOMException's `message` getter, a custom `toString`), is replaced by a
+ * scrubbed copy.
  */
 function scrub(cause: unknown, depth = 0): unknown {
+  // String() throws for objects without a prototype, or with a throwing toString.
+  const text = (value: unknown) => {
+    try {
+      return String(value);
+    } catch {
+      return Object.prototype.toString.call(value);
+    }
+  };
   if (cause === undefined || cause === null || isX402Error(cause)) return cause;
   if (typeof cause !== "object") return new Error(redactSecrets(String(cause)));
   if (depth > 8) return undefined;
@@ -61,8 +71,8 @@ function scrub(cause: unknown, depth = 0): unknown {
       const clean =
         typeof value === "string"
           ? redactSecrets(value)
-          : Array.isArray(value) && value.every((v) => typeof v === "string")
-            ? value.map(redactSecrets)
+          : Array.isArray(value) && value.every((v) => typeof v === "string" || v instanceof Error)
+            ? value.map((v) => (typeof v === "string" ? redactSecrets(v) : scrub(v, depth + 1)))
             : key === "cause"
               ? scrub(value, depth + 1)
               : value;
@@ -71,10 +81,13 @@ function scrub(cause: unknown, depth = 0): unknown {
         if (target[key] !== clean) throw new TypeError("read-only");
       }
     }
+    // What a log shows of it, from fields that are not its own (a getter, a prototype's toString).
+    const shown = `${text(cause)} ${text(target.message)}`;
+    if (redactSecrets(shown) !== shown) throw new TypeError("not scrubbable in place");
     return cause;
   } catch {
-    const copy = new Error(redactSecrets(String((target as { message?: unknown }).message ?? cause)));
-    copy.name = String(target.name ?? "Error");
+    const copy = new Error(redactSecrets(text((target as { message?: unknown }).message ?? cause)));
+    copy.name = redactSecrets(text(target.name ?? "Error"));
     return copy;
   }
 }

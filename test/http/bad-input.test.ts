@@ -3,27 +3,31 @@
  * with a stable code and no signature; lenient base64 forms are accepted; no error ever carries key
  * material.
  */
+import { getBase58Decoder } from "@solana/kit";
 import { HttpResponse } from "msw";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { createX402Client, isX402Error } from "../../src";
+import { PaymentRejectedError, createX402Client, isX402Error } from "../../src";
 import { exactEvm } from "../../src/evm";
+import { exactSvm } from "../../src/svm";
 import {
   PATH,
   SELLER,
-  account,
   challengeResponse,
   countingSigner,
   createSeller,
   encodeHeader,
   payingClient,
   rawHeaderResponse,
+  settlementHeader,
   v1Challenge,
   v1Requirement,
   v2Challenge,
   v2Requirement,
 } from "../support/seller";
+import { fakeRpc, svmRequirement } from "../support/svm";
 import { ANVIL_KEY_0 } from "../support/vectors";
+import { countingSvmSigner } from "../support/wallets";
 import { axiosWrapper, fetchWrapper, rejection, wrappers, type Wrapper } from "../support/wrappers";
 import { useMswServer } from "../support/msw";
 
@@ -243,12 +247,146 @@ describe("the seller stub itself", () => {
   it("refuses a forged signature, so the tests above would catch a wrong one", async () => {
     // Sign with a different key but claim to be the same payer: the stub must say no.
     const impostor = privateKeyToAccount(`0x${"11".repeat(32)}`);
-    const signer = { address: account.address, signTypedData: (r: never) => impostor.signTypedData(r) };
+    const { signer } = countingSigner((r) => impostor.signTypedData(r as never));
     const seller = createSeller();
     server.use(seller.handler);
     const client = createX402Client({ schemes: [exactEvm({ signer })] });
     const error = await rejection(fetchWrapper.send(client, { url }));
     expect(error.code).toBe("PAYMENT_REJECTED");
     expect(error.reason).toBe("invalid_exact_evm_payload_signature");
+  });
+});
+
+/** A Solana key file's secret key (seed, then public key: 64 bytes), from a freshly generated Ed25519 pair. */
+async function generatedSolanaSecretKey(): Promise<Uint8Array> {
+  const pair = (await crypto.subtle.generateKey("Ed25519", true, ["sign", "verify"])) as CryptoKeyPair;
+  const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
+  const publicKey = new Uint8Array(await crypto.subtle.exportKey("raw", pair.publicKey));
+  return Uint8Array.from([...pkcs8.slice(-32), ...publicKey]);
+}
+
+/** Every text a caller could print or log of an error and of each error in its cause chain. */
+function everyText(error: unknown): string[] {
+  const texts: string[] = [];
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 20; e = (e as { cause?: unknown }).cause, depth++) {
+    texts.push(String(e));
+    try {
+      texts.push(JSON.stringify(e) ?? "");
+    } catch {
+      // A cycle: the other texts still count.
+    }
+    if (typeof e === "object") {
+      for (const key of Object.getOwnPropertyNames(e)) {
+        const value = (e as Record<string, unknown>)[key];
+        if (key === "cause") continue;
+        if (Array.isArray(value)) texts.push(...value.map(String));
+        texts.push(typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)));
+      }
+    }
+  }
+  return texts;
+}
+
+class WalletError extends Error {
+  readonly code = -32603;
+  override readonly name = "WalletError";
+}
+
+describe.each(wrappers)("$name: a Solana wallet's error never carries its secret key into the thrown error", (wrapper) => {
+  const keyForms: { name: string; text: (secret: Uint8Array) => string }[] = [
+    { name: "base58 (64 bytes)", text: (secret) => getBase58Decoder().decode(secret) },
+    { name: "a key file's JSON byte array", text: (secret) => JSON.stringify([...secret]) },
+    { name: "a pretty-printed JSON byte array", text: (secret) => JSON.stringify([...secret], null, 2) },
+    { name: "a Uint8Array's toString", text: (secret) => secret.toString() },
+  ];
+  const placements: { name: string; thrown: (key: string) => unknown }[] = [
+    { name: "message", thrown: (key) => new WalletError(`cannot sign: keypair ${key} is locked`) },
+    { name: "a nested cause", thrown: (key) => new WalletError("signing failed", { cause: new Error(`loaded ${key}`) }) },
+    { name: "an own string field", thrown: (key) => Object.assign(new WalletError("signing failed"), { details: `secretKey: ${key}` }) },
+    { name: "a string array field", thrown: (key) => Object.assign(new WalletError("signing failed"), { metaMessages: ["wallet:", `secret ${key}`] }) },
+    { name: "a thrown string", thrown: (key) => `keypair ${key}` },
+    // Text that is no own field of the error: a getter (DOMException's message), or held by errors it holds.
+    { name: "a DOMException's message", thrown: (key) => new DOMException(`cannot import ${key}`, "DataError") },
+    { name: "an AggregateError's errors", thrown: (key) => new AggregateError([new Error(`wallet 1: ${key}`)], "every wallet failed") },
+  ];
+  const cases = keyForms.flatMap((form) => placements.map((place) => ({ form: form.name, place: place.name, text: form.text, thrown: place.thrown })));
+
+  it.each(cases)("$form in $place", async ({ text, thrown }) => {
+    const secret = await generatedSolanaSecretKey();
+    const key = text(secret);
+    const seller = createSeller({ challenge: v2Challenge({ accepts: [svmRequirement()] }) });
+    server.use(seller.handler);
+    const { signer, calls } = countingSvmSigner(async () => {
+      throw thrown(key);
+    });
+    const client = createX402Client({ schemes: [exactSvm({ signer, rpc: fakeRpc() })] });
+
+    const error = await rejection(wrapper.send(client, { url }));
+
+    expect(calls).toHaveLength(1);
+    expect(error.code).toBe("SIGNING_FAILED");
+    expect(seller.requests).toHaveLength(1);
+    const base58 = getBase58Decoder().decode(secret);
+    // A run of the key's bytes as any list would print them, and any long piece of its base58 form.
+    const bytes = [...secret.slice(8, 24)].join(",");
+    for (const t of everyText(error)) {
+      expect(t).not.toContain(base58.slice(10, 40));
+      expect(t.replace(/\s+|\\n/g, "")).not.toContain(bytes);
+    }
+  });
+});
+
+describe.each(wrappers)("$name: redaction keeps the wallet's error and x402-pay's own words", (wrapper) => {
+  it("the wallet's error object stays reachable: same object, class and fields, through cause and walk()", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const inner = new Error(`device said: ${ANVIL_KEY_0}`);
+    const original = new WalletError("ledger: signing failed", { cause: inner });
+    const { signer } = countingSigner(async () => {
+      throw original;
+    });
+    const error = await rejection(wrapper.send(createX402Client({ schemes: [exactEvm({ signer })] }), { url }));
+
+    expect(error.code).toBe("SIGNING_FAILED");
+    expect(error.cause).toBe(original);
+    expect(error.cause).toBeInstanceOf(WalletError);
+    expect(error.cause.code).toBe(-32603);
+    expect(error.cause.message).toBe("ledger: signing failed");
+    expect(error.walk()).toBe(inner);
+    expect(error.walk((e: unknown) => e instanceof WalletError)).toBe(original);
+    expect(inner.message).not.toContain(ANVIL_KEY_0.slice(2));
+  });
+
+  const hash = `0x${"5d".repeat(32)}`;
+  const nonce = `0x${"a7".repeat(32)}`;
+  const solanaSignature = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW";
+
+  it.each([
+    { name: "an EVM transaction hash", errorMessage: `transaction ${hash} reverted`, shown: hash },
+    { name: "an EIP-3009 nonce", errorMessage: `authorization nonce ${nonce} already used`, shown: nonce },
+    { name: "a Solana transaction signature", errorMessage: `transaction ${solanaSignature} failed`, shown: solanaSignature },
+  ])("a failed settlement naming $name keeps it readable in the message and details", async ({ errorMessage, shown }) => {
+    const settlement = { success: false, errorReason: "transaction_failed", transaction: hash, network: "eip155:84532", errorMessage };
+    const seller = createSeller({ paid: () => HttpResponse.json({}, { status: 402, headers: settlementHeader(2, settlement) }) });
+    server.use(seller.handler);
+    const error = await rejection(wrapper.send(payingClient().client, { url }));
+
+    expect(error).toBeInstanceOf(PaymentRejectedError);
+    expect(error.message).toContain(shown);
+    expect(error.details.settlement).toMatchObject({ transaction: hash, errorMessage });
+  });
+
+  it("a server reason naming a transaction hash keeps it in the message and in reason", async () => {
+    const reason = `settlement of ${hash} failed`;
+    const seller = createSeller({
+      intercept: (request) => (request.headers.has("payment-signature") ? challengeResponse(v2Challenge({ error: reason })) : undefined),
+    });
+    server.use(seller.handler);
+    const error = await rejection(wrapper.send(payingClient().client, { url }));
+
+    expect(error.code).toBe("PAYMENT_REJECTED");
+    expect(error.reason).toBe(reason);
+    expect(error.details.reason).toBe(reason);
+    expect(error.message).toContain(hash);
   });
 });

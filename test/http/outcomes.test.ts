@@ -22,6 +22,7 @@ import {
   v2Challenge,
   v2Requirement,
 } from "../support/seller";
+import { recordingFetch } from "../support/fetches";
 import { fetchWrapper, rejection, wrappers } from "../support/wrappers";
 import { useMswServer } from "../support/msw";
 
@@ -311,20 +312,10 @@ describe("axios: other response interceptors", () => {
 });
 
 describe("fetch: responses the caller never sees are released", () => {
-  function recordingFetch() {
-    const responses: Response[] = [];
-    const fetchFn: typeof fetch = async (input, init) => {
-      const response = await globalThis.fetch(input, init);
-      responses.push(response);
-      return response;
-    };
-    return { responses, fetchFn };
-  }
-
   it("the 402 body is cancelled; the paid response is left for the caller", async () => {
     const seller = createSeller();
     server.use(seller.handler);
-    const { responses, fetchFn } = recordingFetch();
+    const { responses, fetch: fetchFn } = recordingFetch();
     const response = await wrapFetchWithPayment(fetchFn, payingClient().client)(url);
 
     expect(responses.map((r) => [r.status, r.bodyUsed])).toEqual([
@@ -342,7 +333,7 @@ describe("fetch: responses the caller never sees are released", () => {
     });
     const again = createSeller({ path: `${PATH}/again`, intercept: () => challengeResponse({ ...v2Challenge(), error: "nope" }) });
     server.use(seller.handler, again.handler);
-    const { responses, fetchFn } = recordingFetch();
+    const { responses, fetch: fetchFn } = recordingFetch();
 
     const error = await rejection(wrapFetchWithPayment(fetchFn, payingClient().client)(url));
 

@@ -16,6 +16,7 @@ import {
   type Buyer,
   type InteropStack,
 } from "../../localnet/index.js";
+import { recordingFetch } from "../support/fetches";
 
 let stack: InteropStack;
 let chain: PublicClient;
@@ -33,16 +34,6 @@ const clientFor = (buyer: Buyer): X402Client => createX402Client({ schemes: [exa
 async function balances(buyer: Buyer) {
   const [b, s] = await Promise.all([stack.usdc.usdcBalance(buyer.address), stack.usdc.usdcBalance(stack.seller.payTo)]);
   return { buyer: b, seller: s };
-}
-
-/** A fetch that remembers the headers of every request it sends. */
-function recordingFetch() {
-  const sent: Headers[] = [];
-  const f: typeof fetch = (input, init) => {
-    sent.push(new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)));
-    return fetch(input, init);
-  };
-  return { fetch: f, sent };
 }
 
 async function expectMinedTransfer(transaction: string | undefined) {
@@ -110,7 +101,7 @@ describe("v2 exact (EIP-3009) with the reference @x402/express seller", () => {
     const url = `${stack.seller.url}/weather`;
     const first = await wrapFetchWithPayment(recorder.fetch, clientFor(buyer))(url);
     expect(first.status).toBe(200);
-    const captured = recorder.sent.at(-1)?.get("payment-signature");
+    const captured = recorder.calls.at(-1)?.headers.get("payment-signature");
     expect(captured).toBeTruthy();
 
     const before = await balances(buyer);
@@ -163,8 +154,8 @@ describe("v1 exact with the legacy x402-express seller", () => {
             .then((r) => ({ status: r.status, receipt: getPaymentReceipt(r) }));
     expect(status).toBe(200);
     if (wrapper === "fetch") {
-      expect(recorder.sent.at(-1)?.get("x-payment")).toBeTruthy();
-      expect(recorder.sent.at(-1)?.get("payment-signature")).toBeNull();
+      expect(recorder.calls.at(-1)?.headers.get("x-payment")).toBeTruthy();
+      expect(recorder.calls.at(-1)?.headers.get("payment-signature")).toBeNull();
     }
     expect(receipt).toMatchObject({ x402Version: 1, network: "base-sepolia", amount: String(PRICE_ATOMIC) });
     expect(receipt?.settlement).toMatchObject({ success: true });

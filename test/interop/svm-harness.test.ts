@@ -38,6 +38,7 @@ import {
   type SolanaStack,
   type SplMint,
 } from "../../localnet/svm/index.js";
+import { recordingFetch } from "../support/fetches";
 
 const COMPUTE_BUDGET = "ComputeBudget111111111111111111111111111111";
 const MEMO = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr";
@@ -45,8 +46,9 @@ const MEMO = "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr";
 let stack: SolanaStack;
 let buyer: SolanaBuyer;
 let payingFetch: typeof fetch;
+const recorder = recordingFetch();
 /** PAYMENT-SIGNATURE / X-PAYMENT headers the paying fetch sent, latest last. */
-const sentPayments: string[] = [];
+const sentPayments = recorder.paymentHeaders;
 let setupMs = 0;
 
 beforeAll(async () => {
@@ -62,13 +64,7 @@ beforeAll(async () => {
     .registerV1("solana-devnet" as Network, new ExactSvmSchemeV1(buyer.signer, { rpcUrl }))
     // The reference client refuses assets it does not know (spend controls) unless allowed.
     .setSpendControls({ allowedAssets: [{ network: SOLANA_DEVNET, asset: stack.tokens.token2022.address }] });
-  const recordingFetch: typeof fetch = async (input, init) => {
-    const request = new Request(input, init);
-    const header = request.headers.get("PAYMENT-SIGNATURE") ?? request.headers.get("X-PAYMENT");
-    if (header) sentPayments.push(header);
-    return fetch(request);
-  };
-  payingFetch = wrapFetchWithPayment(recordingFetch, client);
+  payingFetch = wrapFetchWithPayment(recorder.fetch, client);
 });
 
 afterAll(async () => {

@@ -17,6 +17,7 @@ import {
   type SolanaBuyer,
   type SolanaStack,
 } from "../../localnet/svm/index.js";
+import { recordingFetch } from "../support/fetches";
 
 let stack: SolanaStack;
 beforeAll(async () => {
@@ -45,18 +46,6 @@ function expectLanded(signature: string | undefined) {
   const landed = stack.rpc.getTransaction(signature!);
   expect(landed).toBeDefined();
   expect(landed!.err).toBeNull();
-}
-
-/** A fetch that remembers the payment headers it sent. */
-function recordingFetch() {
-  const sent: string[] = [];
-  const f: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    const paid = headers.get("payment-signature") ?? headers.get("x-payment");
-    if (paid) sent.push(paid);
-    return fetch(input, init);
-  };
-  return { fetch: f, sent };
 }
 
 describe("Solana exact (v2) with the reference seller and facilitator", () => {
@@ -146,7 +135,7 @@ describe("Solana exact (v2) with the reference seller and facilitator", () => {
     const url = `${stack.seller.url}/weather`;
     expect((await wrapFetchWithPayment(recorder.fetch, clientOf([svm(buyer)]))(url)).status).toBe(200);
     const before = await solanaBalances(buyer);
-    const replay = await fetch(url, { headers: { "PAYMENT-SIGNATURE": recorder.sent.at(-1)! } });
+    const replay = await fetch(url, { headers: { "PAYMENT-SIGNATURE": recorder.paymentHeaders.at(-1)! } });
     expect(replay.status).toBe(402);
     expect(await solanaBalances(buyer)).toEqual(before);
   });
@@ -170,7 +159,7 @@ describe("Solana exact (v1) with the legacy x402-express seller", () => {
     expect(response.status).toBe(200);
     const receipt = getPaymentReceipt(response);
     expect(receipt).toMatchObject({ x402Version: 1, network: "solana-devnet" });
-    expect(JSON.parse(atob(recorder.sent.at(-1)!))).toMatchObject({ x402Version: 1, scheme: "exact", network: "solana-devnet" });
+    expect(JSON.parse(atob(recorder.paymentHeaders.at(-1)!))).toMatchObject({ x402Version: 1, scheme: "exact", network: "solana-devnet" });
     expect(before.buyer - (await stack.tokens.balance(stack.tokens.usdc, buyer.address))).toBe(PRICE_ATOMIC);
     expect((await stack.tokens.balance(stack.tokens.usdc, stack.v1Seller!.payTo)) - before.seller).toBe(PRICE_ATOMIC);
     expectLanded(receipt?.transaction);

@@ -7,11 +7,13 @@
 import { isDeepStrictEqual } from "node:util";
 import { http, HttpResponse } from "msw";
 import { getAddress, isAddressEqual, recoverTypedDataAddress, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { createX402Client, type X402ClientOptions } from "../../src";
 import { exactEvm } from "../../src/evm";
-import type { TypedDataRequest } from "../../src/evm";
-import { ANVIL_KEY_0, transferWithAuthorizationFields } from "./vectors";
+import { transferWithAuthorizationFields } from "./vectors";
+import { countingSigner } from "./wallets";
+
+// The buyer's wallets live in ./wallets; re-exported here, where the HTTP tests have always found them.
+export { account, countingSigner } from "./wallets";
 
 export const SELLER = "https://seller.example";
 export const OTHER = "https://other.example";
@@ -229,23 +231,6 @@ export function createSeller(options: SellerOptions = {}) {
 }
 
 // ---------------------------------------------------------------- the buyer
-
-export const account = privateKeyToAccount(ANVIL_KEY_0);
-
-/** Anvil key #0 behind a signer that counts its signTypedData calls. */
-export function countingSigner(sign: (request: TypedDataRequest) => Promise<Hex> = (r) => account.signTypedData(r as never)) {
-  const calls: TypedDataRequest[] = [];
-  return {
-    calls,
-    signer: {
-      address: account.address,
-      signTypedData: (request: TypedDataRequest) => {
-        calls.push(request);
-        return sign(request);
-      },
-    },
-  };
-}
 
 /** A client paying `exact` on every EVM chain with a counting signer. */
 export function payingClient(options: Partial<X402ClientOptions> = {}) {

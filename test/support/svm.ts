@@ -5,7 +5,6 @@ import {
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
-  type TransactionSigner,
 } from "@solana/kit";
 import { http, HttpResponse } from "msw";
 import { TOKEN_PROGRAM } from "../../src/svm";
@@ -18,13 +17,6 @@ export const BLOCKHASH = "EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N";
 
 /** A key pair signer from a fixed private key (Ed25519 signatures are deterministic). */
 export const buyer = await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(7));
-
-/** The buyer, with a record of every signing call: `signed` stays empty when nothing was signed. */
-export function watchedBuyer() {
-  const signed: string[] = [];
-  const signer = { ...buyer, signTransactions: async (txs: never[]) => (signed.push("signed"), buyer.signTransactions(txs)) } as TransactionSigner;
-  return { signer, signed };
-}
 
 /** A v2 `exact` requirement for 1000 units of devnet USDC, with the facilitator's fee payer. */
 export const svmRequirement = (extra: Record<string, unknown> = {}, overrides: Record<string, unknown> = {}) => ({

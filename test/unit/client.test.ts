@@ -1,12 +1,11 @@
 import { createWalletClient, custom, type TypedDataDefinition } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createX402Client, encodeBase64Json, parseChallenge, type PaymentScheme, type PaymentRequirement } from "../../src";
 import { exactEvm, toEvmSigner } from "../../src/evm";
 import { ANVIL_KEY_0, VECTOR_NOW_MS, countingBytes, evmVectors } from "../support/vectors";
+import { account, countingSigner } from "../support/wallets";
 
-const account = privateKeyToAccount(ANVIL_KEY_0);
 const base = evmVectors.exact_eip3009.requirements;
 const request = { url: "https://api.example.com/premium-data", method: "GET" };
 const challengeOf = (accepts: unknown[], extra: Record<string, unknown> = {}) =>
@@ -143,8 +142,7 @@ describe("spend policy", () => {
 
 describe("hooks", () => {
   it("onBeforePayment sees a frozen snapshot and can refuse; nothing is signed", async () => {
-    const signTypedData = vi.fn(account.signTypedData);
-    const signer = { address: account.address, signTypedData };
+    const { signer, calls: signs } = countingSigner();
     let seen: unknown;
     const client = createX402Client({
       schemes: [exactEvm({ signer })],
@@ -157,7 +155,7 @@ describe("hooks", () => {
       code: "PAYMENT_REFUSED",
       message: expect.stringContaining("too pricey today"),
     });
-    expect(signTypedData).not.toHaveBeenCalled();
+    expect(signs).toEqual([]);
     expect(seen).toMatchObject({ amount: "10000", displayAmount: "0.01 USDC", payer: account.address, network: "eip155:84532" });
     expect(Object.isFrozen(seen)).toBe(true);
     expect(Object.isFrozen((seen as { requirement: object }).requirement)).toBe(true);
@@ -203,7 +201,7 @@ describe("EVM signers", () => {
   it("a viem WalletClient with a local account, and a plain { address, signTypedData } object", async () => {
     const wallet = createWalletClient({ account, chain: baseSepolia, transport: custom({ request: async () => null }) });
     expect(await sign(wallet)).toBe(vector.schemeResult.payload.signature);
-    expect(await sign({ address: account.address, signTypedData: (td) => account.signTypedData(td as TypedDataDefinition) })).toBe(
+    expect(await sign(countingSigner().signer)).toBe(
       vector.schemeResult.payload.signature,
     );
   });
@@ -211,9 +209,9 @@ describe("EVM signers", () => {
   it("turns v = 0/1 into 27/28 and passes smart-wallet signatures through", async () => {
     const sig = vector.schemeResult.payload.signature as string;
     const lowV = `${sig.slice(0, 130)}${(parseInt(sig.slice(130), 16) - 27).toString(16).padStart(2, "0")}`;
-    expect(await sign({ address: account.address, signTypedData: async () => lowV as `0x${string}` })).toBe(sig);
+    expect(await sign(countingSigner(async () => lowV as `0x${string}`).signer)).toBe(sig);
     const long = `0x${"ab".repeat(200)}` as const;
-    expect(await sign({ address: account.address, signTypedData: async () => long })).toBe(long);
+    expect(await sign(countingSigner(async () => long).signer)).toBe(long);
   });
 
   it("rejects unusable signers with INVALID_CONFIG", () => {
@@ -225,12 +223,11 @@ describe("EVM signers", () => {
 
   it("a wallet error never leaks key material", async () => {
     const secret = ANVIL_KEY_0.slice(2);
-    const error = await sign({
-      address: account.address,
-      signTypedData: async () => {
+    const error = await sign(
+      countingSigner(async () => {
         throw new Error(`could not sign with ${ANVIL_KEY_0} (raw ${secret})`);
-      },
-    }).catch((e) => e);
+      }).signer,
+    ).catch((e) => e);
     expect(error.code).toBe("SIGNING_FAILED");
     const everything = `${error.message} ${String(error)} ${error.cause?.message} ${JSON.stringify(error.details)} ${error.stack}`;
     expect(everything).not.toContain(secret);

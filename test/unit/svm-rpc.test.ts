@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createX402Client, encodeBase64Json, parseChallenge, type SpendPolicy } from "../../src";
 import { DEFAULT_SOLANA_RPC_URLS, SOLANA_DEVNET, SOLANA_MAINNET, exactSvm } from "../../src/svm";
 import { useMswServer } from "../support/msw";
-import { DEVNET_GENESIS_HASH, MAINNET_GENESIS_HASH, USDC_DEVNET, fakeRpc, rpcHandler, svmRequirement, watchedBuyer } from "../support/svm";
+import { DEVNET_GENESIS_HASH, MAINNET_GENESIS_HASH, USDC_DEVNET, fakeRpc, rpcHandler, svmRequirement } from "../support/svm";
+import { countingSvmSigner } from "../support/wallets";
 
 const server = useMswServer();
 
@@ -35,7 +36,7 @@ describe("the JSON-RPC client for an RPC URL", () => {
   it("sends JSON-RPC 2.0 requests, numbered per URL across payments, and asks the genesis hash once", async () => {
     const rpc = rpcHandler(RPC_URL);
     server.use(rpc.handler);
-    const scheme = exactSvm({ signer: watchedBuyer().signer, rpc: RPC_URL });
+    const scheme = exactSvm({ signer: countingSvmSigner().signer, rpc: RPC_URL });
     await pay(scheme);
     await pay(scheme);
     const account = { method: "getAccountInfo", params: [USDC_DEVNET, { encoding: "base64", commitment: "confirmed" }] };
@@ -66,7 +67,7 @@ describe("a failed chain read is RPC_FAILED, names the RPC and the method, and n
     ["a genesis hash that is not one", "getGenesisHash", answering("getGenesisHash", 42), /malformed/],
   ])("%s", async (_, rpcMethod, respond, reason) => {
     server.use(rpcHandler(RPC_URL, { respond }).handler);
-    const { signer, signed } = watchedBuyer();
+    const { signer, calls: signed } = countingSvmSigner();
     const error = await pay(exactSvm({ signer, rpc: RPC_URL })).catch((e) => e);
     expect(error).toMatchObject({ name: "RpcError", code: "RPC_FAILED", phase: "sign", details: { rpcUrl: RPC_URL, rpcMethod } });
     expect(error.message).toContain(`The Solana RPC ${RPC_URL} failed on ${rpcMethod}`);
@@ -87,7 +88,7 @@ describe("a failed chain read is RPC_FAILED, names the RPC and the method, and n
       });
     for (const respond of [() => new HttpResponse(big, { headers: { "content-length": String(big.length) } }), () => new HttpResponse(endless())]) {
       server.use(rpcHandler(RPC_URL, { respond }).handler);
-      const error = await pay(exactSvm({ signer: watchedBuyer().signer, rpc: RPC_URL })).catch((e) => e);
+      const error = await pay(exactSvm({ signer: countingSvmSigner().signer, rpc: RPC_URL })).catch((e) => e);
       expect(error).toMatchObject({ code: "RPC_FAILED", cause: { message: "answer larger than 1024 KiB" } });
     }
     // Cut off after about 1 MiB (plus what the stream buffers ahead), not read on and on.
@@ -103,7 +104,7 @@ describe("a failed chain read is RPC_FAILED, names the RPC and the method, and n
         },
       },
     });
-    const { signer, signed } = watchedBuyer();
+    const { signer, calls: signed } = countingSvmSigner();
     const error = await pay(exactSvm({ signer, rpc })).catch((e) => e);
     expect(error).toMatchObject({ code: "RPC_FAILED", details: { rpcUrl: undefined, rpcMethod: "getLatestBlockhash" } });
     expect(error.message).toMatch(/^The RPC given to exactSvm failed on getLatestBlockhash \(HTTP error \(503\)/);
@@ -114,7 +115,7 @@ describe("a failed chain read is RPC_FAILED, names the RPC and the method, and n
   it("names the URL without its query, where API keys often are", async () => {
     const keyed = `${RPC_URL}?api-key=0123456789abcdef`;
     server.use(rpcHandler(RPC_URL, { respond: () => new HttpResponse(null, { status: 401 }) }).handler);
-    const error = await pay(exactSvm({ signer: watchedBuyer().signer, rpc: keyed })).catch((e) => e);
+    const error = await pay(exactSvm({ signer: countingSvmSigner().signer, rpc: keyed })).catch((e) => e);
     expect(error.details.rpcUrl).toBe(RPC_URL);
     expect(error.message).not.toMatch(/api-key|0123456789abcdef/);
   });
@@ -129,7 +130,7 @@ describe("a failed chain read is RPC_FAILED, names the RPC and the method, and n
         },
       },
     });
-    const scheme = exactSvm({ signer: watchedBuyer().signer, rpc });
+    const scheme = exactSvm({ signer: countingSvmSigner().signer, rpc });
     await expect(pay(scheme)).rejects.toMatchObject({ code: "RPC_FAILED", details: { rpcMethod: "getGenesisHash" } });
     failing = false;
     await expect(pay(scheme)).resolves.toBeDefined();
@@ -147,7 +148,7 @@ describe("time bounds and cancellation", () => {
       return undefined;
     };
     server.use(rpcHandler(RPC_URL, { respond }).handler);
-    const { signer, signed } = watchedBuyer();
+    const { signer, calls: signed } = countingSvmSigner();
     const started = Date.now();
     const error = await pay(exactSvm({ signer, rpc: RPC_URL, rpcTimeoutMs: 50 })).catch((e) => e);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -159,7 +160,7 @@ describe("time bounds and cancellation", () => {
   it("the default bound is 10 s, and holds for a kit RPC that ignores abortSignal", async () => {
     vi.useFakeTimers();
     const rpc = fakeRpc({ answer: { getLatestBlockhash: () => new Promise(() => {}) } });
-    const outcome = pay(exactSvm({ signer: watchedBuyer().signer, rpc })).catch((e) => e);
+    const outcome = pay(exactSvm({ signer: countingSvmSigner().signer, rpc })).catch((e) => e);
     let settled = false;
     void outcome.then(() => (settled = true));
     await vi.advanceTimersByTimeAsync(9_999);
@@ -179,7 +180,7 @@ describe("time bounds and cancellation", () => {
         },
       },
     });
-    const { signer, signed } = watchedBuyer();
+    const { signer, calls: signed } = countingSvmSigner();
     const error = await pay(exactSvm({ signer, rpc }), [onDevnet], { signal: controller.signal }).catch((e) => e);
     expect(error).toMatchObject({ name: "AbortError", code: "ABORTED" });
     // The mint and blockhash reads are cancelled; the genesis-hash read is shared between payments
@@ -192,7 +193,7 @@ describe("time bounds and cancellation", () => {
 
   it("the scheme itself reports the caller's abort as ABORTED, also through the URL client", async () => {
     server.use(rpcHandler(RPC_URL, { respond: () => delay("infinite").then(() => undefined) }).handler);
-    const scheme = exactSvm({ signer: watchedBuyer().signer, rpc: RPC_URL });
+    const scheme = exactSvm({ signer: countingSvmSigner().signer, rpc: RPC_URL });
     const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: RESOURCE }, accepts: [onDevnet] }) });
     const requirement = challenge.requirements[0]!;
     const controller = new AbortController();
@@ -209,7 +210,7 @@ describe("one RPC per network", () => {
     const devnet = rpcHandler("https://devnet.rpc.example/");
     const mainnet = rpcHandler(DEFAULT_SOLANA_RPC_URLS[SOLANA_MAINNET]!, { genesisHash: MAINNET_GENESIS_HASH });
     server.use(devnet.handler, mainnet.handler);
-    const scheme = exactSvm({ signer: watchedBuyer().signer, rpc: { [SOLANA_DEVNET]: "https://devnet.rpc.example/" } });
+    const scheme = exactSvm({ signer: countingSvmSigner().signer, rpc: { [SOLANA_DEVNET]: "https://devnet.rpc.example/" } });
     await pay(scheme, [onMainnet]);
     expect(devnet.requests).toEqual([]);
     // A map entry is the caller's word for its network: no genesis-hash read.
@@ -222,7 +223,7 @@ describe("one RPC per network", () => {
   it("a map of kit RPCs: each serves only its network", async () => {
     const devnet = fakeRpc();
     const mainnet = fakeRpc({ genesisHash: MAINNET_GENESIS_HASH });
-    const scheme = exactSvm({ signer: watchedBuyer().signer, rpc: { [SOLANA_DEVNET]: devnet, [SOLANA_MAINNET]: mainnet } });
+    const scheme = exactSvm({ signer: countingSvmSigner().signer, rpc: { [SOLANA_DEVNET]: devnet, [SOLANA_MAINNET]: mainnet } });
     await pay(scheme, [onMainnet]);
     expect(devnet.calls).toEqual([]);
     expect(mainnet.calls).toEqual([`getAccountInfo ${USDC_MAINNET}`, "getLatestBlockhash"]);
@@ -230,7 +231,7 @@ describe("one RPC per network", () => {
 
   it("a network with no entry and no public endpoint is refused by check, saying to add it to the map", async () => {
     const localnet = "solana:LocaLnetGenesisHash1111111111111";
-    const scheme = exactSvm({ signer: watchedBuyer().signer, rpc: { [SOLANA_DEVNET]: fakeRpc() } });
+    const scheme = exactSvm({ signer: countingSvmSigner().signer, rpc: { [SOLANA_DEVNET]: fakeRpc() } });
     await expect(pay(scheme, [svmRequirement({}, { network: localnet })])).rejects.toMatchObject({
       code: "NO_PAYABLE_REQUIREMENT",
       message: expect.stringContaining(`no RPC is known for ${localnet}: add it to exactSvm({ rpc: { "${localnet}": url } })`),
@@ -240,7 +241,7 @@ describe("one RPC per network", () => {
   it("a single RPC pays only the cluster it reports: a mismatch is refused before signing, naming both networks", async () => {
     const rpc = rpcHandler(RPC_URL); // reports devnet's genesis hash
     server.use(rpc.handler);
-    const { signer, signed } = watchedBuyer();
+    const { signer, calls: signed } = countingSvmSigner();
     const scheme = exactSvm({ signer, rpc: RPC_URL });
     const error = await pay(scheme, [onMainnet]).catch((e) => e);
     expect(error).toMatchObject({ code: "UNPAYABLE_REQUIREMENT" });
@@ -261,7 +262,7 @@ describe("one RPC per network", () => {
   it("a kit RPC from createSolanaRpc is one RPC (not mistaken for an empty map): its cluster is checked", async () => {
     const rpc = rpcHandler(RPC_URL, { genesisHash: MAINNET_GENESIS_HASH });
     server.use(rpc.handler);
-    const { signer, signed } = watchedBuyer();
+    const { signer, calls: signed } = countingSvmSigner();
     const error = await pay(exactSvm({ signer, rpc: createSolanaRpc(RPC_URL) })).catch((e) => e);
     expect(error).toMatchObject({ code: "UNPAYABLE_REQUIREMENT" });
     expect(error.message).toContain(`the RPC given to exactSvm serves ${SOLANA_MAINNET}, not ${SOLANA_DEVNET}`);
@@ -276,14 +277,14 @@ describe("one RPC per network", () => {
     const rpc = fakeRpc();
     const slow = fakeRpc({ answer: { getAccountInfo: gated(), getLatestBlockhash: gated(), getGenesisHash: gated() } });
     // All three are asked before any answers.
-    const scheme = exactSvm({ signer: watchedBuyer().signer, rpc: slow });
+    const scheme = exactSvm({ signer: countingSvmSigner().signer, rpc: slow });
     void pay(scheme).catch(() => {});
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(slow.calls.sort()).toEqual([`getAccountInfo ${USDC_DEVNET}`, "getGenesisHash", "getLatestBlockhash"]);
     release();
 
     // Concurrent and later payments, on two networks, share one genesis-hash read.
-    const single = exactSvm({ signer: watchedBuyer().signer, rpc });
+    const single = exactSvm({ signer: countingSvmSigner().signer, rpc });
     await Promise.all([pay(single), pay(single), pay(single, [onMainnet]).catch(() => {})]);
     await pay(single);
     expect(rpc.calls.filter((c) => c === "getGenesisHash")).toHaveLength(1);
@@ -294,7 +295,7 @@ describe("one RPC per network", () => {
     const network = `solana:${genesisHash.slice(0, 32)}`;
     const rpc = fakeRpc({ genesisHash });
     const policy = { assets: [{ network, address: USDC_DEVNET, decimals: 6, symbol: "USDC" }] };
-    const payment = await pay(exactSvm({ signer: watchedBuyer().signer, rpc }), [svmRequirement({}, { network })], { policy });
+    const payment = await pay(exactSvm({ signer: countingSvmSigner().signer, rpc }), [svmRequirement({}, { network })], { policy });
     expect(payment.requirement.network).toBe(network);
   });
 });
@@ -316,13 +317,13 @@ describe("exactSvm checks rpc at construction", () => {
     ["a map entry that is not a URL", { [SOLANA_DEVNET]: "devnet" }, /rpc\["solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"\] is "devnet"/],
     ["a map entry left undefined", { [SOLANA_MAINNET]: undefined }, /rpc\["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"\] is undefined/],
   ])("refuses %s with INVALID_CONFIG naming what to pass", (_, rpc, message) => {
-    expect(() => exactSvm({ signer: watchedBuyer().signer, rpc: rpc as never })).toThrow(
+    expect(() => exactSvm({ signer: countingSvmSigner().signer, rpc: rpc as never })).toThrow(
       expect.objectContaining({ code: "INVALID_CONFIG", details: { option: "rpc" }, message: expect.stringMatching(message) }),
     );
   });
 
   it.each([0, -1, 1.5, Number.NaN, Infinity, 2 ** 31, "100"])("refuses rpcTimeoutMs %s", (rpcTimeoutMs) => {
-    expect(() => exactSvm({ signer: watchedBuyer().signer, rpcTimeoutMs: rpcTimeoutMs as never })).toThrow(
+    expect(() => exactSvm({ signer: countingSvmSigner().signer, rpcTimeoutMs: rpcTimeoutMs as never })).toThrow(
       expect.objectContaining({ code: "INVALID_CONFIG", details: { option: "rpcTimeoutMs" } }),
     );
   });
@@ -334,6 +335,6 @@ describe("exactSvm checks rpc at construction", () => {
     ["a map of URLs and kit RPCs", { [SOLANA_DEVNET]: RPC_URL, [SOLANA_MAINNET]: kitRpc }],
     ["an empty map (public endpoints)", {}],
   ])("accepts %s", (_, rpc) => {
-    expect(() => exactSvm({ signer: watchedBuyer().signer, rpc })).not.toThrow();
+    expect(() => exactSvm({ signer: countingSvmSigner().signer, rpc })).not.toThrow();
   });
 });

@@ -1,19 +1,17 @@
 // Solana exact, around the edges of checking the signed transaction: what a wallet that rewrites the
 // transaction may and may not change in the memo. (The RPC reads: svm-rpc.test.ts.)
 import {
-  compileTransaction,
   decompileTransactionMessage,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
-  type Transaction,
-  type TransactionModifyingSigner,
   type TransactionSigner,
 } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
 import { MEMO_PROGRAM, exactSvm } from "../../src/svm";
 import { buyer, fakeRpc, svmRequirement } from "../support/svm";
+import { rewritingSvmSigner, type WalletInstruction } from "../support/wallets";
 
 const requirement = svmRequirement;
 
@@ -30,21 +28,7 @@ function instructionsOf(payment: { payload: Readonly<Record<string, unknown>> })
 }
 
 describe("wallets that rewrite the memo", () => {
-  function rewriting(edit: (instructions: { programAddress: string; data?: Uint8Array }[]) => unknown[]): TransactionModifyingSigner {
-    return {
-      address: buyer.address,
-      async modifyAndSignTransactions(transactions) {
-        return Promise.all(
-          transactions.map(async (transaction) => {
-            const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(transaction.messageBytes));
-            const edited = compileTransaction({ ...message, instructions: edit([...message.instructions] as never) } as never) as Transaction;
-            const [signed] = await buyer.signTransactions([edited as never]);
-            return { ...edited, signatures: { ...edited.signatures, ...signed } } as never;
-          }),
-        );
-      },
-    };
-  }
+  const rewriting = (edit: (instructions: WalletInstruction[]) => unknown[]) => rewritingSvmSigner({ instructions: edit });
   const memo = (text: string) => ({ programAddress: MEMO_PROGRAM, data: new TextEncoder().encode(text) });
   const withMemo = (text: string) => (ixs: { programAddress: string }[]) => [...ixs.filter((ix) => ix.programAddress !== MEMO_PROGRAM), memo(text)];
   const scheme = (signer: TransactionSigner) => exactSvm({ signer, rpc: fakeRpc() });
@@ -71,10 +55,7 @@ describe("wallets that rewrite the memo", () => {
   });
 
   it("a wallet that returns an unreadable message is refused before anything is sent", async () => {
-    const garbling: TransactionModifyingSigner = {
-      address: buyer.address,
-      modifyAndSignTransactions: async (transactions) => transactions.map((t) => ({ ...t, messageBytes: t.messageBytes.slice(0, 40) })) as never,
-    };
+    const garbling = rewritingSvmSigner({ signed: (t) => ({ ...t, messageBytes: t.messageBytes.slice(0, 40) }) });
     await expect(pay(scheme(garbling))).rejects.toMatchObject({
       code: "UNPAYABLE_REQUIREMENT",
       message: expect.stringMatching(/the transaction message cannot be read/),

@@ -8,8 +8,6 @@ import {
   decompileTransactionMessage,
   getCompiledTransactionMessageDecoder,
   verifySignature,
-  type Transaction,
-  type TransactionModifyingSigner,
   type TransactionSigner,
 } from "@solana/kit";
 import { parseSetComputeUnitLimitInstruction, parseSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
@@ -17,7 +15,8 @@ import { findAssociatedTokenPda, parseTransferCheckedInstruction } from "@solana
 import { describe, expect, it } from "vitest";
 import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
 import { exactSvm, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../src/svm";
-import { BLOCKHASH, DEVNET, FEE_PAYER, PAY_TO, USDC_DEVNET, buyer, decodeTransaction, fakeRpc, svmRequirement, watchedBuyer } from "../support/svm";
+import { BLOCKHASH, DEVNET, FEE_PAYER, PAY_TO, USDC_DEVNET, buyer, decodeTransaction, fakeRpc, svmRequirement } from "../support/svm";
+import { countingSvmSigner, rewritingSvmSigner, type WalletTransaction } from "../support/wallets";
 
 async function pay(accepts: unknown[], options: { rpc?: ReturnType<typeof fakeRpc>; signer?: TransactionSigner; version?: 1 | 2 } = {}) {
   const rpc = options.rpc ?? fakeRpc();
@@ -106,7 +105,7 @@ describe("Solana exact transaction", () => {
     ["network not Solana", requirement({}, { network: "eip155:8453" }), /no registered scheme/],
     ["memo too long", requirement({ memo: "x".repeat(257) }), /extra.memo/],
   ])("refuses before signing: %s", async (_, req, reason) => {
-    const { signer, signed } = watchedBuyer();
+    const { signer, calls: signed } = countingSvmSigner();
     const error = await pay([req], { signer }).catch((e) => e);
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
     expect(error.message).toMatch(reason);
@@ -149,23 +148,7 @@ describe("exactSvm options", () => {
 });
 
 describe("wallets that modify the transaction", () => {
-  /** A wallet-standard-like signer that rewrites the message before signing it. */
-  function modifyingSigner(edit: (instructions: unknown[]) => unknown[]): TransactionModifyingSigner {
-    return {
-      address: buyer.address,
-      async modifyAndSignTransactions(transactions) {
-        return Promise.all(
-          transactions.map(async (transaction) => {
-            const compiled = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
-            const message = decompileTransactionMessage(compiled);
-            const edited = compileTransaction({ ...message, instructions: edit([...message.instructions]) } as never) as Transaction;
-            const [signed] = await buyer.signTransactions([edited as never]);
-            return { ...edited, signatures: { ...edited.signatures, ...signed } } as never;
-          }),
-        );
-      },
-    };
-  }
+  const modifyingSigner = (edit: (instructions: unknown[]) => unknown[]) => rewritingSvmSigner({ instructions: edit });
   const lighthouse = { programAddress: address("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95"), data: new Uint8Array([1]) };
   const system = { programAddress: address("11111111111111111111111111111111"), data: new Uint8Array([2, 0, 0, 0]) };
 
@@ -207,19 +190,7 @@ describe("wallets that modify the transaction", () => {
   });
 
   it("refuses a wallet that changes the fee payer or does not sign", async () => {
-    const replacing = (change: (tx: { messageBytes: Uint8Array; signatures: Record<string, Uint8Array | null> }) => object): TransactionModifyingSigner => ({
-      address: buyer.address,
-      async modifyAndSignTransactions(transactions) {
-        return Promise.all(
-          transactions.map(async (transaction) => {
-            const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(transaction.messageBytes));
-            const edited = compileTransaction(message as never) as Transaction;
-            const [signed] = await buyer.signTransactions([edited as never]);
-            return change({ ...edited, signatures: { ...edited.signatures, ...signed } } as never) as never;
-          }),
-        );
-      },
-    });
+    const replacing = (change: (tx: WalletTransaction) => object) => rewritingSvmSigner({ signed: change });
     const withFeePayer = replacing((tx) => {
       const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes));
       return compileTransaction({ ...message, feePayer: { address: otherFeePayer } } as never);
