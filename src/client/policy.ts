@@ -243,15 +243,18 @@ export function checkRequirement(
 }
 
 function checkResourceHost(resourceUrl: unknown, requestUrl: string): string | undefined {
-  if (typeof resourceUrl !== "string" || !/^https?:\/\//i.test(resourceUrl)) return undefined;
-  let resourceHost: string;
+  if (typeof resourceUrl !== "string") return undefined;
+  let resource: URL;
   try {
-    resourceHost = new URL(resourceUrl).hostname;
+    // Relative to the request, so a protocol-relative `//elsewhere.example/x` names its host too.
+    resource = new URL(resourceUrl, requestUrl);
   } catch {
     return `resource URL ${JSON.stringify(resourceUrl)} is not a valid URL`;
   }
+  // Other schemes (an MCP tool's `mcp://tool/...`) name no host to compare.
+  if (resource.protocol !== "http:" && resource.protocol !== "https:") return undefined;
   const requestHost = new URL(requestUrl).hostname;
-  return resourceHost === requestHost
+  return resource.hostname === requestHost
     ? undefined
-    : `the challenge is for a resource on ${resourceHost}, but the request went to ${requestHost} (policy.requireSameHostResource)`;
+    : `the challenge is for a resource on ${resource.hostname}, but the request went to ${requestHost} (policy.requireSameHostResource)`;
 }

@@ -50,8 +50,10 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
       if (toEvmChainId(requirement.caip2 ?? "") === undefined) return `network ${requirement.network} is not an EVM chain (eip155:<chain id>)`;
       for (const [name, value] of [["payTo", requirement.payTo], ["asset", requirement.asset]] as const) {
         if (!isEvmAddress(value)) return `${name} ${JSON.stringify(value)} is not an EVM address`;
-        // Mixed case is an EIP-55 checksum; a wrong one is a typo in the address, not a format.
-        if (!isAddress(value, { strict: true })) return `${name} ${value} has a wrong EIP-55 checksum (a mistyped address)`;
+        // Mixed case is an EIP-55 checksum (all lower or all upper case carries none); a wrong one is
+        // a typo in the address, not a format.
+        const hex = value.slice(2);
+        if (hex !== hex.toUpperCase() && !isAddress(value, { strict: true })) return `${name} ${value} has a wrong EIP-55 checksum (a mistyped address)`;
       }
       const method = requirement.extra.assetTransferMethod;
       if (method !== undefined && method !== "eip3009") return `asset transfer method ${JSON.stringify(method)} is not supported (only eip3009)`;

@@ -407,6 +407,30 @@ describe.each(wrappers)("$name: EIP-55: a mixed-case address must carry a right 
     expect(seller.payments[0].accepted).toStrictEqual(requirement);
     expect(getPaymentReceipt(reply.raw)?.displayAmount).toBe("0.01 USDC");
   });
+
+  it("all upper case carries no checksum either, and is paid", async () => {
+    const upper = (a: string) => `0x${a.slice(2).toUpperCase()}`;
+    const requirement = v2Requirement({ payTo: upper(PAY_TO), asset: upper(USDC_BASE_SEPOLIA) });
+    const { seller } = await paid(wrapper, v2Challenge({ accepts: [requirement] }));
+    expect(seller.payments[0].accepted).toStrictEqual(requirement);
+  });
+});
+
+describe.each(wrappers)("$name: the same-host check reads the resource URL as the request would", (wrapper) => {
+  it.each([
+    ["protocol-relative", "//evil.example/premium"],
+    ["absolute, upper-case scheme", "HTTPS://evil.example/premium"],
+  ])("%s, on another host: refused", async (_, resource) => {
+    const error = await refused(wrapper, v2Challenge({ resource: { url: resource } }));
+    expect(reasons(error)).toEqual([expect.stringMatching(/resource on evil\.example/)]);
+  });
+
+  it.each([
+    ["a path", "/premium"],
+    ["an MCP tool", "mcp://tool/premium"],
+  ])("%s names no other host: paid", async (_, resource) => {
+    await paid(wrapper, v2Challenge({ resource: { url: resource } }));
+  });
 });
 
 describe.each(wrappers)("$name: policy.maxTimeoutSeconds bounds how long a signed payment stays valid", (wrapper) => {
