@@ -140,7 +140,7 @@ async function fromPage(send: AxiosAdapter, config: Config, page: string, guarde
     if (!sameOrigin && !config.signal?.aborted) await throwIfPreflightRefused(env.fetch, config.url!, guarded, error);
     throw error;
   }
-  if (response.status === 0) throw new TypeError("The paid request was redirected to a place the browser does not show, and x402-pay does not follow a payment it cannot see.");
+  if (response.status === 0) throw new TypeError("The paid request was redirected where the browser does not show: not followed.");
   return response;
 }
 

@@ -112,7 +112,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
   }
   for (const scheme of options.schemes) {
     if (!scheme || typeof scheme.createPayload !== "function" || typeof scheme.check !== "function" || !Array.isArray(scheme.networks)) {
-      config("schemes", "holds something that is not a payment scheme: use exactEvm({ signer }), exactSvm({ signer }), ...");
+      config("schemes", "holds something that is not a payment scheme such as exactEvm({ signer })");
     }
   }
   const extensions = Object.freeze([...(options.extensions ?? [])]);
@@ -246,13 +246,10 @@ export function createX402Client(options: X402ClientOptions): X402Client {
 /** Throws `InvalidConfigError` unless `client` is one of ours (a reference `x402Client` is told apart). */
 export function assertX402Client(client: unknown): asserts client is X402Client {
   if (client && (client as Record<symbol, unknown>)[brand]) return;
-  const reference = typeof (client as { createPaymentPayload?: unknown })?.createPaymentPayload === "function";
-  throw new InvalidConfigError(
-    reference
-      ? "This is an x402Client from @x402/core; x402-pay's wrappers take x402-pay's client: createX402Client({ schemes: [exactEvm({ signer })] })."
-      : "The wrapper needs a client from createX402Client({ schemes: [...] }).",
-    { details: { option: "client" } },
-  );
+  // Also what an @x402/core x402Client, passed here by habit, is told.
+  throw new InvalidConfigError("x402-pay's wrappers take a client from createX402Client({ schemes: [exactEvm({ signer })] }), not an @x402/core x402Client.", {
+    details: { option: "client" },
+  });
 }
 
 function config(option: string, problem: string): never {

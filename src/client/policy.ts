@@ -119,7 +119,7 @@ export function resolvePolicy(policy: SpendPolicy = {}, v1Networks: Readonly<Rec
   }
   const maxTimeoutSeconds = p.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS;
   if (maxTimeoutSeconds !== false && !(Number.isSafeInteger(maxTimeoutSeconds) && (maxTimeoutSeconds as number) > 0)) {
-    fail("maxTimeoutSeconds", "must be a positive whole number of seconds, or false for no limit");
+    fail("maxTimeoutSeconds", "must be a whole number of seconds above 0, or false");
   }
   const assets = list<KnownAsset>(p, "assets", (a) =>
     !a || !isCaip2(String(a.network)) || !nonEmptyString(a.address) || !nonEmptyString(a.symbol)
@@ -132,7 +132,7 @@ export function resolvePolicy(policy: SpendPolicy = {}, v1Networks: Readonly<Rec
     !c || !isCaip2(String(c.network)) || !nonEmptyString(c.asset)
       ? "needs { network (CAIP-2), asset, maxAmount }"
       : parseAtomicAmount(c.maxAmount) === undefined
-        ? "needs maxAmount as an integer string of base units, e.g. \"2000000\""
+        ? 'needs maxAmount in base units, e.g. "2000000"'
         : undefined,
   );
   const networks = list<string>(p, "networks", (n) =>
@@ -159,7 +159,7 @@ export function resolvePolicy(policy: SpendPolicy = {}, v1Networks: Readonly<Rec
   });
 }
 
-const originProblem = "is not an origin: give scheme, host and port if not the default, e.g. https://api.example.com or http://localhost:4021";
+const originProblem = "is not an origin such as https://api.example.com or http://localhost:4021";
 
 /** `HTTPS://API.Example.com:443` → `https://api.example.com`; `undefined` for anything that is not an origin pattern. */
 function normalizeOrigin(origin: string): string | undefined {
@@ -214,7 +214,7 @@ export function checkRequirement(
   }
   if (policy.maxTimeoutSeconds !== false && requirement.maxTimeoutSeconds > policy.maxTimeoutSeconds) {
     return {
-      reason: `maxTimeoutSeconds ${requirement.maxTimeoutSeconds} would keep the signed payment valid longer than policy.maxTimeoutSeconds (${policy.maxTimeoutSeconds})`,
+      reason: `maxTimeoutSeconds ${requirement.maxTimeoutSeconds} is over policy.maxTimeoutSeconds (${policy.maxTimeoutSeconds})`,
     };
   }
   const amount = BigInt(requirement.amount);
@@ -229,7 +229,7 @@ export function checkRequirement(
     return cap || policy.allowUnknownAssets
       ? {}
       : {
-          reason: `asset ${requirement.asset} on ${network} is not a known stablecoin (add it to policy.assets, give it a policy.assetCaps entry, or set policy.allowUnknownAssets)`,
+          reason: `asset ${requirement.asset} on ${network} is not a known stablecoin (add it to policy.assets or policy.assetCaps, or set policy.allowUnknownAssets)`,
         };
   }
   const usdCap = policy.maxAmountPerPayment;

@@ -39,7 +39,7 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
         // The browser followed redirects it does not describe: a GET stays a GET, other methods are unknowable.
         const hop = redirectHop(state, 307, first.url, [], false);
         if (state.method !== "GET" && state.method !== "HEAD") {
-          notReplayable = `The ${state.method} request was redirected before the 402, and the browser does not tell how (a 303 turns it into a GET, a 307 does not), so it cannot be sent again exactly.`;
+          notReplayable = `The ${state.method} request was redirected before the 402, and the browser does not say how (a 303 makes it a GET), so it cannot be sent again exactly.`;
         }
         state = { ...state, url: hop.url, headers: without(state.headers, hop.dropHeaders) };
       }
@@ -112,7 +112,7 @@ async function sendFromPage(send: Send, to: Sent, page: string, request: Request
     throw error;
   }
   if (response.type === "opaqueredirect" && follows) {
-    throw new TypeError("The paid request was redirected to a place the browser does not show, and x402-pay does not follow a payment it cannot see.");
+    throw new TypeError("The paid request was redirected where the browser does not show: not followed.");
   }
   return response;
 }

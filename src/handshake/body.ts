@@ -7,7 +7,7 @@ import { InvalidChallengeError, isX402Error, raceAbort } from "../errors";
 /** Largest 402 body read (bytes) and longest time spent reading it (ms). */
 export const BODY_LIMITS = { bytes: 1024 * 1024, ms: 10_000 };
 
-const tooLarge = () => new InvalidChallengeError(`The 402 body is larger than ${BODY_LIMITS.bytes / 1024} KiB, more than any x402 challenge needs.`);
+const tooLarge = () => new InvalidChallengeError(`The 402 body is larger than ${BODY_LIMITS.bytes / 1024} KiB.`);
 
 /**
  * The body as text (bytes are decoded, streams read), or parsed JSON passed through as it is.

@@ -129,7 +129,7 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       // Paid, answered with an error status, and no word on the settlement: returned as the caller's
       // library would return it, and reported as what it is.
       const error = new PaymentOutcomeUnknownError(
-        `The paid request was answered ${status} with no settlement report, so the payment may or may not have settled.`,
+        `The paid request was answered ${status} without a settlement report: the payment may have settled.`,
         { details: { ...paymentDetails(payment, where), status, receipt }, hidden: hidden(payment) },
       );
       await client.report({ settled: false, error, challenge, request });
@@ -152,7 +152,7 @@ async function send<R>(transport: Transport<R>, payment: PreparedPayment, where:
   } catch (error) {
     const options = { cause: error, details: paymentDetails(payment, where), hidden: hidden(payment) };
     if (isX402Error(error) && error.code === "PAYMENT_NOT_SENT") throw new PaymentNotSentError(error.message, options);
-    throw new PaymentOutcomeUnknownError("The paid request got no usable answer, so the payment may or may not have settled.", {
+    throw new PaymentOutcomeUnknownError("The paid request got no usable answer: the payment may have settled.", {
       ...options,
       hint: "details.paymentHeader holds the exact signed header: resending it cannot pay twice.",
     });

@@ -104,7 +104,7 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
     throw new InvalidChallengeError(`The ${source === "header" ? PAYMENT_REQUIRED_HEADER + " header" : "402 body"} is not a JSON object.`);
   }
   if (isTooDeep(value)) {
-    throw new InvalidChallengeError(`The challenge is nested more than ${MAX_JSON_DEPTH} levels deep, which no x402 challenge needs.`);
+    throw new InvalidChallengeError(`The challenge is nested more than ${MAX_JSON_DEPTH} levels deep.`);
   }
   const version = (value as { x402Version?: unknown }).x402Version;
   if (version !== 1 && version !== 2) {

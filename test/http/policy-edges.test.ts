@@ -441,7 +441,7 @@ describe.each(wrappers)("$name: policy.maxTimeoutSeconds bounds how long a signe
     server.resetHandlers();
     const error = await refused(wrapper, lasting(3601));
     expect(reasons(error)).toEqual([
-      "maxTimeoutSeconds 3601 would keep the signed payment valid longer than policy.maxTimeoutSeconds (3600)",
+      "maxTimeoutSeconds 3601 is over policy.maxTimeoutSeconds (3600)",
     ]);
   });
 

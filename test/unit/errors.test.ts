@@ -124,7 +124,7 @@ describe("server rejections read as sentences, the raw code kept", () => {
   it.each([
     ["insufficient_funds", /balance is too low/],
     ["invalid_exact_evm_insufficient_balance", /balance is too low/],
-    ["No matching payment requirements", /no longer offers what was signed/],
+    ["No matching payment requirements", /terms changed after the 402/],
     ["permit2_allowance_required", /Permit2 approval/],
     ["invalid_exact_evm_nonce_already_used", /already used/],
     ["invalid_exact_evm_payload_authorization_valid_before", /clock/],
