@@ -1,0 +1,38 @@
+// @ts-check
+// Mutation testing with StrykerJS (not part of `npm test` or CI): `npm run test:mutation`.
+// One file or folder: `npm run test:mutation -- --mutate src/client/policy.ts`
+// (or `--mutate "src/fetch/**/*.ts"`). Runs are incremental: results are kept in
+// reports/stryker-incremental.json and only changed code and tests are tested again; add
+// `-- --force` to test every mutant anew.
+// Reports: reports/mutation/mutation.html and reports/mutation/mutation.json.
+
+/** Folders of src/ to mutate. To add one (e.g. "evm", "svm"), list it here. */
+const folders = ["protocol", "client", "handshake", "fetch", "axios"];
+
+/** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
+const config = {
+  packageManager: "npm",
+  plugins: ["@stryker-mutator/vitest-runner"],
+  testRunner: "vitest",
+  // Only the fast, in-process tests (test/unit and test/http): see vitest.stryker.config.ts.
+  vitest: { configFile: "vitest.stryker.config.ts" },
+  mutate: folders.map((folder) => `src/${folder}/**/*.ts`),
+  coverageAnalysis: "perTest",
+  incremental: true,
+  incrementalFile: "reports/stryker-incremental.json",
+  // The machines here have 2 cores: one test-runner worker per core.
+  concurrency: 2,
+  // Added to each mutant's time limit (Stryker's default: 5 s). The machines are shared: under
+  // load a correct but starved test run went past the default and was reported as a timeout
+  // (counted as killed). A real endless loop only costs this much longer to detect.
+  timeoutMS: 30_000,
+  reporters: ["clear-text", "progress", "html", "json"],
+  htmlReporter: { fileName: "reports/mutation/mutation.html" },
+  jsonReporter: { fileName: "reports/mutation/mutation.json" },
+  clearTextReporter: { allowColor: false, logTests: false },
+  tempDirName: ".stryker-tmp",
+  // Not needed by the tests: keep them out of the sandbox copies.
+  ignorePatterns: ["dist", "coverage", "reports", "bench/**/out", "*.log"],
+};
+
+export default config;
