@@ -49,7 +49,7 @@ async function drain(
     for (;;) {
       const { done, value } = await raceAbort(Promise.race([next(), late]), signal);
       if (done) break;
-      const bytes = typeof value === "string" ? new TextEncoder().encode(value) : value;
+      const bytes = toBytes(value);
       if ((size += bytes.length) > BODY_LIMITS.bytes) throw tooLarge();
       chunks.push(bytes);
     }
@@ -63,4 +63,12 @@ async function drain(
   const all = new Uint8Array(size);
   chunks.reduce((offset, chunk) => (all.set(chunk, offset), offset + chunk.length), 0);
   return new TextDecoder().decode(all);
+}
+
+/** A chunk as bytes: text is UTF-8 encoded, any ArrayBuffer or view read as its bytes; anything else cannot be read. */
+function toBytes(chunk: unknown): Uint8Array {
+  if (typeof chunk === "string") return new TextEncoder().encode(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  throw new TypeError(`A body chunk is ${chunk === null ? "null" : typeof chunk}, not bytes or text.`);
 }
