@@ -24,14 +24,25 @@ export async function readBody(source: unknown, signal: AbortSignal | undefined)
   }
   if (typeof Blob !== "undefined" && source instanceof Blob) source = source.stream();
   if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) {
-    const reader = source.getReader();
+    const stream = source;
+    const reader = open(() => stream.getReader());
     return drain(() => reader.read(), () => void reader.cancel().catch(() => {}), signal);
   }
   if (source && typeof source === "object" && Symbol.asyncIterator in source) {
-    const iterator = (source as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+    const iterable = source as AsyncIterable<Uint8Array | string>;
+    const iterator = open(() => iterable[Symbol.asyncIterator]());
     return drain(() => iterator.next(), () => void iterator.return?.()?.catch?.(() => {}), signal);
   }
   return source;
+}
+
+/** Starts reading a body (a stream someone already locked, an iterable that throws): failures are a typed error. */
+function open<T>(start: () => T): T {
+  try {
+    return start();
+  } catch (error) {
+    throw new InvalidChallengeError("The 402 body could not be read.", { cause: error });
+  }
 }
 
 async function drain(
