@@ -6,13 +6,14 @@
  */
 import fc from "fast-check";
 import { getAddress } from "viem";
-import { describe, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createX402Client, isX402Error, parseChallenge, type PaymentChallenge, type PaymentOption, type PreparedPayment } from "../../src";
 import { exactEvm, type TypedDataRequest } from "../../src/evm";
-import { HOSTILE, challenge } from "./arbitraries";
+import { HOSTILE, RESOURCE, challenge } from "./arbitraries";
 import { caip2Of, evmChainId, exactEvmCanPay, isWireRequirement, originAllowed, policyAllows, type PolicyModel } from "./oracle";
 import { check, ensure } from "./params";
 import { approval, policy, requestUrl, selector, wallet, type Approval, type Selector, type Wallet } from "./policies";
+import { v2Challenge, v2Requirement } from "../support/seller";
 import { ANVIL_ADDRESS_0 } from "../support/vectors";
 
 /** The clock exactEvm signs with: the vectors' 2025-02-27T16:00:00Z. */
@@ -208,6 +209,23 @@ export async function checkScenario(s: Scenario): Promise<void> {
 describe("fuzz: evaluate + createPayment", () => {
   it("the wallet signs exactly when the selected requirement is valid and allowed, and signs exactly it", async () => {
     await check("createPayment vs policy oracle", fc.asyncProperty(scenario, checkScenario), 200);
+  });
+
+  it("regression: validBefore is exact for a maxTimeoutSeconds near 2^53 (was: a float sum, rounded past the requirement's limit)", async () => {
+    const { client, calls } = clientFor({
+      wire: {},
+      generated: { policy: { maxTimeoutSeconds: false }, model: {}, valid: true },
+      url: RESOURCE,
+      selector: { kind: "default" },
+      approval: "absent",
+      wallet: "signs",
+    });
+    const accepted = { ...v2Requirement(), maxTimeoutSeconds: Number.MAX_SAFE_INTEGER };
+    const challenge = parseChallenge({ header: Buffer.from(JSON.stringify(v2Challenge({ accepts: [accepted] }))).toString("base64") });
+    const payment = await client.createPayment(challenge, { url: RESOURCE, method: "GET" });
+    const validBefore = NOW_S + BigInt(Number.MAX_SAFE_INTEGER);
+    expect(calls[0]!.message.validBefore).toBe(validBefore);
+    expect(decodeHeader(payment.headerValue).payload.authorization.validBefore).toBe(String(validBefore));
   });
 
   it("hostile challenges never reach the wallet unless valid and allowed", async () => {
