@@ -42,7 +42,8 @@ export async function check<T>(name: string, property: fc.IProperty<T> | fc.IAsy
   } finally {
     if (LARGE) {
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      console.log(`[fuzz] ${name}: ${params.numRuns} runs, seed ${params.seed}, ${seconds} s, ${failed ? "FAILED" : "0 failures"}`);
+      const runs = params.path ? `replay of path ${params.path}` : `${params.numRuns} runs`;
+      console.log(`[fuzz] ${name}: ${runs}, seed ${params.seed}, ${seconds} s, ${failed ? "FAILED" : "0 failures"}`);
     }
   }
 }
