@@ -21,7 +21,11 @@ export function raceAbort<T>(work: T | PromiseLike<T>, signal: AbortSignal | und
   if (!signal) return Promise.resolve(work);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(aborted(signal, details));
-    if (signal.aborted) return onAbort();
+    if (signal.aborted) {
+      // Dropped, but handled: a wallet that rejects later must not become an unhandled rejection.
+      Promise.resolve(work).catch(() => {});
+      return onAbort();
+    }
     signal.addEventListener("abort", onAbort, { once: true });
     Promise.resolve(work)
       .then(resolve, reject)
