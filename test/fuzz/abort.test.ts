@@ -3,7 +3,10 @@
  * unhandled, and never lets a request that was already aborted reach the wallet.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { createX402Client, parseChallenge } from "../../src";
 import { raceAbort } from "../../src/errors";
+import { exactEvm } from "../../src/evm";
+import { SELLER, PATH, countingSigner, encodeHeader, v2Challenge } from "../support/seller";
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => void unhandled.push(reason);
@@ -21,5 +24,17 @@ describe("raceAbort with a signal that already fired", () => {
     await expect(raceAbort(work, controller.signal)).rejects.toMatchObject({ code: "ABORTED" });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(unhandled).toEqual([]);
+  });
+});
+
+describe("createPayment for a request already aborted", () => {
+  it("is ABORTED without asking the wallet (was: the wallet was prompted, its answer dropped)", async () => {
+    const { signer, calls } = countingSigner();
+    const client = createX402Client({ schemes: [exactEvm({ signer })] });
+    const controller = new AbortController();
+    controller.abort();
+    const challenge = parseChallenge({ header: encodeHeader(v2Challenge()) });
+    await expect(client.createPayment(challenge, { url: `${SELLER}${PATH}`, method: "GET", signal: controller.signal })).rejects.toMatchObject({ code: "ABORTED" });
+    expect(calls).toHaveLength(0);
   });
 });
