@@ -247,7 +247,7 @@ const exchange: fc.Arbitrary<Exchange> = fc.record({
     { arbitrary: fc.constantFrom<[string, string][]>([["PAYMENT-SIGNATURE", "e30="]], [["x-payment", "e30="]], [["payment-signature", ""]]), weight: 1 },
   ),
   notReplayable: fc.oneof({ arbitrary: fc.constant(false), weight: 20 }, { arbitrary: fc.constant(true), weight: 1 }),
-  abort: fc.oneof({ arbitrary: fc.constant<Abort>("none"), weight: 20 }, { arbitrary: fc.constantFrom<Abort>("before", "first resend", "second resend", "signing", "body"), weight: 2 }),
+  abort: fc.oneof({ arbitrary: fc.constant<Abort>("none"), weight: 20 }, { arbitrary: fc.constantFrom<Abort>("before", "first resend", "second resend", "signing", "body"), weight: 5 }),
   signIn: fc.boolean(),
   policy: fc.nat(2),
   wallet: fc.oneof({ arbitrary: fc.constant("signs" as const), weight: 12 }, { arbitrary: fc.constant("rejects" as const), weight: 1 }),
@@ -265,12 +265,18 @@ interface Res {
 
 const POLICIES = [{ allowUnknownAssets: true }, {}, { allowUnknownAssets: true, maxAmountPerPayment: false, maxTimeoutSeconds: false }] as const;
 
+/** Promise rejections nobody handled (in Node they end the process by default). */
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+
 /** How the runs ended (printed after a large run, to show the inputs reach every stage). */
 const outcomes = new Map<string, number>();
 const tally = (label: string) => outcomes.set(label, (outcomes.get(label) ?? 0) + 1);
 
 async function run(x: Exchange): Promise<void> {
+  const unhandledBefore = unhandled.length;
   const controller = new AbortController();
+  let promptedAfterAbort = 0;
   const abortAt = (point: Abort) => {
     if (x.abort === point) controller.abort(new Error(`aborted at ${point}`));
   };
@@ -320,6 +326,7 @@ async function run(x: Exchange): Promise<void> {
           address: ANVIL_ADDRESS_0,
           signTypedData: async (request) => {
             signs.push(request);
+            if (controller.signal.aborted) promptedAfterAbort++;
             abortAt("signing");
             if (x.wallet === "rejects") throw Object.assign(new Error("User rejected the request."), { code: 4001 });
             return SIGNATURE;
@@ -343,6 +350,10 @@ async function run(x: Exchange): Promise<void> {
   }
 
   const paid = resent.filter((h) => "PAYMENT-SIGNATURE" in h || "X-PAYMENT" in h);
+  // Anything left rejecting in the background surfaces by the next macrotask.
+  await new Promise((resolve) => setImmediate(resolve));
+  ensure(unhandled.length === unhandledBefore, () => `a promise rejection was left unhandled: ${String(unhandled[unhandled.length - 1])}`);
+  ensure(promptedAfterAbort === 0, "the wallet was asked to sign for a request already aborted");
   tally(`${thrown === undefined ? `returned ${paid.length ? "paid answer" : "sign-in answer"}` : `threw ${isX402Error(thrown) ? thrown.code : "the transport's own error"}`}, signed ${signs.length}`);
   ensure(signs.length <= 1, () => `signed ${signs.length} times`);
   ensure(paid.length <= 1 && resent.length <= 2, () => `resent ${resent.length} times, ${paid.length} with a payment`);
@@ -388,9 +399,11 @@ describe("fuzz: handlePaymentRequired over an in-memory Transport", () => {
   beforeAll(() => {
     saved = BODY_LIMITS.ms;
     BODY_LIMITS.ms = STALL_MS;
+    process.on("unhandledRejection", onUnhandled);
   });
   afterAll(() => {
     BODY_LIMITS.ms = saved;
+    process.off("unhandledRejection", onUnhandled);
     if (LARGE) console.log([...outcomes].sort((a, b) => b[1] - a[1]).map(([label, n]) => `[fuzz] handshake outcome: ${label}: ${n}`).join("\n"));
   });
 
