@@ -4,6 +4,7 @@ import {
   PaymentRefusedError,
   isX402Error,
   raceAbort,
+  throwIfAborted,
   toWalletError,
   type AnyX402Error,
   type RejectedRequirement,
@@ -259,6 +260,8 @@ function config(option: string, problem: string): never {
 /** Runs a step of the user's code or a wallet, raced against the signal; failures become typed errors. */
 async function call<T>(step: () => T | Promise<T>, what: string, request: X402Request): Promise<T> {
   const where = { url: request.url, method: request.method };
+  // A request already aborted never reaches the wallet (or an extension): the step is not started.
+  throwIfAborted(request.signal, where);
   try {
     return await raceAbort(step(), request.signal, where);
   } catch (error) {

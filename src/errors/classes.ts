@@ -187,6 +187,8 @@ export class PaymentRejectedError extends X402Error<"PAYMENT_REJECTED", Rejected
 export interface OutcomeUnknownDetails extends PaymentDetails {
   /** The status of the paid response, when one came. */
   readonly status?: number;
+  /** The decoded PAYMENT-RESPONSE, when one came (a successful settlement beside a refusal). */
+  readonly settlement?: Readonly<Record<string, unknown>>;
   /** The receipt of the paid response (a `PaymentReceipt`), when one came: a 4xx/5xx without a settlement. */
   readonly receipt?: {
     readonly url: string;

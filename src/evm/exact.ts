@@ -74,7 +74,8 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
         to: getAddress(requirement.payTo),
         value: requirement.amount,
         validAfter: String(Math.max(0, seconds - CLOCK_SKEW_SECONDS)),
-        validBefore: String(seconds + requirement.maxTimeoutSeconds),
+        // In BigInt: a timeout near 2^53 (allowed with policy.maxTimeoutSeconds: false) would round as a float sum.
+        validBefore: String(BigInt(seconds) + BigInt(requirement.maxTimeoutSeconds)),
         nonce: bytesToHex(randomBytes(32)),
       };
       const signature = await signer.signTypedData({

@@ -24,14 +24,25 @@ export async function readBody(source: unknown, signal: AbortSignal | undefined)
   }
   if (typeof Blob !== "undefined" && source instanceof Blob) source = source.stream();
   if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) {
-    const reader = source.getReader();
+    const stream = source;
+    const reader = open(() => stream.getReader());
     return drain(() => reader.read(), () => void reader.cancel().catch(() => {}), signal);
   }
   if (source && typeof source === "object" && Symbol.asyncIterator in source) {
-    const iterator = (source as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+    const iterable = source as AsyncIterable<Uint8Array | string>;
+    const iterator = open(() => iterable[Symbol.asyncIterator]());
     return drain(() => iterator.next(), () => void iterator.return?.()?.catch?.(() => {}), signal);
   }
   return source;
+}
+
+/** Starts reading a body (a stream someone already locked, an iterable that throws): failures are a typed error. */
+function open<T>(start: () => T): T {
+  try {
+    return start();
+  } catch (error) {
+    throw new InvalidChallengeError("The 402 body could not be read.", { cause: error });
+  }
 }
 
 async function drain(
@@ -49,7 +60,7 @@ async function drain(
     for (;;) {
       const { done, value } = await raceAbort(Promise.race([next(), late]), signal);
       if (done) break;
-      const bytes = typeof value === "string" ? new TextEncoder().encode(value) : value;
+      const bytes = toBytes(value);
       if ((size += bytes.length) > BODY_LIMITS.bytes) throw tooLarge();
       chunks.push(bytes);
     }
@@ -63,4 +74,12 @@ async function drain(
   const all = new Uint8Array(size);
   chunks.reduce((offset, chunk) => (all.set(chunk, offset), offset + chunk.length), 0);
   return new TextDecoder().decode(all);
+}
+
+/** A chunk as bytes: text is UTF-8 encoded, any ArrayBuffer or view read as its bytes; anything else cannot be read. */
+function toBytes(chunk: unknown): Uint8Array {
+  if (typeof chunk === "string") return new TextEncoder().encode(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  throw new TypeError(`A body chunk is ${chunk === null ? "null" : typeof chunk}, not bytes or text.`);
 }

@@ -85,17 +85,17 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
     const status = transport.status(paid);
     const settlement = readSettlement(transport, paid);
     const refused = status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || settlement?.success === false;
-    if (refused && settlement?.success !== true && transport.redirected(paid)) {
-      // The answer to the payment was a redirect; a refusal further on does not prove nothing was
-      // charged (a seller settles a 3xx answer, and may not say so).
+    if (refused) {
       unseen.push(paid);
-      throw new PaymentOutcomeUnknownError(
-        `The paid request was redirected, then answered ${status}: the redirect may have settled the payment.`,
-        { details: { ...paymentDetails(payment, where), status }, hidden: hidden(payment) },
-      );
-    }
-    if (refused && settlement?.success !== true) {
-      unseen.push(paid);
+      // A refusal proves nothing was charged only as the direct answer to the payment, with no word of
+      // a settlement: after a redirect (a seller settles a 3xx answer, and may not say so), or beside
+      // a settlement reported as successful, the payment may have gone through.
+      if (settlement?.success === true || transport.redirected(paid)) {
+        throw new PaymentOutcomeUnknownError(
+          `The paid request was ${settlement?.success ? "reported settled" : "redirected"}, then answered ${status}: the payment may have gone through.`,
+          { details: { ...paymentDetails(payment, where), status, settlement }, hidden: hidden(payment) },
+        );
+      }
       const reason = await serverReason(transport, paid, settlement);
       const said = settlement?.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
       throw new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, {
