@@ -14,7 +14,7 @@ import {
   type InternalAxiosRequestConfig,
 } from "axios";
 import { assertX402Client, type X402Client } from "../client";
-import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, redirectHop, throwIfPreflightRefused, type Transport } from "../handshake";
+import { REDIRECT_STATUSES, bodySource, browserOrigin, handlePaymentRequired, redirectHop, throwIfPreflightRefused, type Transport } from "../handshake";
 import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
 
 const PAYING = Symbol.for("x402-pay.axios");
@@ -86,7 +86,7 @@ async function pay(instance: AxiosInstance, client: X402Client, send: AxiosAdapt
     status: (r) => r.status,
     redirected: (r) => redirectedAnswers.has(r) || redirectedAnswers.has(r.request as object),
     header: (r, name) => headerOf(r.headers, name) ?? (r === paid ? hops[name] : undefined),
-    body: (r) => r.data,
+    body: (r) => bodySource(r.data),
     discard: (r) => (r.data as { destroy?: () => void } | undefined)?.destroy?.(),
   };
   try {

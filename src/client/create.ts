@@ -20,6 +20,7 @@ import {
   type PaymentChallenge,
   type PaymentRequirement,
 } from "../protocol";
+import { checkOptions, every, is, nonEmpty } from "./options";
 import { checkOrigin, checkRequirement, resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
 import type { PaymentOutcome, PaymentReceipt, PaymentScheme, X402Extension, X402Request } from "./types";
 
@@ -97,7 +98,6 @@ export interface X402Client {
 }
 
 const brand = Symbol.for("x402-pay.client");
-const optionNames = ["schemes", "policy", "extensions", "selectRequirement", "onBeforePayment", "onPaymentSettled", "onPaymentFailed"];
 
 /** Creates the client that wrappers use to pay: schemes, spend policy, extensions and hooks in one plain object. */
 export function createX402Client(options: X402ClientOptions): X402Client {
@@ -106,25 +106,22 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       details: { option: "schemes" },
     });
   }
-  for (const key of Object.keys(options)) {
-    const value = (options as unknown as Record<string, unknown>)[key];
-    if (!optionNames.includes(key)) config(key, `is not an option of createX402Client (options: ${optionNames.join(", ")})`);
-    if (/^(select|on)/.test(key) && value !== undefined && typeof value !== "function") config(key, "must be a function");
-  }
-  for (const scheme of options.schemes) {
-    if (!scheme || typeof scheme.createPayload !== "function" || typeof scheme.check !== "function" || !Array.isArray(scheme.networks)) {
-      config("schemes", "holds something that is not a payment scheme such as exactEvm({ signer })");
-    }
-  }
+  const fn = is((v) => typeof v === "function", "a function");
+  checkOptions("", options, {
+    schemes: every(is((s) => typeof s?.createPayload === "function" && typeof s.check === "function" && Array.isArray(s.networks), "a payment scheme such as exactEvm({ signer })")),
+    policy: () => undefined, // resolvePolicy checks it
+    extensions: every(
+      is(
+        (e) => nonEmpty(e?.key) && ["beforePayment", "enrichPayload", "onOutcome"].every((step) => e[step] === undefined || typeof e[step] === "function"),
+        "an extension { key, beforePayment?, enrichPayload?, onOutcome? }",
+      ),
+    ),
+    selectRequirement: fn,
+    onBeforePayment: fn,
+    onPaymentSettled: fn,
+    onPaymentFailed: fn,
+  });
   const extensions = Object.freeze([...(options.extensions ?? [])]);
-  for (const extension of extensions) {
-    if (!extension || typeof extension.key !== "string" || !extension.key) config("extensions", "holds something that is not an extension ({ key, ... })");
-    for (const step of ["beforePayment", "enrichPayload", "onOutcome"] as const) {
-      if (extension[step] !== undefined && typeof extension[step] !== "function") {
-        config("extensions", `holds the ${extension.key} extension, whose ${step} is not a function`);
-      }
-    }
-  }
   const schemes = Object.freeze([...options.schemes]);
   // Chain-family facts come with the schemes: v1 network names and the stablecoins they know.
   const v1Networks: Record<string, string> = Object.assign({}, ...schemes.map((s) => s.v1Networks));
@@ -251,10 +248,6 @@ export function assertX402Client(client: unknown): asserts client is X402Client 
   throw new InvalidConfigError("x402-pay's wrappers take a client from createX402Client({ schemes: [exactEvm({ signer })] }), not an @x402/core x402Client.", {
     details: { option: "client" },
   });
-}
-
-function config(option: string, problem: string): never {
-  throw new InvalidConfigError(`createX402Client: ${option} ${problem}.`, { details: { option } });
 }
 
 /** Runs a step of the user's code or a wallet, raced against the signal; failures become typed errors. */

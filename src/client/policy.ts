@@ -1,5 +1,4 @@
 /** The spend policy: what x402-pay will pay for without asking, checked before anything is signed. */
-import { InvalidConfigError } from "../errors";
 import {
   findKnownAsset,
   formatUnits,
@@ -15,6 +14,7 @@ import {
   type PaymentChallenge,
   type PaymentRequirement,
 } from "../protocol";
+import { checkOptions, every, fail, is, nonEmpty, show } from "./options";
 import type { X402Request } from "./types";
 
 /** An atomic cap for one asset: pay at most `maxAmount` base units of `asset` on `network`. */
@@ -64,102 +64,49 @@ export interface ResolvedPolicy {
   readonly requireSameHostResource: boolean;
 }
 
-const DEFAULT_MAX_TIMEOUT_SECONDS = 3600;
-const optionNames = [
-  "maxAmountPerPayment",
-  "allowUnknownAssets",
-  "assets",
-  "assetCaps",
-  "maxTimeoutSeconds",
-  "networks",
-  "payees",
-  "origins",
-  "requireSameHostResource",
-];
-
-const fail = (option: string, message: string): never => {
-  const name = option ? `policy.${option}` : "policy";
-  throw new InvalidConfigError(`${name}: ${message}`, { details: { option: name } });
-};
-
-/** A config value for a message; bigints (`2_000_000n`, which JSON cannot write) as `"2000000n"`. */
-const show = (value: unknown) => JSON.stringify(value, (_, v) => (typeof v === "bigint" ? `${v}n` : v)) ?? String(value);
-
-/** An optional list option: absent, or an array whose every entry passes `check`. */
-function list<T>(policy: Record<string, unknown>, option: string, check: (entry: T) => string | undefined): readonly T[] | undefined {
-  const value = policy[option];
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value)) return fail(option, "must be an array");
-  for (const entry of value) {
-    const problem = check(entry as T);
-    if (problem) fail(option, `${show(entry)} ${problem}`);
-  }
-  return Object.freeze([...(value as T[])]);
-}
-
-const nonEmptyString = (v: unknown) => typeof v === "string" && v.length > 0;
+const bool = is((v) => typeof v === "boolean", "true or false");
 
 /**
  * Validates and freezes a policy. Mistakes throw `InvalidConfigError` here, at construction, not at
  * the first 402. `v1Networks` (from the registered schemes) lets a v1 network name be told what to use.
  */
 export function resolvePolicy(policy: SpendPolicy = {}, v1Networks: Readonly<Record<string, string>> = {}): ResolvedPolicy {
-  if (typeof policy !== "object" || policy === null) return fail("", "the policy must be an object");
-  const p = policy as Record<string, unknown>;
-  for (const key of Object.keys(p)) {
-    if (!optionNames.includes(key)) fail(key, `is not a policy option (options: ${optionNames.join(", ")})`);
-  }
+  if (typeof policy !== "object" || policy === null) fail("policy", "must be an object");
+  const network = is((n) => n === "*" || /^[-a-z0-9*]{1,8}:[-_a-zA-Z0-9*]{1,64}$/.test(n), "a CAIP-2 network pattern such as eip155:8453 or eip155:*");
+  checkOptions("policy.", policy, {
+    maxAmountPerPayment: is((v) => v === false || (typeof v === "string" && parseUsd(v) !== undefined), 'a USD amount as a string such as "$0.10", or false'),
+    allowUnknownAssets: bool,
+    assets: every(
+      is(
+        (a) => a && isCaip2(String(a.network)) && nonEmpty(a.address) && nonEmpty(a.symbol) && Number.isInteger(a.decimals) && a.decimals >= 0 && a.decimals <= 36,
+        "{ network (CAIP-2), address, decimals (0 to 36), symbol }",
+      ),
+    ),
+    assetCaps: every(
+      is((c) => c && isCaip2(String(c.network)) && nonEmpty(c.asset) && parseAtomicAmount(c.maxAmount) !== undefined, '{ network (CAIP-2), asset, maxAmount in base units such as "2000000" }'),
+    ),
+    maxTimeoutSeconds: is((v) => v === false || (Number.isSafeInteger(v) && v > 0), "a whole number of seconds above 0, or false"),
+    networks: every((n) => (Object.hasOwn(v1Networks, n) ? `${show(n)} is a protocol v1 network name: use its CAIP-2 id, ${v1Networks[n]}` : network(n))),
+    payees: every(is(nonEmpty, "an address")),
+    origins: every(is((o) => typeof o === "string" && normalizeOrigin(o), "an origin such as https://api.example.com or http://localhost:4021")),
+    requireSameHostResource: bool,
+  });
+  const p = policy;
   const cap = p.maxAmountPerPayment ?? "$1";
-  const parsedCap = cap === false ? false : typeof cap === "string" ? parseUsd(cap) : undefined;
-  if (parsedCap === undefined) {
-    fail("maxAmountPerPayment", `${show(cap)} is not a USD amount: use a string such as "$0.10", or false for no cap`);
-  }
-  for (const key of ["allowUnknownAssets", "requireSameHostResource"]) {
-    if (p[key] !== undefined && typeof p[key] !== "boolean") fail(key, "must be true or false");
-  }
-  const maxTimeoutSeconds = p.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS;
-  if (maxTimeoutSeconds !== false && !(Number.isSafeInteger(maxTimeoutSeconds) && (maxTimeoutSeconds as number) > 0)) {
-    fail("maxTimeoutSeconds", "must be a whole number of seconds above 0, or false");
-  }
-  const assets = list<KnownAsset>(p, "assets", (a) =>
-    !a || !isCaip2(String(a.network)) || !nonEmptyString(a.address) || !nonEmptyString(a.symbol)
-      ? "needs { network (CAIP-2), address, decimals, symbol }"
-      : Number.isInteger(a.decimals) && a.decimals >= 0 && a.decimals <= 36
-        ? undefined
-        : "needs integer decimals from 0 to 36",
-  );
-  const assetCaps = list<AssetCap>(p, "assetCaps", (c) =>
-    !c || !isCaip2(String(c.network)) || !nonEmptyString(c.asset)
-      ? "needs { network (CAIP-2), asset, maxAmount }"
-      : parseAtomicAmount(c.maxAmount) === undefined
-        ? 'needs maxAmount in base units, e.g. "2000000"'
-        : undefined,
-  );
-  const networks = list<string>(p, "networks", (n) =>
-    typeof n !== "string"
-      ? "is not a string"
-      : Object.hasOwn(v1Networks, n)
-        ? `is a protocol v1 network name: use its CAIP-2 id, ${v1Networks[n]}`
-        : n === "*" || /^[-a-z0-9*]{1,8}:[-_a-zA-Z0-9*]{1,64}$/.test(n)
-          ? undefined
-          : "is not a CAIP-2 network pattern such as eip155:8453 or eip155:*",
-  );
-  const payees = list<string>(p, "payees", (a) => (nonEmptyString(a) ? undefined : "is not an address"));
-  const origins = list<string>(p, "origins", (o) => (typeof o === "string" && normalizeOrigin(o) ? undefined : originProblem));
+  const list = <T>(entries: readonly T[] | undefined) => entries && Object.freeze([...entries]);
   return Object.freeze({
-    maxAmountPerPayment: parsedCap!,
-    allowUnknownAssets: (p.allowUnknownAssets as boolean | undefined) ?? false,
-    assets: assets ?? [],
-    assetCaps: assetCaps ?? [],
-    maxTimeoutSeconds: maxTimeoutSeconds as number | false,
-    networks,
-    payees,
-    origins: origins && Object.freeze(origins.map((o) => normalizeOrigin(o)!)),
-    requireSameHostResource: (p.requireSameHostResource as boolean | undefined) ?? true,
+    maxAmountPerPayment: cap === false ? false : parseUsd(cap)!,
+    allowUnknownAssets: p.allowUnknownAssets ?? false,
+    assets: list(p.assets) ?? [],
+    assetCaps: list(p.assetCaps) ?? [],
+    maxTimeoutSeconds: p.maxTimeoutSeconds ?? 3600,
+    networks: list(p.networks),
+    payees: list(p.payees),
+    origins: list(p.origins?.map((o) => normalizeOrigin(o)!)),
+    requireSameHostResource: p.requireSameHostResource ?? true,
   });
 }
 
-const originProblem = "is not an origin such as https://api.example.com or http://localhost:4021";
 
 /** `HTTPS://API.Example.com:443` → `https://api.example.com`; `undefined` for anything that is not an origin pattern. */
 function normalizeOrigin(origin: string): string | undefined {
@@ -171,18 +118,13 @@ function normalizeOrigin(origin: string): string | undefined {
   return port && port !== defaultPort ? `${lower}:${port}` : lower;
 }
 
-/** Does an origin match a normalised pattern? `*` stands for any run of host or port characters, never `:` or `/`. */
-function originMatches(pattern: string, origin: string): boolean {
-  if (!pattern.includes("*")) return pattern === origin;
-  const parts = pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${parts.join("[^:/]*")}$`).test(origin);
-}
 
 /** The request's origin is not allowed: the reason, else `undefined`. */
 export function checkOrigin(policy: ResolvedPolicy, request: X402Request): string | undefined {
   if (!policy.origins) return undefined;
   const origin = new URL(request.url).origin;
-  return policy.origins.some((p) => originMatches(p, origin)) ? undefined : `origin ${origin} is not in policy.origins`;
+  // In an origin, `*` stands for host or port characters, never `:` or `/`.
+  return policy.origins.some((p) => matchesPattern(p, origin, "[^:/]")) ? undefined : `origin ${origin} is not in policy.origins`;
 }
 
 /** Payees that are nobody's: the EVM zero address, and Solana's all-zero key (the system program). */

@@ -40,7 +40,10 @@ export interface X402ErrorClass<C extends X402ErrorCode, D extends object> {
   readonly prototype: X402Error<C, D>;
 }
 
-function defineError<C extends X402ErrorCode, D extends object>(name: string, code: C, phase: ErrorPhase): X402ErrorClass<C, D> {
+/** `INVALID_CONFIG` → `InvalidConfigError`. */
+const nameOf = (code: string) => `${code.toLowerCase().replace(/(?:^|_)(.)/g, (_, letter: string) => letter.toUpperCase())}Error`;
+
+function defineError<C extends X402ErrorCode, D extends object>(code: C, phase: ErrorPhase, name = nameOf(code)): X402ErrorClass<C, D> {
   return class extends X402Error<C, D> {
     constructor(message: string, options?: X402ErrorOptions<D>) {
       super(name, code, phase, message, options);
@@ -49,27 +52,15 @@ function defineError<C extends X402ErrorCode, D extends object>(name: string, co
 }
 
 /** The options, a wallet or the policy given to x402-pay are unusable. Thrown at construction where possible. */
-export const InvalidConfigError: X402ErrorClass<"INVALID_CONFIG", { readonly option?: string }> = /* @__PURE__ */ defineError(
-  "InvalidConfigError",
-  "INVALID_CONFIG",
-  "config",
-);
+export const InvalidConfigError: X402ErrorClass<"INVALID_CONFIG", { readonly option?: string }> = /* @__PURE__ */ defineError("INVALID_CONFIG", "config");
 export type InvalidConfigError = X402Error<"INVALID_CONFIG", { readonly option?: string }>;
 
 /** A 402 arrived but its challenge is malformed: bad base64, not JSON, wrong version, bad shape, too large or too deep. */
-export const InvalidChallengeError: X402ErrorClass<"INVALID_CHALLENGE", RequestDetails> = /* @__PURE__ */ defineError(
-  "InvalidChallengeError",
-  "INVALID_CHALLENGE",
-  "challenge",
-);
+export const InvalidChallengeError: X402ErrorClass<"INVALID_CHALLENGE", RequestDetails> = /* @__PURE__ */ defineError("INVALID_CHALLENGE", "challenge");
 export type InvalidChallengeError = X402Error<"INVALID_CHALLENGE", RequestDetails>;
 
 /** A 402 arrived with no challenge that can be read (an HTML paywall; CORS hiding PAYMENT-REQUIRED). */
-export const ChallengeNotFoundError: X402ErrorClass<"CHALLENGE_NOT_FOUND", RequestDetails> = /* @__PURE__ */ defineError(
-  "ChallengeNotFoundError",
-  "CHALLENGE_NOT_FOUND",
-  "challenge",
-);
+export const ChallengeNotFoundError: X402ErrorClass<"CHALLENGE_NOT_FOUND", RequestDetails> = /* @__PURE__ */ defineError("CHALLENGE_NOT_FOUND", "challenge");
 export type ChallengeNotFoundError = X402Error<"CHALLENGE_NOT_FOUND", RequestDetails>;
 
 /** How many rejected requirements a message names before it only counts the rest. */
@@ -104,67 +95,47 @@ function text(value: unknown, max = 66): string {
 }
 
 /** `selectRequirement` or `onBeforePayment` refused (or threw), so nothing was signed. */
-export const PaymentRefusedError: X402ErrorClass<"PAYMENT_REFUSED", RequestDetails> = /* @__PURE__ */ defineError(
-  "PaymentRefusedError",
-  "PAYMENT_REFUSED",
-  "select",
-);
+export const PaymentRefusedError: X402ErrorClass<"PAYMENT_REFUSED", RequestDetails> = /* @__PURE__ */ defineError("PAYMENT_REFUSED", "select");
 export type PaymentRefusedError = X402Error<"PAYMENT_REFUSED", RequestDetails>;
 
 /** The wallet's user declined to sign (EIP-1193 code 4001, viem's `UserRejectedRequestError`, ...). Nothing was sent. */
-export const UserRejectedError: X402ErrorClass<"USER_REJECTED", RequestDetails> = /* @__PURE__ */ defineError(
-  "UserRejectedError",
-  "USER_REJECTED",
-  "sign",
-);
+export const UserRejectedError: X402ErrorClass<"USER_REJECTED", RequestDetails> = /* @__PURE__ */ defineError("USER_REJECTED", "sign");
 export type UserRejectedError = X402Error<"USER_REJECTED", RequestDetails>;
 
 /** The wallet failed to sign, or the requirement could not be turned into a payload. Nothing was sent. */
-export const SigningError: X402ErrorClass<"SIGNING_FAILED", RequestDetails> = /* @__PURE__ */ defineError("SigningError", "SIGNING_FAILED", "sign");
+export const SigningError: X402ErrorClass<"SIGNING_FAILED", RequestDetails> = /* @__PURE__ */ defineError("SIGNING_FAILED", "sign", "SigningError");
 export type SigningError = X402Error<"SIGNING_FAILED", RequestDetails>;
 
 /** A chain read (Solana RPC) failed or timed out while building the payment. Nothing was sent. */
 export const RpcError: X402ErrorClass<"RPC_FAILED", RequestDetails & { readonly rpcUrl?: string; readonly rpcMethod: string }> =
-  /* @__PURE__ */ defineError("RpcError", "RPC_FAILED", "sign");
+  /* @__PURE__ */ defineError("RPC_FAILED", "sign", "RpcError");
 export type RpcError = X402Error<"RPC_FAILED", RequestDetails & { readonly rpcUrl?: string; readonly rpcMethod: string }>;
 
 /**
  * The chosen requirement turned out to be unpayable while building the payment (the mint does not
  * exist, a wallet changed the transaction in a way the facilitator refuses). Nothing was sent.
  */
-export const UnpayableRequirementError: X402ErrorClass<"UNPAYABLE_REQUIREMENT", RequestDetails> = /* @__PURE__ */ defineError(
-  "UnpayableRequirementError",
-  "UNPAYABLE_REQUIREMENT",
-  "sign",
-);
+export const UnpayableRequirementError: X402ErrorClass<"UNPAYABLE_REQUIREMENT", RequestDetails> = /* @__PURE__ */ defineError("UNPAYABLE_REQUIREMENT", "sign");
 export type UnpayableRequirementError = X402Error<"UNPAYABLE_REQUIREMENT", RequestDetails>;
 
 /** A request that already carried a payment header got a 402; x402-pay never signs a second time. */
 export const PaymentAlreadyAttemptedError: X402ErrorClass<"PAYMENT_ALREADY_ATTEMPTED", RequestDetails & { readonly reason?: string }> =
-  /* @__PURE__ */ defineError("PaymentAlreadyAttemptedError", "PAYMENT_ALREADY_ATTEMPTED", "send");
+  /* @__PURE__ */ defineError("PAYMENT_ALREADY_ATTEMPTED", "send");
 export type PaymentAlreadyAttemptedError = X402Error<"PAYMENT_ALREADY_ATTEMPTED", RequestDetails & { readonly reason?: string }>;
 
 /** The request cannot be sent again exactly as it was (a stream body; a redirect the browser hides). Nothing was signed. */
-export const BodyNotReplayableError: X402ErrorClass<"BODY_NOT_REPLAYABLE", RequestDetails> = /* @__PURE__ */ defineError(
-  "BodyNotReplayableError",
-  "BODY_NOT_REPLAYABLE",
-  "send",
-);
+export const BodyNotReplayableError: X402ErrorClass<"BODY_NOT_REPLAYABLE", RequestDetails> = /* @__PURE__ */ defineError("BODY_NOT_REPLAYABLE", "send");
 export type BodyNotReplayableError = X402Error<"BODY_NOT_REPLAYABLE", RequestDetails>;
 
 /**
  * The request's AbortSignal fired before the paid request left: nothing was sent, nothing can settle.
  * Its `name` is `"AbortError"`, like fetch's; `cause` is the signal's reason.
  */
-export const PaymentAbortedError: X402ErrorClass<"ABORTED", RequestDetails> = /* @__PURE__ */ defineError("AbortError", "ABORTED", "send");
+export const PaymentAbortedError: X402ErrorClass<"ABORTED", RequestDetails> = /* @__PURE__ */ defineError("ABORTED", "send", "AbortError");
 export type PaymentAbortedError = X402Error<"ABORTED", RequestDetails>;
 
 /** The browser refused to send the paid request (a CORS preflight that does not allow the payment header). Nothing was sent. */
-export const PaymentNotSentError: X402ErrorClass<"PAYMENT_NOT_SENT", PaymentDetails> = /* @__PURE__ */ defineError(
-  "PaymentNotSentError",
-  "PAYMENT_NOT_SENT",
-  "send",
-);
+export const PaymentNotSentError: X402ErrorClass<"PAYMENT_NOT_SENT", PaymentDetails> = /* @__PURE__ */ defineError("PAYMENT_NOT_SENT", "send");
 export type PaymentNotSentError = X402Error<"PAYMENT_NOT_SENT", PaymentDetails>;
 
 export interface RejectedDetails extends PaymentDetails {
@@ -206,11 +177,7 @@ export interface OutcomeUnknownDetails extends PaymentDetails {
  * flight), or an error status without a settlement report. `details.paymentHeader` holds the exact
  * signed header to reconcile or resend: resending it cannot pay twice (the nonce is one-time).
  */
-export const PaymentOutcomeUnknownError: X402ErrorClass<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails> = /* @__PURE__ */ defineError(
-  "PaymentOutcomeUnknownError",
-  "PAYMENT_OUTCOME_UNKNOWN",
-  "send",
-);
+export const PaymentOutcomeUnknownError: X402ErrorClass<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails> = /* @__PURE__ */ defineError("PAYMENT_OUTCOME_UNKNOWN", "send");
 export type PaymentOutcomeUnknownError = X402Error<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails>;
 
 /** Every error x402-pay throws; `switch (error.code)` narrows to one of them. */

@@ -5,13 +5,13 @@
  */
 const sentences: [RegExp, string][] = [
   [/insufficient/i, "the payer's balance is too low"],
-  [/no matching payment requirements/i, "its price or terms changed after the 402: retry to pay the new ones"],
+  [/no matching payment requirements/i, "its terms changed after the 402: retry to pay the new ones"],
   [/permit2_allowance/i, "the token needs a one-time Permit2 approval first"],
   [/nonce|already_used|replay|duplicate/i, "this payment was already used"],
   [/valid_before|valid_after|expired|not_yet|deadline/i, "its validity window was refused: check the clock"],
   [/signature/i, "its signature did not verify"],
   [/simulation/i, "the facilitator's simulation of the transfer failed"],
-  [/mismatch|amount|value|recipient|mint|memo|instruction|fee_payer/i, "it does not match what the server asked for"],
+  [/mismatch|amount|value|recipient|mint|memo|instruction|fee_payer/i, "it does not match what was asked"],
   [/unsupported|network|scheme/i, "the server does not support this way of paying"],
   [/settle|transaction_failed|transaction_state/i, "the settlement transaction failed: nothing was charged"],
 ];

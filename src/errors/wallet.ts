@@ -7,7 +7,7 @@ function isUserRejection(error: unknown): boolean {
   for (let e = error, i = 0; e && typeof e === "object" && i < 16; e = (e as { cause?: unknown }).cause, i++) {
     const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
     if (code === 4001 || code === "ACTION_REJECTED" || /UserRejected/.test(String(name))) return true;
-    if (/\buser (rejected|denied|cancell?ed)|rejected by (the )?user|denied by (the )?user/i.test(String(message))) return true;
+    if (/\buser (rejected|denied|cancel)|(rejected|denied) by (the )?user/i.test(String(message))) return true;
   }
   return false;
 }

@@ -32,7 +32,7 @@ const addressShape = /^0x[0-9a-fA-F]{40}$/;
 /** Normalises the wallets x402-pay accepts into an `EvmSigner`. Throws `InvalidConfigError` otherwise. */
 export function toEvmSigner(input: EvmSignerInput): EvmSigner {
   if (!input || typeof (input as { signTypedData?: unknown }).signTypedData !== "function") {
-    throw new InvalidConfigError("The EVM signer needs a signTypedData function: pass a viem account, a WalletClient with an account, or { address, signTypedData }.");
+    throw new InvalidConfigError("The EVM signer must be a viem account, a WalletClient with an account, or { address, signTypedData }.");
   }
   const direct = (input as { address?: unknown }).address;
   if (typeof direct === "string") {
@@ -44,7 +44,7 @@ export function toEvmSigner(input: EvmSignerInput): EvmSigner {
   const wallet = input as WalletClientLike;
   const account = wallet.account;
   if (!account || typeof account.address !== "string" || !addressShape.test(account.address)) {
-    throw new InvalidConfigError("The WalletClient has no account: create it with `account` (e.g. the address from eth_requestAccounts).");
+    throw new InvalidConfigError("The WalletClient has no account: create it with `account` (from eth_requestAccounts).");
   }
   return { address: account.address, signTypedData: (request) => wallet.signTypedData({ ...request, account } as never) };
 }

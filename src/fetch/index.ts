@@ -39,7 +39,7 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
         // The browser followed redirects it does not describe: a GET stays a GET, other methods are unknowable.
         const hop = redirectHop(state, 307, first.url, [], false);
         if (state.method !== "GET" && state.method !== "HEAD") {
-          notReplayable = `The ${state.method} request was redirected before the 402, and the browser does not say how (a 303 makes it a GET), so it cannot be sent again exactly.`;
+          notReplayable = `The ${state.method} request was redirected before the 402 and the browser hides how (a 303 makes it a GET): it cannot be resent exactly.`;
         }
         state = { ...state, url: hop.url, headers: without(state.headers, hop.dropHeaders) };
       }

@@ -10,30 +10,44 @@ export const BODY_LIMITS = { bytes: 1024 * 1024, ms: 10_000 };
 const tooLarge = () => new InvalidChallengeError(`The 402 body is larger than ${BODY_LIMITS.bytes / 1024} KiB.`);
 
 /**
- * The body as text (bytes are decoded, streams read), or parsed JSON passed through as it is.
- * Streams are released when reading stops, whatever stopped it.
+ * The body as text (a web stream is read), or parsed JSON passed through as it is. A stream is
+ * released when reading stops, whatever stopped it. Other kinds (bytes, a Blob, a Node stream) go
+ * through `bodySource` first.
  */
 export async function readBody(source: unknown, signal: AbortSignal | undefined): Promise<unknown> {
   if (typeof source === "string") {
     if (source.length > BODY_LIMITS.bytes) throw tooLarge();
     return source;
   }
-  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
-    if (source.byteLength > BODY_LIMITS.bytes) throw tooLarge();
-    return new TextDecoder().decode(source);
-  }
-  if (typeof Blob !== "undefined" && source instanceof Blob) source = source.stream();
   if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) {
     const stream = source;
     const reader = open(() => stream.getReader());
     return drain(() => reader.read(), () => void reader.cancel().catch(() => {}), signal);
   }
-  if (source && typeof source === "object" && Symbol.asyncIterator in source) {
-    const iterable = source as AsyncIterable<Uint8Array | string>;
-    const iterator = open(() => iterable[Symbol.asyncIterator]());
-    return drain(() => iterator.next(), () => void iterator.return?.()?.catch?.(() => {}), signal);
-  }
   return source;
+}
+
+/**
+ * What `readBody` reads, from the other kinds of body an HTTP library may hold: bytes, a Blob, an
+ * async iterable (a Node stream), as a web stream; text and parsed JSON as they are. (Only adapters
+ * that meet these need it, so a fetch bundle does not carry it.)
+ */
+export function bodySource(data: unknown): unknown {
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return new Blob([data as ArrayBuffer]).stream();
+  if (typeof Blob !== "undefined" && data instanceof Blob) return data.stream();
+  if (data && typeof data === "object" && Symbol.asyncIterator in data && !(data instanceof ReadableStream)) {
+    const iterable = data as AsyncIterable<unknown>;
+    let iterator: AsyncIterator<unknown> | undefined;
+    return new ReadableStream({
+      async pull(controller) {
+        const { done, value } = await (iterator ??= open(() => iterable[Symbol.asyncIterator]())).next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: () => void iterator?.return?.()?.catch?.(() => {}),
+    });
+  }
+  return data;
 }
 
 /** Starts reading a body (a stream someone already locked, an iterable that throws): failures are a typed error. */

@@ -18,10 +18,7 @@ export function browserOrigin(): string | undefined {
 export async function throwIfPreflightRefused(fetchFn: typeof fetch, url: string, names: readonly string[], cause: unknown, init: RequestInit = {}) {
   if (await preflightRefuses(fetchFn, url, names, init)) {
     const listed = names.join(", ");
-    throw new PaymentNotSentError(`The browser did not send the request: the server's CORS preflight does not allow ${listed}.`, {
-      cause,
-      hint: `The server must list ${listed} in Access-Control-Allow-Headers.`,
-    });
+    throw new PaymentNotSentError(`The browser did not send the request: the server's CORS preflight must list ${listed} in Access-Control-Allow-Headers.`, { cause });
   }
 }
 

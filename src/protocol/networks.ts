@@ -11,13 +11,14 @@ export function isCaip2(network: string): boolean {
 }
 
 /**
- * Does a pattern match a value? `*` matches any run of characters; nothing else is special.
- * Used for networks (`eip155:*`, `eip155:8453`, `*`) and origins (`https://*.example.com`).
+ * Does a pattern match a value? `*` matches any run of characters (of `star`, a regular expression
+ * for one character); nothing else is special. Used for networks (`eip155:*`, `eip155:8453`, `*`)
+ * and origins (`https://*.example.com`).
  */
-export function matchesPattern(pattern: string, value: string): boolean {
+export function matchesPattern(pattern: string, value: string, star = "."): boolean {
   if (!pattern.includes("*")) return pattern === value;
   const parts = pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${parts.join(".*")}$`).test(value);
+  return new RegExp(`^${parts.join(`${star}*`)}$`).test(value);
 }
 
 /** How specific a pattern is: exact ids beat wildcards, longer literal text beats shorter. */

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createX402Client, handlePaymentRequired, isX402Error, type AnyX402Error, type Transport } from "../../src";
 import { exactEvm } from "../../src/evm";
-import { readBody } from "../../src/handshake";
+import { bodySource, readBody } from "../../src/handshake";
 import { countingSigner } from "../support/seller";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -57,7 +57,7 @@ describe("reading a 402 body that cannot be started", () => {
         throw new TypeError("not iterable after all");
       },
     };
-    expect((await failure(readBody(body, undefined))).code).toBe("INVALID_CHALLENGE");
+    expect((await failure(readBody(bodySource(body), undefined))).code).toBe("INVALID_CHALLENGE");
   });
 
   it("through the handshake: the caller gets INVALID_CHALLENGE, reported once, nothing signed", async () => {

@@ -1,0 +1,38 @@
+/** Options checked at construction, by one mechanism for the client's options and for the policy. */
+import { InvalidConfigError } from "../errors";
+
+/** What is wrong with a value (`"5" is not a function`), or `undefined` when it is fine. */
+export type Check = (value: any) => string | undefined;
+
+/** A value as a message shows it; bigints (`2_000_000n`, which JSON cannot write) as `"2000000n"`. */
+export const show = (value: unknown) => JSON.stringify(value, (_, v) => (typeof v === "bigint" ? `${v}n` : v)) ?? String(value);
+
+export const nonEmpty = (value: unknown) => typeof value === "string" && value.length > 0;
+
+/** A check from a test, and what the value should have been. */
+export const is =
+  (test: (value: any) => unknown, expected: string): Check =>
+  (value) =>
+    test(value) ? undefined : `${show(value)} is not ${expected}`;
+
+/** A list whose every entry passes `check`; the problem named is the first entry's that does not. */
+export const every =
+  (check: Check): Check =>
+  (value) =>
+    Array.isArray(value) ? value.map(check).find(Boolean) : "must be a list";
+
+export function fail(option: string, problem: string): never {
+  throw new InvalidConfigError(`${option}: ${problem}.`, { details: { option } });
+}
+
+/**
+ * Throws `InvalidConfigError`, naming the option (`policy.networks`), for a key that is no option or
+ * a value its check refuses. `undefined` means "not given" and is never checked.
+ */
+export function checkOptions(prefix: string, options: object, checks: Readonly<Record<string, Check>>): void {
+  for (const [key, value] of Object.entries(options)) {
+    const check = checks[key];
+    const problem = !check ? `is not an option (options: ${Object.keys(checks).join(", ")})` : value === undefined ? undefined : check(value);
+    if (problem) fail(prefix + key, problem);
+  }
+}
