@@ -14,6 +14,7 @@ export {
   type PaymentContext,
   type X402Request,
   type PaymentReceipt,
+  type PaymentTerms,
   type PaymentOutcome,
   type X402Extension,
   type ExtensionContext,

@@ -22,7 +22,7 @@ import {
 } from "../protocol";
 import { checkOptions, every, is, nonEmpty } from "./options";
 import { checkOrigin, checkRequirement, resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
-import type { PaymentOutcome, PaymentReceipt, PaymentScheme, X402Extension, X402Request } from "./types";
+import type { PaymentOutcome, PaymentReceipt, PaymentScheme, PaymentTerms, X402Extension, X402Request } from "./types";
 
 /** A requirement that can be paid: the scheme that will pay it and the asset the policy priced. */
 export interface PaymentOption {
@@ -32,19 +32,7 @@ export interface PaymentOption {
 }
 
 /** What `onBeforePayment` sees: a frozen copy, so a hook cannot change what gets signed. */
-export interface PaymentSnapshot {
-  readonly url: string;
-  readonly method: string;
-  readonly x402Version: 1 | 2;
-  readonly scheme: string;
-  readonly network: string;
-  readonly amount: string;
-  /** `"0.001 USDC"` for known assets. */
-  readonly displayAmount: string | undefined;
-  readonly asset: string;
-  readonly payTo: string;
-  readonly payer: string;
-  readonly requirement: Readonly<Record<string, unknown>>;
+export interface PaymentSnapshot extends PaymentTerms {
   readonly resource: unknown;
   readonly extensions: unknown;
 }

@@ -14,6 +14,7 @@ export type {
   PaymentContext,
   X402Request,
   PaymentReceipt,
+  PaymentTerms,
   PaymentOutcome,
   X402Extension,
   ExtensionContext,

@@ -40,27 +40,31 @@ export interface PaymentScheme {
   createPayload(requirement: PaymentRequirement, context: PaymentContext): Promise<SchemePayload>;
 }
 
-/** What was paid for a response: the request, the requirement, the payer, and the server's settlement. */
-export interface PaymentReceipt {
+/** What a payment pays, as it is described before signing (a snapshot) and after (a receipt). */
+export interface PaymentTerms {
   readonly x402Version: 1 | 2;
-  /** The URL paid for and the method of the paid request. */
+  /** The URL paid for and the method of the request. */
   readonly url: string;
   readonly method: string;
-  /** HTTP status of the paid response. */
-  readonly status: number;
-  /** True only when the server reported a successful settlement (PAYMENT-RESPONSE with `success: true`). */
-  readonly settled: boolean;
-  /** The requirement paid, verbatim as offered. */
+  /** The requirement, verbatim as offered. */
   readonly requirement: Readonly<Record<string, unknown>>;
   readonly scheme: string;
   readonly network: string;
-  /** Atomic amount authorised. */
+  /** Atomic amount. */
   readonly amount: string;
   /** `"0.001 USDC"`, for assets of known decimals. */
   readonly displayAmount: string | undefined;
   readonly asset: string;
   readonly payTo: string;
   readonly payer: string;
+}
+
+/** What was paid for a response: the terms, the paid response's status, and the server's settlement. */
+export interface PaymentReceipt extends PaymentTerms {
+  /** HTTP status of the paid response. */
+  readonly status: number;
+  /** True only when the server reported a successful settlement (PAYMENT-RESPONSE with `success: true`). */
+  readonly settled: boolean;
   /** The decoded PAYMENT-RESPONSE (or X-PAYMENT-RESPONSE); `undefined` if the server sent none readable. */
   readonly settlement: SettleResponse | undefined;
   /** Settlement transaction, when the server reported one. */

@@ -18,6 +18,7 @@ import {
   seeRequest,
   settlementHeader,
   v2Challenge,
+  redirectingSeller,
   type Seen,
 } from "../support/seller";
 import { rejection, wrappers } from "../support/wrappers";
@@ -91,17 +92,9 @@ describe.each(wrappers)("$name: a first request redirected to a 402", (wrapper) 
 
 describe.each(wrappers)("$name: the paid request redirected", (wrapper) => {
   /** A seller that answers the paid request with a redirect to `location`; landings record what they got. */
-  function redirectingPaid(location: string, status = 302) {
-    const seller = createSeller({
-      intercept: (request) => (request.headers.has("payment-signature") ? new HttpResponse(null, { status, headers: { Location: location } }) : undefined),
-    });
-    const landed: Seen[] = [];
-    const landing = (origin: string) =>
-      http.all(`${origin}/landing`, async ({ request }) => {
-        landed.push(await seeRequest(request));
-        return HttpResponse.json({ landed: true });
-      });
-    server.use(seller.handler, landing(SELLER), landing(OTHER));
+  function redirectingPaid(location: string, status = 302, headers: Record<string, string> = {}) {
+    const { seller, landed, handlers } = redirectingSeller(location, status, headers);
+    server.use(...handlers);
     return { seller, landed };
   }
 

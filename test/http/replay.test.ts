@@ -19,6 +19,7 @@ import {
   payingClient,
   seeRequest,
   v2Challenge,
+  redirectingSeller,
   type Seen,
 } from "../support/seller";
 import { useMswServer } from "../support/msw";
@@ -282,20 +283,9 @@ const senders: { name: string; send: Send }[] = [
 
 describe.each(senders)("$name: redirects on the paid retry", ({ send }) => {
   /** A seller that answers the paid request with a redirect, and a landing page that records what it got. */
-  function redirecting(location: string, status = 307, extraHeaders: Record<string, string> = {}) {
-    const seller = createSeller({
-      intercept: (request) =>
-        request.headers.has("payment-signature")
-          ? new HttpResponse(null, { status, headers: { Location: location, ...extraHeaders } })
-          : undefined,
-    });
-    const landed: Seen[] = [];
-    const landing = (origin: string) =>
-      http.all(`${origin}/landing`, async ({ request }) => {
-        landed.push(await seeRequest(request));
-        return HttpResponse.json({ landed: true });
-      });
-    server.use(seller.handler, landing(SELLER), landing(OTHER));
+  function redirecting(location: string, status = 307, headers: Record<string, string> = {}) {
+    const { seller, landed, handlers } = redirectingSeller(location, status, headers);
+    server.use(...handlers);
     return { seller, landed };
   }
 

@@ -237,3 +237,22 @@ export function payingClient(options: Partial<X402ClientOptions> = {}) {
   const { calls, signer } = countingSigner();
   return { client: createX402Client({ schemes: [exactEvm({ signer })], ...options }), signs: calls };
 }
+
+/**
+ * A seller that answers the paid request with a redirect to `location` (the unpaid one with its 402),
+ * and landing pages at `${SELLER}/landing` and `${OTHER}/landing` that record what reached them.
+ * `handlers` go to `server.use`.
+ */
+export function redirectingSeller(location: string, status = 307, headers: Record<string, string> = {}) {
+  const seller = createSeller({
+    intercept: (request) =>
+      request.headers.has("payment-signature") ? new HttpResponse(null, { status, headers: { Location: location, ...headers } }) : undefined,
+  });
+  const landed: Seen[] = [];
+  const landing = (origin: string) =>
+    http.all(`${origin}/landing`, async ({ request }) => {
+      landed.push(await seeRequest(request));
+      return HttpResponse.json({ landed: true });
+    });
+  return { seller, landed, handlers: [seller.handler, landing(SELLER), landing(OTHER)] };
+}
