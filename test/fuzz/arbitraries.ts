@@ -7,13 +7,11 @@ import fc from "fast-check";
 import { getAddress } from "viem";
 import { KNOWN_EVM_ASSETS, V1_CHAIN_IDS, type Json } from "./oracle";
 
-export const SELLER = "https://seller.example";
-export const RESOURCE = `${SELLER}/premium`;
-export const USDC_BASE_SEPOLIA = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
-export const USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+import { OTHER_PAY_TO, PATH, PAY_TO, SELLER, USDC_BASE, USDC_BASE_SEPOLIA } from "../support/seller";
+
+export { OTHER_PAY_TO, PAY_TO, SELLER, USDC_BASE, USDC_BASE_SEPOLIA };
+export const RESOURCE = `${SELLER}${PATH}`;
 export const MEGA_USD = "0xFAfDdbb3FC7688494971a79cc65DCa3EF82079E7";
-export const PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
-export const OTHER_PAY_TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 export const ZERO = `0x${"0".repeat(40)}`;
 export const SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 export const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC2G4wEGkZwyTDt1v";
