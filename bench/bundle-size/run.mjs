@@ -142,7 +142,7 @@ for (const [bundler, measure] of [["esbuild", measureEsbuild], ["vite", measureV
       "x402-pay (min)": kb(ours.raw),
       "x402-pay (gzip)": kb(ours.gzip),
       "reference (gzip)": kb(reference.gzip),
-      "ratio (gzip)": (ours.gzip / reference.gzip).toFixed(3),
+      "ratio (gzip)": (ours.gzip / reference.gzip).toFixed(4),
       "signer floor (gzip)": kb(floor.gzip),
       "added ratio": ((ours.gzip - floor.gzip) / (reference.gzip - floor.gzip)).toFixed(3),
     });
