@@ -36,8 +36,14 @@ export function wrapAxiosWithPayment<T extends AxiosInstance>(instance: T, clien
 }
 
 function paying(instance: AxiosInstance, client: X402Client, original: Config["adapter"]): AxiosAdapter {
-  const adapter = async (config: Config): Promise<AxiosResponse> => {
-    const send = getAdapter(original ?? ["xhr", "http", "fetch"], config);
+  const adapter = async (dispatched: Config): Promise<AxiosResponse> => {
+    let config = dispatched;
+    let send = getAdapter(original ?? ["xhr", "http", "fetch"], config);
+    if (isFetchAdapter(send, config)) {
+      // axios's fetch adapter keeps where redirects led to itself: a tracking fetch records it.
+      config = withTracking(config);
+      send = getAdapter("fetch", config);
+    }
     let first: AxiosResponse;
     try {
       first = await send(config);
@@ -45,17 +51,37 @@ function paying(instance: AxiosInstance, client: X402Client, original: Config["a
       if ((error as AxiosError)?.response?.status !== 402) throw error;
       first = (error as AxiosError).response!;
     }
-    return first.status === 402 ? pay(instance, client, send, config, first) : first;
+    return first.status === 402 ? pay(instance, client, send, config, dispatched, first) : first;
   };
   return Object.assign(adapter, { [PAYING]: true as const });
 }
 
-async function pay(instance: AxiosInstance, client: X402Client, send: AxiosAdapter, config: Config, first: AxiosResponse): Promise<AxiosResponse> {
+/** Is `send` axios's own fetch adapter (for this config's env)? */
+function isFetchAdapter(send: AxiosAdapter, config: Config): boolean {
+  try {
+    return send === getAdapter("fetch", config);
+  } catch {
+    return false; // no fetch here
+  }
+}
+
+/**
+ * `config` sends the paid request; `dispatched` is the one axios dispatched, whose signal axios checks
+ * again when the adapter settles.
+ */
+async function pay(
+  instance: AxiosInstance,
+  client: X402Client,
+  send: AxiosAdapter,
+  config: Config,
+  dispatched: Config,
+  first: AxiosResponse,
+): Promise<AxiosResponse> {
   const page = browserOrigin();
   // Where the 402 came from: after redirects (followed by axios itself), the last URL and, in Node, its method.
   const requested = new URL(instance.getUri(config), page).href;
   const last = first.request as { res?: { responseUrl?: string }; responseURL?: string; method?: string; getHeader?: unknown } | undefined;
-  const url = last?.res?.responseUrl || last?.responseURL || requested;
+  const url = last?.res?.responseUrl || last?.responseURL || (last && finalUrls.get(last)) || requested;
   const method = (typeof last?.getHeader === "function" && last.method) || (config.method ?? "get").toUpperCase();
   // Turned into a GET on the way (a 303) or not (307): the shared rules say what goes with it.
   const asked = config.method!.toUpperCase();
@@ -74,7 +100,7 @@ async function pay(instance: AxiosInstance, client: X402Client, send: AxiosAdapt
     notReplayable: isStream(config.data)
       ? "The request body is a stream, which axios cannot send twice, so the 402 cannot be paid: send it as a string, Buffer, ArrayBuffer or FormData."
       : moved
-        ? "The request was redirected before the 402 and the browser does not tell how, so it cannot be sent again exactly."
+        ? "The request was redirected before the 402 and axios does not say how (a 303 makes it a GET): it cannot be resent exactly."
         : undefined,
     requestHeader: (name) => headerOf(config.headers, name),
     async resend(extra) {
@@ -93,7 +119,7 @@ async function pay(instance: AxiosInstance, client: X402Client, send: AxiosAdapt
     paid = await handlePaymentRequired(client, transport, first);
   } finally {
     // Once the payment may have left, axios must not turn the outcome into a cancellation.
-    if (paymentLeft) config.signal = config.cancelToken = undefined;
+    if (paymentLeft) dispatched.signal = dispatched.cancelToken = undefined;
   }
   if (config.validateStatus && !config.validateStatus(paid.status)) {
     const code = paid.status >= 500 ? AxiosError.ERR_BAD_RESPONSE : AxiosError.ERR_BAD_REQUEST;
@@ -129,33 +155,43 @@ async function follow(send: AxiosAdapter, config: Config, guarded: string[], hop
  */
 async function fromPage(send: AxiosAdapter, config: Config, page: string, guarded: string[]): Promise<AxiosResponse> {
   const sameOrigin = new URL(config.url!).origin === page;
-  const xhr = (send as { adapterName?: string }).adapterName === "xhr";
-  // axios's fetch adapter keeps the browser's `redirected` to itself: a tracking fetch records it.
-  const env = { ...config.env, fetch: tracking(config.env?.fetch ?? globalThis.fetch) };
-  const options = sameOrigin ? { ...config, env, fetchOptions: { ...config.fetchOptions, mode: "same-origin" } } : { ...config, env, maxRedirects: 0 };
+  const options = withTracking(sameOrigin ? { ...config, fetchOptions: { ...config.fetchOptions, mode: "same-origin" } } : { ...config, maxRedirects: 0 });
+  // A custom adapter is the caller's; axios's own go through its fetch adapter.
+  const builtIn = (send as { adapterName?: string }).adapterName === "xhr" || isFetchAdapter(send, config);
   let response: AxiosResponse;
   try {
-    response = await (xhr ? getAdapter("fetch", options) : send)(options as Config);
+    response = await (builtIn ? getAdapter("fetch", options) : send)(options);
   } catch (error) {
-    if (!sameOrigin && !config.signal?.aborted) await throwIfPreflightRefused(env.fetch, config.url!, guarded, error);
+    if (!sameOrigin && !config.signal?.aborted) await throwIfPreflightRefused(options.env!.fetch!, config.url!, guarded, error);
     throw error;
   }
   if (response.status === 0) throw new TypeError("The paid request was redirected where the browser does not show: not followed.");
   return response;
 }
 
-/** Answers (or the fetch Requests behind them) that came after redirects. */
+/** Answers (or the fetch Requests behind them) that came after redirects, and where those redirects led. */
 const redirectedAnswers = new WeakSet<object>();
+const finalUrls = new WeakMap<object, string>();
 type Fetch = typeof globalThis.fetch;
 // One tracking fetch per fetch: axios caches its fetch adapter per function, so a new one per request would grow its cache.
 const trackers = new WeakMap<Fetch, Fetch>();
-function tracking(fetchFn: Fetch): Fetch {
+const isTracker = new WeakSet<Fetch>();
+
+/** `config` with a fetch that records, per Request, whether and where redirects led. */
+function withTracking(config: Config): Config {
+  const fetchFn = (config.env?.fetch as Fetch | undefined) ?? globalThis.fetch;
   let tracker = trackers.get(fetchFn);
+  if (isTracker.has(fetchFn)) return config;
   if (!tracker) {
-    tracker = (input, init) => fetchFn(input, init).then((response) => (response.redirected && redirectedAnswers.add(input as object), response));
+    tracker = (input, init) =>
+      fetchFn(input, init).then((response) => {
+        if (response.redirected) redirectedAnswers.add(input as object), finalUrls.set(input as object, response.url);
+        return response;
+      });
     trackers.set(fetchFn, tracker);
+    isTracker.add(tracker);
   }
-  return tracker;
+  return { ...config, env: { ...config.env, fetch: tracker } };
 }
 
 function headerOf(headers: unknown, name: string): string | undefined {

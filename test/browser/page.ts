@@ -16,8 +16,8 @@ export interface PageRequest {
   method?: string;
   /** Sent as JSON with `content-type: application/json`. */
   json?: unknown;
-  /** The wrapped browser `fetch` (default), or an axios instance with its default (XHR) adapter. */
-  via?: "fetch" | "axios";
+  /** The wrapped browser `fetch` (default), or an axios instance with its default (XHR) adapter, or with its fetch adapter. */
+  via?: "fetch" | "axios" | "axios-fetch";
 }
 
 /** What the page observed besides the answer: how many payments were signed, what the client reported. */
@@ -83,8 +83,8 @@ async function pay(privateKey: `0x${string}`, { url, method = "GET", json, via =
     let status: number;
     let body: unknown;
     let receipt: PaymentReceipt | undefined;
-    if (via === "axios") {
-      const instance = wrapAxiosWithPayment(axios.create(), client);
+    if (via !== "fetch") {
+      const instance = wrapAxiosWithPayment(axios.create(via === "axios-fetch" ? { adapter: "fetch" } : {}), client);
       const response = await instance.request({ url, method, data: json, responseType: "text", transformResponse: (text: string) => text });
       status = response.status;
       body = parse(response.data as string);

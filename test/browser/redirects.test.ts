@@ -38,7 +38,7 @@ import type { PageRequest, PageResult } from "./page";
 
 const h = useBrowserHarness();
 
-const vias = ["fetch", "axios"] as const;
+const vias = ["fetch", "axios", "axios-fetch"] as const;
 
 /** What reached a site (preflights aside): method, path, whether it carried PAYMENT-SIGNATURE, the status it got. */
 const rows = (site: Site) => site.requests().map((s) => [s.method, s.path, Boolean(s.paymentSignature), s.status]);
@@ -222,6 +222,7 @@ describe("a seller on another origin whose preflight does not allow PAYMENT-SIGN
     ["fetch", "POST", { url: "/echo", method: "POST", json: { n: 1 } }],
     ["axios", "GET", { url: "/weather", method: "GET" }],
     ["axios", "POST", { url: "/echo", method: "POST", json: { n: 1 } }],
+    ["axios-fetch", "GET", { url: "/weather", method: "GET" }],
   ] as const)("%s, %s: PAYMENT_NOT_SENT naming Access-Control-Allow-Headers, the seller never sees the payment", async (via, _, request) => {
     // Origin allowed, PAYMENT-REQUIRED and PAYMENT-RESPONSE exposed, but the preflight allows Content-Type only.
     const seller = await startSite({ upstream: h.stack.seller.url, cors: "expose-no-payment-header" });

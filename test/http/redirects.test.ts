@@ -21,7 +21,7 @@ import {
   redirectingSeller,
   type Seen,
 } from "../support/seller";
-import { rejection, wrappers } from "../support/wrappers";
+import { axiosWrapper, rejection, wrappers } from "../support/wrappers";
 import { useMswServer } from "../support/msw";
 
 const server = useMswServer();
@@ -87,6 +87,33 @@ describe.each(wrappers)("$name: a first request redirected to a 402", (wrapper) 
       expect(request.headers["x-keep"]).toBe("1");
     }
     expect(seller.requests[1]!.headers["payment-signature"]).toBeTruthy();
+  });
+});
+
+describe("axios with its fetch adapter: a first request redirected to a 402", () => {
+  // fetch follows the redirects and tells where they led, not with which method.
+  it("a GET is paid where the 402 came from", async () => {
+    const { seller, moved } = movedTo(OTHER, 302);
+    const reply = await axiosWrapper.send(payingClient().client, { url: `${SELLER}/moved`, axiosAdapter: "fetch" });
+    expect(reply.status).toBe(200);
+    expect(moved).toHaveLength(1);
+    expect(seller.requests.map((r) => [r.method, r.url])).toEqual([
+      ["GET", `${OTHER}${PATH}`],
+      ["GET", `${OTHER}${PATH}`],
+    ]);
+    expect(seller.requests[1]!.headers["payment-signature"]).toBeTruthy();
+    expect(getPaymentReceipt(reply.raw)).toMatchObject({ url: `${OTHER}${PATH}` });
+  });
+
+  it("a POST cannot be resent exactly: BODY_NOT_REPLAYABLE before anything is signed", async () => {
+    const { seller } = movedTo(SELLER, 303);
+    const { client, signs } = payingClient();
+    const error = await rejection(
+      axiosWrapper.send(client, { url: `${SELLER}/moved`, method: "POST", body: "order", headers: { "content-type": "text/plain" }, axiosAdapter: "fetch" }),
+    );
+    expect(error.code).toBe("BODY_NOT_REPLAYABLE");
+    expect(signs).toHaveLength(0);
+    expect(seller.requests).toHaveLength(1);
   });
 });
 
