@@ -46,17 +46,17 @@ export interface X402ClientOptions {
   /** Ways to pay, e.g. `[exactEvm({ signer })]`. */
   schemes: readonly PaymentScheme[];
   /** Spend policy; on by default with a $1 per-payment cap. */
-  policy?: SpendPolicy;
+  policy?: SpendPolicy | undefined;
   /** Plug-ins for the 402's `extensions` (sign-in instead of paying, payload enrichment, outcome observers). */
-  extensions?: readonly X402Extension[];
+  extensions?: readonly X402Extension[] | undefined;
   /** Picks among the payable options (already filtered by schemes and policy, in server order). */
-  selectRequirement?: (options: readonly PaymentOption[], request: X402Request) => MaybePromise<PaymentOption | undefined>;
+  selectRequirement?: ((options: readonly PaymentOption[], request: X402Request) => MaybePromise<PaymentOption | undefined>) | undefined;
   /** Last word before signing; fails closed. */
-  onBeforePayment?: (payment: PaymentSnapshot) => MaybePromise<BeforePaymentResult>;
+  onBeforePayment?: ((payment: PaymentSnapshot) => MaybePromise<BeforePaymentResult>) | undefined;
   /** A payment was made and the paid response came back (`receipt.settled` says whether the server confirmed it). */
-  onPaymentSettled?: (receipt: PaymentReceipt) => MaybePromise<void>;
+  onPaymentSettled?: ((receipt: PaymentReceipt) => MaybePromise<void>) | undefined;
   /** A payment attempt failed: rejected, outcome unknown, aborted, or refused before signing (`error.code` says which). */
-  onPaymentFailed?: (error: AnyX402Error) => MaybePromise<void>;
+  onPaymentFailed?: ((error: AnyX402Error) => MaybePromise<void>) | undefined;
 }
 
 /** A signed payment, ready to attach. */

@@ -29,26 +29,26 @@ export interface AssetCap {
 
 export interface SpendPolicy {
   /** Largest single payment in USD (`"$0.10"`), for assets of known decimals. Default `"$1"`. `false`: no USD cap. */
-  maxAmountPerPayment?: Money | false;
+  maxAmountPerPayment?: Money | false | undefined;
   /** Pay in assets whose value x402-pay cannot tell and that have no `assetCaps` entry (uncapped). Default `false`. */
-  allowUnknownAssets?: boolean;
+  allowUnknownAssets?: boolean | undefined;
   /** More USD stablecoins to treat as known, beyond those the registered schemes know (USDC...). */
-  assets?: readonly KnownAsset[];
+  assets?: readonly KnownAsset[] | undefined;
   /** Atomic caps per asset. An asset with a cap is payable up to it, known to the policy or not. */
-  assetCaps?: readonly AssetCap[];
+  assetCaps?: readonly AssetCap[] | undefined;
   /** Longest validity a signed payment may have, in seconds. Default 3600. `false`: no limit. */
-  maxTimeoutSeconds?: number | false;
+  maxTimeoutSeconds?: number | false | undefined;
   /** Allow-list of networks (CAIP-2 patterns: `"eip155:8453"`, `"eip155:*"`). `[]` allows none. */
-  networks?: readonly string[];
+  networks?: readonly string[] | undefined;
   /** Allow-list of payees (`payTo`): 0x addresses compare case-insensitively, others (base58) exactly. `[]` allows none. */
-  payees?: readonly string[];
+  payees?: readonly string[] | undefined;
   /** Allow-list of request origins (`"https://api.example.com"`, `"https://*.example.com"`). `[]` allows none. */
-  origins?: readonly string[];
+  origins?: readonly string[] | undefined;
   /**
    * Refuse a challenge whose resource URL names another host than the request's. Default `true`.
    * Turn off only for a server that is known to report a different public host.
    */
-  requireSameHostResource?: boolean;
+  requireSameHostResource?: boolean | undefined;
 }
 
 export interface ResolvedPolicy {

@@ -9,13 +9,13 @@ import { isEvmAddress, toEvmSigner, type EvmSignerInput, type Hex } from "./sign
 export interface ExactEvmOptions {
   signer: EvmSignerInput;
   /** Network patterns served. Default `["eip155:*"]`; v1 names (`base-sepolia`) match by chain id. */
-  networks?: readonly string[];
+  networks?: readonly string[] | undefined;
   /** Protocol versions served. Default `[1, 2]`. */
-  x402Versions?: readonly (1 | 2)[];
+  x402Versions?: readonly (1 | 2)[] | undefined;
   /** Clock in milliseconds. Default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Source of random bytes for nonces. Default WebCrypto. */
-  randomBytes?: (length: number) => Uint8Array;
+  randomBytes?: ((length: number) => Uint8Array) | undefined;
 }
 
 /** Seconds the authorisation is back-dated, so a facilitator whose clock is behind still accepts it. */

@@ -18,19 +18,19 @@ export interface ExactSvmOptions {
    * RPC (`createSolanaRpc(url)`), which pays only on the cluster its genesis hash names.
    * Default: the public endpoint of mainnet, devnet and testnet.
    */
-  rpc?: SolanaRpcOption;
+  rpc?: SolanaRpcOption | undefined;
   /** How long one RPC read may take, in ms, before the payment fails with RPC_FAILED. Default 10,000. */
-  rpcTimeoutMs?: number;
+  rpcTimeoutMs?: number | undefined;
   /** Network patterns served. Default `["solana:*"]`; v1 names (`solana-devnet`) match by CAIP-2 id. */
-  networks?: readonly string[];
+  networks?: readonly string[] | undefined;
   /** Protocol versions served. Default `[1, 2]`. */
-  x402Versions?: readonly (1 | 2)[];
+  x402Versions?: readonly (1 | 2)[] | undefined;
   /** Compute-unit limit, up to 1,400,000. Default 20,000 (the reference's). */
-  computeUnitLimit?: number;
+  computeUnitLimit?: number | undefined;
   /** Compute-unit price in µlamports, at most 5,000,000. Default 1 (the reference's). */
-  computeUnitPrice?: bigint | number;
+  computeUnitPrice?: bigint | number | undefined;
   /** Source of random bytes for the memo nonce. Default WebCrypto. */
-  randomBytes?: (length: number) => Uint8Array;
+  randomBytes?: ((length: number) => Uint8Array) | undefined;
 }
 
 const U64_MAX = (1n << 64n) - 1n;

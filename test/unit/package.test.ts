@@ -47,7 +47,14 @@ import { wrapAxiosWithPayment } from "x402-pay/axios";
 
 declare const signer: { address: \`0x\${string}\`; signTypedData(request: never): Promise<\`0x\${string}\`> };
 const extension: X402Extension = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
-const client = createX402Client({ schemes: [exactEvm({ signer })], extensions: [extension], policy: { maxAmountPerPayment: "$0.10" } });
+declare const maybe: { policy?: { origins?: string[] }; hook?: () => boolean };
+// Options read from elsewhere may be undefined: under exactOptionalPropertyTypes that must still type-check.
+const client = createX402Client({
+  schemes: [exactEvm({ signer, networks: undefined })],
+  extensions: [extension],
+  policy: { maxAmountPerPayment: "$0.10", origins: maybe.policy?.origins },
+  onBeforePayment: maybe.hook,
+});
 export const paidFetch = wrapFetchWithPayment(fetch, client);
 export { exactSvm, wrapAxiosWithPayment, getPaymentReceipt };
 
