@@ -175,6 +175,16 @@ describe.each(wrappers)("$name: an extension enriching the payload", (wrapper) =
     expect(seller.verdicts[0]?.ok).toBe(true);
   });
 
+  it("replaces a declaration that is not an object with its fields", async () => {
+    const seller = createSeller({ challenge: v2Challenge({ extensions: { "payment-identifier": "optional" } }) });
+    server.use(seller.handler);
+    const extension: X402Extension = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
+
+    await wrapper.send(payingClient({ extensions: [extension] }).client, { url });
+
+    expect(seller.payments[0].extensions).toStrictEqual({ "payment-identifier": { info: { id: "pay_0123456789abcdef" } } });
+  });
+
   it("is not asked for a v1 payment, which carries no extensions", async () => {
     const seller = createSeller({ challenge: v1Challenge({ extensions: challenge.extensions }) });
     server.use(seller.handler);
