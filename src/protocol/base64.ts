@@ -37,7 +37,9 @@ export function decodeBase64Json(text: string): DecodeResult {
   let b64 = text.trim().replace(/-/g, "+").replace(/_/g, "/");
   // Each step names what failed when it throws.
   let reason = "is not base64";
-  if (!base64Shape.test(b64) || b64.length % 4 === 1) return { ok: false, reason };
+  if (!base64Shape.test(b64)) return { ok: false, reason };
+  // atob takes a value without padding, but not one with part of it ("YQ="): complete it. A length
+  // that no padding can complete (4n + 1) is refused by atob.
   while (b64.length % 4 !== 0) b64 += "=";
   try {
     const bytes = base64ToBytes(b64);
