@@ -2,7 +2,6 @@
 
 /** UTF-8 encoding, one instance shared by every module that needs it. */
 export const utf8 = /* @__PURE__ */ new TextEncoder();
-const decoder = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true });
 const base64Shape = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Bytes → standard base64 with padding. Shared with the Solana wire transaction. */
@@ -44,7 +43,8 @@ export function decodeBase64Json(text: string): DecodeResult {
   try {
     const bytes = base64ToBytes(b64);
     reason = "does not decode to UTF-8 text";
-    const json = decoder.decode(bytes);
+    // Made here, not at load: a decoder that cannot be made fails this step, where it is seen.
+    const json = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     reason = "does not decode to JSON";
     return { ok: true, value: JSON.parse(json) };
   } catch {
