@@ -65,9 +65,16 @@ function scrub(cause: unknown, depth = 0): unknown {
   if (typeof cause !== "object") return new Error(redactSecrets(String(cause)));
   if (depth > 8) return undefined;
   const target = cause as Record<string, unknown>;
+  const field = (key: string): unknown => {
+    try {
+      return target[key];
+    } catch {
+      // A getter that throws: no value.
+    }
+  };
   const copy = () => {
-    const scrubbed = new Error(redactSecrets(text(target.message ?? cause)));
-    scrubbed.name = redactSecrets(text(target.name ?? "Error"));
+    const scrubbed = new Error(redactSecrets(text(field("message") ?? cause)));
+    scrubbed.name = redactSecrets(text(field("name") ?? "Error"));
     return scrubbed;
   };
   try {

@@ -196,6 +196,21 @@ describe("scrubbing a wallet's error keeps what is not a key", () => {
     expect([cause.name, cause.message]).toEqual(["Error", "[object Object]"]);
   });
 
+  it.each(["message", "name"])("an error whose %s getter throws: SIGNING_FAILED with a scrubbed copy, not the getter's error", async (field) => {
+    const original = new Error(`cannot sign with ${key}`);
+    Object.defineProperty(original, field, {
+      get() {
+        throw new Error("getter failed");
+      },
+    });
+    const error = await signingFailure(original);
+    expect(error).toBeInstanceOf(SigningError);
+    expect(error.cause).toBeInstanceOf(Error);
+    // Compared by hand: vitest would read the throwing getter to describe `original`.
+    expect(error.cause === original).toBe(false);
+    expect(String((error.cause as Error).message)).not.toContain(key.slice(2));
+  });
+
   it("a cause chain is scrubbed nine errors deep; past that it is cut, so nothing unscrubbed stays reachable", async () => {
     let chain = new Error(`bottom ${key}`);
     for (let i = 11; i > 0; i--) chain = new Error(`level ${i}`, { cause: chain });
