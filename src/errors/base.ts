@@ -65,6 +65,18 @@ function scrub(cause: unknown, depth = 0): unknown {
   if (typeof cause !== "object") return new Error(redactSecrets(String(cause)));
   if (depth > 8) return undefined;
   const target = cause as Record<string, unknown>;
+  const field = (key: string): unknown => {
+    try {
+      return target[key];
+    } catch {
+      // A getter that throws: no value.
+    }
+  };
+  const copy = () => {
+    const scrubbed = new Error(redactSecrets(text(field("message") ?? cause)));
+    scrubbed.name = redactSecrets(text(field("name") ?? "Error"));
+    return scrubbed;
+  };
   try {
     for (const key of Object.getOwnPropertyNames(target)) {
       const value = target[key];
@@ -78,17 +90,16 @@ function scrub(cause: unknown, depth = 0): unknown {
               : value;
       if (clean !== value && String(clean) !== String(value)) {
         target[key] = clean;
-        if (target[key] !== clean) throw new TypeError("read-only");
+        // A setter that ignores what it is given.
+        if (target[key] !== clean) return copy();
       }
     }
     // What a log shows of it, from fields that are not its own (a getter, a prototype's toString).
     const shown = `${text(cause)} ${text(target.message)}`;
-    if (redactSecrets(shown) !== shown) throw new TypeError("not scrubbable in place");
-    return cause;
+    return redactSecrets(shown) === shown ? cause : copy();
   } catch {
-    const copy = new Error(redactSecrets(text((target as { message?: unknown }).message ?? cause)));
-    copy.name = redactSecrets(text(target.name ?? "Error"));
-    return copy;
+    // A read-only field (a frozen error), a getter that throws.
+    return copy();
   }
 }
 

@@ -4,10 +4,14 @@ import { SigningError, UserRejectedError, type AnyX402Error, type RequestDetails
 
 /** EIP-1193 4001, ethers' ACTION_REJECTED, viem's UserRejectedRequestError, wallet adapters' "User rejected the request". */
 function isUserRejection(error: unknown): boolean {
-  for (let e = error, i = 0; e && typeof e === "object" && i < 16; e = (e as { cause?: unknown }).cause, i++) {
-    const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
-    if (code === 4001 || code === "ACTION_REJECTED" || /UserRejected/.test(String(name))) return true;
-    if (/\buser (rejected|denied|cancel)|(rejected|denied) by (the )?user/i.test(String(message))) return true;
+  try {
+    for (let e = error, i = 0; e && typeof e === "object" && i < 16; e = (e as { cause?: unknown }).cause, i++) {
+      const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
+      if (code === 4001 || code === "ACTION_REJECTED" || /UserRejected/.test(String(name))) return true;
+      if (/\buser (rejected|denied|cancel)|(rejected|denied) by (the )?user/i.test(String(message))) return true;
+    }
+  } catch {
+    // A getter that throws, a field String() cannot show: not a refusal this can recognise.
   }
   return false;
 }

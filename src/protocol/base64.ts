@@ -2,7 +2,6 @@
 
 /** UTF-8 encoding, one instance shared by every module that needs it. */
 export const utf8 = /* @__PURE__ */ new TextEncoder();
-const decoder = /* @__PURE__ */ new TextDecoder("utf-8", { fatal: true });
 const base64Shape = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Bytes → standard base64 with padding. Shared with the Solana wire transaction. */
@@ -37,12 +36,15 @@ export function decodeBase64Json(text: string): DecodeResult {
   let b64 = text.trim().replace(/-/g, "+").replace(/_/g, "/");
   // Each step names what failed when it throws.
   let reason = "is not base64";
-  if (!base64Shape.test(b64) || b64.length % 4 === 1) return { ok: false, reason };
+  if (!base64Shape.test(b64)) return { ok: false, reason };
+  // atob takes a value without padding, but not one with part of it ("YQ="): complete it. A length
+  // that no padding can complete (4n + 1) is refused by atob.
   while (b64.length % 4 !== 0) b64 += "=";
   try {
     const bytes = base64ToBytes(b64);
     reason = "does not decode to UTF-8 text";
-    const json = decoder.decode(bytes);
+    // Made here, not at load: a decoder that cannot be made fails this step, where it is seen.
+    const json = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     reason = "does not decode to JSON";
     return { ok: true, value: JSON.parse(json) };
   } catch {

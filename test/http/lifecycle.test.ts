@@ -3,9 +3,10 @@
  * enrichment, outcome observers), the client's outcome hooks (exactly once per payment attempt),
  * and what a receipt says.
  */
+import axios from "axios";
 import { HttpResponse } from "msw";
 import { describe, expect, it, vi } from "vitest";
-import { createX402Client, getPaymentReceipt, type AnyX402Error, type PaymentOutcome, type PaymentReceipt, type X402Extension } from "../../src";
+import { createX402Client, getPaymentReceipt, isX402Error, type AnyX402Error, type PaymentOutcome, type PaymentReceipt, type X402Extension } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import {
@@ -142,6 +143,69 @@ describe.each(wrappers)("$name: an extension's headers instead of a payment", (w
   });
 });
 
+describe.each(wrappers)("$name: when the extension's retry goes wrong", (wrapper) => {
+  it("a 402 to it without a readable challenge: paid on the first 402's terms", async () => {
+    const seller = createSeller({
+      challenge: withSignIn(),
+      intercept: (request) => (request.headers.has("sign-in-with-x") ? HttpResponse.text("<html>sign in</html>", { status: 402 }) : undefined),
+    });
+    server.use(seller.handler);
+    const { client, signs } = payingClient({ extensions: [signInExtension().extension] });
+
+    const reply = await wrapper.send(client, { url });
+
+    expect(reply.status).toBe(200);
+    expect(signs).toHaveLength(1);
+    expect(seller.requests).toHaveLength(3);
+    expect(seller.verdicts).toEqual([expect.objectContaining({ ok: true })]);
+  });
+
+  it("a network failure on it: rejects as the library reports it; nothing paid, and no outcome hook sees a non-x402 error", async () => {
+    const seller = createSeller({
+      challenge: withSignIn(),
+      intercept: (request) => (request.headers.has("sign-in-with-x") ? HttpResponse.error() : undefined),
+    });
+    server.use(seller.handler);
+    const recorded = hooks();
+    const { client, signs } = payingClient({ extensions: [signInExtension().extension], ...recorded.options });
+
+    const error = await rejection(wrapper.send(client, { url }));
+
+    expect(isX402Error(error)).toBe(false);
+    if (wrapper.name === "axios") expect(axios.isAxiosError(error)).toBe(true);
+    else expect(error).toBeInstanceOf(TypeError);
+    expect(signs).toHaveLength(0);
+    expect(seller.requests).toHaveLength(2);
+    expect([recorded.settled, recorded.failed]).toEqual([[], []]);
+  });
+});
+
+describe("fetch: an abort while the extension's retry is in flight", () => {
+  it("rejects with ABORTED (nothing was paid), reported once, with the request named", async () => {
+    const controller = new AbortController();
+    const seller = createSeller({
+      challenge: withSignIn(),
+      intercept: async (request) => {
+        if (!request.headers.has("sign-in-with-x")) return undefined;
+        controller.abort();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return HttpResponse.json({ signedIn: true });
+      },
+    });
+    server.use(seller.handler);
+    const recorded = hooks();
+    const { client, signs } = payingClient({ extensions: [signInExtension().extension], ...recorded.options });
+
+    const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: controller.signal }));
+
+    expect(error).toMatchObject({ name: "AbortError", code: "ABORTED", details: { url, method: "GET" } });
+    expect(error.message).toMatch(/aborted.*nothing was paid/);
+    expect(error.cause).toMatchObject({ name: "AbortError" });
+    expect(signs).toHaveLength(0);
+    expect(recorded.failed).toEqual([error]);
+  });
+});
+
 describe.each(wrappers)("$name: an extension enriching the payload", (wrapper) => {
   const challenge = v2Challenge({
     extensions: {
@@ -173,6 +237,16 @@ describe.each(wrappers)("$name: an extension enriching the payload", (wrapper) =
     expect(payment.extensions.bazaar).toEqual((challenge.extensions as Record<string, unknown>).bazaar);
     expect(seen).toEqual([{ declaration: (challenge.extensions as Record<string, unknown>)["payment-identifier"], payer: expect.any(String), amount: "10000" }]);
     expect(seller.verdicts[0]?.ok).toBe(true);
+  });
+
+  it("replaces a declaration that is not an object with its fields", async () => {
+    const seller = createSeller({ challenge: v2Challenge({ extensions: { "payment-identifier": "optional" } }) });
+    server.use(seller.handler);
+    const extension: X402Extension = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
+
+    await wrapper.send(payingClient({ extensions: [extension] }).client, { url });
+
+    expect(seller.payments[0].extensions).toStrictEqual({ "payment-identifier": { info: { id: "pay_0123456789abcdef" } } });
   });
 
   it("is not asked for a v1 payment, which carries no extensions", async () => {

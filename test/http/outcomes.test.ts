@@ -192,6 +192,21 @@ describe.each(wrappers)("$name: transport failure on the paid retry", (wrapper) 
     expect(error.cause).toBeInstanceOf(Error);
   });
 
+  it.each([
+    { name: "v2 with a resource, no extensions", challenge: v2Challenge(), header: "PAYMENT-SIGNATURE" },
+    { name: "v2 without a resource", challenge: v2Challenge({ resource: undefined }), header: "PAYMENT-SIGNATURE" },
+    { name: "v1", challenge: v1Challenge(), header: "X-PAYMENT" },
+  ])("$name: details.payload is exactly what the header carries, not a key more", async ({ challenge, header }) => {
+    const seller = createSeller({ challenge, intercept: (request) => (request.headers.has(header) ? HttpResponse.error() : undefined) });
+    server.use(seller.handler);
+
+    const error = await rejection(wrapper.send(payingClient().client, { url }));
+
+    expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
+    expect(error.details.paymentHeader.name).toBe(header);
+    expect(error.details.payload).toStrictEqual(decodeHeader(error.details.paymentHeader.value));
+  });
+
   it("a transport failure on the first request is not a payment problem", async () => {
     const seller = createSeller({ intercept: () => HttpResponse.error() });
     server.use(seller.handler);

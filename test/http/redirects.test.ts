@@ -145,6 +145,35 @@ describe.each(wrappers)("$name: the paid request redirected", (wrapper) => {
     expect(landed[0]!.headers).toMatchObject(headers);
   });
 
+  // The fetch standard's method rules, applied to the paid request's hops (same origin, so the payment follows).
+  it.each([
+    { method: "POST", status: 301, then: "GET" },
+    { method: "POST", status: 302, then: "GET" },
+    { method: "POST", status: 303, then: "GET" },
+    { method: "PUT", status: 301, then: "PUT" },
+    { method: "PUT", status: 302, then: "PUT" },
+    { method: "PUT", status: 303, then: "GET" },
+    { method: "POST", status: 307, then: "POST" },
+    { method: "PUT", status: 308, then: "PUT" },
+  ])("a $method answered $status goes on as a $then, with the payment", async ({ method, status, then }) => {
+    const { seller, landed } = redirectingPaid(`${SELLER}/landing`, status);
+    const reply = await wrapper.send(payingClient().client, { url: `${SELLER}${PATH}`, method, body: "order", headers: { "content-type": "text/plain" } });
+
+    expect(reply.status).toBe(200);
+    expect(landed).toHaveLength(1);
+    expect(landed[0]!.method).toBe(then);
+    expect(text(landed[0]!.body)).toBe(then === method ? "order" : "");
+    expect(landed[0]!.headers["content-type"]).toBe(then === method ? "text/plain" : undefined);
+    expect(landed[0]!.headers["payment-signature"]).toBe(seller.requests[1]!.headers["payment-signature"]);
+  });
+
+  it("a HEAD answered 303 stays a HEAD", async () => {
+    const { landed } = redirectingPaid(`${SELLER}/landing`, 303);
+    const reply = await wrapper.send(payingClient().client, { url: `${SELLER}${PATH}`, method: "HEAD" });
+    expect(reply.status).toBe(200);
+    expect(landed.map((r) => r.method)).toEqual(["HEAD"]);
+  });
+
   it("then refused at the target, without a settlement report: PAYMENT_OUTCOME_UNKNOWN, never a rejection", async () => {
     const seller = createSeller({
       intercept: (request) =>
@@ -178,6 +207,7 @@ describe.each(wrappers)("$name: the paid request redirected", (wrapper) => {
 
       expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
       expect(error.walk()).toBeInstanceOf(TypeError);
+      expect((error.walk() as Error).message).toContain(`a ${new URL(location).protocol} URL`);
       expect(error.details.paymentHeader.value).toBe(seller.requests[1]!.headers["payment-signature"]);
       expect(seller.requests).toHaveLength(2);
     },

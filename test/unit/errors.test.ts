@@ -3,6 +3,7 @@
  * told apart from a failure, key material scrubbed from foreign text only, the signed header kept off
  * the enumerable details, and server reasons read as sentences.
  */
+import { getBase58Decoder } from "@solana/kit";
 import { UserRejectedRequestError } from "viem";
 import { describe, expect, it } from "vitest";
 import {
@@ -14,6 +15,7 @@ import {
   createX402Client,
   isX402Error,
   parseChallenge,
+  redactSecrets,
 } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { describeRejection, toWalletError } from "../../src/errors";
@@ -86,6 +88,176 @@ describe("redaction covers key material in foreign text, and nothing else", () =
     });
     expect(error.message).toContain(tx);
     expect(new PaymentOutcomeUnknownError(`nonce ${tx} is pending`).message).toContain(tx);
+  });
+});
+
+describe("redactSecrets: key-shaped text is replaced whole, and nothing else is touched", () => {
+  const hex = ANVIL_KEY_0.slice(2);
+  // A fresh 64-byte secret (a Solana key file's shape), with three-digit bytes at both ends.
+  const secret = crypto.getRandomValues(new Uint8Array(64));
+  secret[0] = 201;
+  secret[63] = 187;
+  const base58 = getBase58Decoder().decode(secret);
+
+  it.each([
+    ["a 0x-prefixed 32-byte hex key", `key=${ANVIL_KEY_0};`, "key=[redacted];"],
+    ["a bare hex key in upper case", `key ${hex.toUpperCase()} end`, "key [redacted] end"],
+    ["a 64-byte key in base58", `keypair ${base58} is locked`, "keypair [redacted] is locked"],
+    ["a key file's JSON array", `secret [${[...secret].join(",")}] loaded`, "secret [[redacted]] loaded"],
+    ["a pretty-printed JSON array", JSON.stringify([...secret], null, 2), "[\n  [redacted]\n]"],
+    ["a Uint8Array's text", `bytes:${secret.toString()} end`, "bytes:[redacted] end"],
+    ["32 byte values, the fewest that make a key", `seed ${Array.from({ length: 32 }, (_, i) => 100 + i).join(", ")} end`, "seed [redacted] end"],
+  ])("%s", (_, text, redacted) => {
+    expect(redactSecrets(text)).toBe(redacted);
+  });
+
+  it.each([
+    ["31 hex bytes", `id 0x${"ab".repeat(31)}`],
+    ["a 65-byte signature in hex", `signature 0x${"1c".repeat(65)}`],
+    ["31 comma-separated numbers", `chains ${Array.from({ length: 31 }, (_, i) => 100 + i).join(", ")}`],
+    ["a few numbers", "versions 1, 2 and 10,20"],
+    ["base58 text longer than a key", `blob ${"3".repeat(91)}`],
+    ["base58 text shorter than a key", `address ${"3".repeat(85)}`],
+  ])("%s stays as it is", (_, text) => {
+    expect(redactSecrets(text)).toBe(text);
+  });
+});
+
+describe("scrubbing a wallet's error keeps what is not a key", () => {
+  const key = ANVIL_KEY_0;
+
+  it("a thrown string becomes an Error with that text", async () => {
+    const error = await signingFailure("ledger locked");
+    expect(error.code).toBe("SIGNING_FAILED");
+    expect(error.cause).toBeInstanceOf(Error);
+    expect((error.cause as Error).message).toBe("ledger locked");
+  });
+
+  it.each([
+    ["null", null],
+    ["undefined", undefined],
+  ])("a rejection with %s is SIGNING_FAILED with that cause, and walk() ends at the error", async (_, thrown) => {
+    const error = await signingFailure(thrown);
+    expect(error.code).toBe("SIGNING_FAILED");
+    expect(error.cause).toBe(thrown);
+    expect(error.walk()).toBe(error);
+    expect(error.walk((e) => e === thrown)).toBeNull();
+  });
+
+  it("string arrays are scrubbed entry by entry; an array with nothing to scrub is the same array", async () => {
+    const hints = ["try again", "unlock the device"];
+    const original = Object.assign(new Error("signing failed"), { metaMessages: ["wallet:", `secret ${key}`], hints });
+    const error = await signingFailure(original);
+    expect(error.cause).toBe(original);
+    expect(original.metaMessages).toEqual(["wallet:", "secret [redacted]"]);
+    expect(original.hints).toBe(hints);
+    expect(hints).toEqual(["try again", "unlock the device"]);
+  });
+
+  it("an AggregateError's errors are scrubbed in place, strings beside them too", async () => {
+    const first = new Error(`wallet 1: ${key}`);
+    const original = new AggregateError([first, `wallet 2: ${key}`], "every wallet failed");
+    const error = await signingFailure(original);
+    expect(error.cause).toBe(original);
+    expect(original.errors).toEqual([first, "wallet 2: [redacted]"]);
+    expect(original.errors[0]).toBe(first);
+    expect(first.message).toBe("wallet 1: [redacted]");
+  });
+
+  it("fields that are not text are left as they are: same values, same arrays", async () => {
+    const args = [1, { a: 1 }, "x", null];
+    const data = Object.assign(Object.create(null) as object, { raw: "0x1234" });
+    const original = Object.assign(new Error(`cannot sign with ${key}`), { args, data, code: 4100 });
+    const error = await signingFailure(original);
+    expect(error.cause).toBe(original);
+    expect(original.args).toBe(args);
+    expect(args).toEqual([1, { a: 1 }, "x", null]);
+    expect(original.data).toBe(data);
+    expect(original.message).toBe("cannot sign with [redacted]");
+  });
+
+  it("a field whose setter ignores the scrubbed text: the error is replaced by a scrubbed copy", async () => {
+    const original = new Error("signing failed");
+    Object.defineProperty(original, "details", { get: () => `key ${key}`, set: () => {}, enumerable: true });
+    const error = await signingFailure(original);
+    expect(error.code).toBe("SIGNING_FAILED");
+    expect(error.cause).not.toBe(original);
+    expect(error.cause).toBeInstanceOf(Error);
+    expect((error.cause as Error).message).toBe("signing failed");
+    expect((error.cause as { details?: unknown }).details).toBeUndefined();
+  });
+
+  it("a frozen object without a prototype or a message: a scrubbed copy named Error", async () => {
+    const original = Object.freeze(Object.assign(Object.create(null) as object, { reason: `key ${key}` }));
+    const error = await signingFailure(original);
+    expect(error.code).toBe("SIGNING_FAILED");
+    const cause = error.cause as Error;
+    expect(cause).toBeInstanceOf(Error);
+    expect([cause.name, cause.message]).toEqual(["Error", "[object Object]"]);
+  });
+
+  it.each(["message", "name"])("an error whose %s getter throws: SIGNING_FAILED with a scrubbed copy, not the getter's error", async (field) => {
+    const original = new Error(`cannot sign with ${key}`);
+    Object.defineProperty(original, field, {
+      get() {
+        throw new Error("getter failed");
+      },
+    });
+    const error = await signingFailure(original);
+    expect(error).toBeInstanceOf(SigningError);
+    expect(error.cause).toBeInstanceOf(Error);
+    // Compared by hand: vitest would read the throwing getter to describe `original`.
+    expect(error.cause === original).toBe(false);
+    expect(String((error.cause as Error).message)).not.toContain(key.slice(2));
+  });
+
+  it("a cause chain is scrubbed nine errors deep; past that it is cut, so nothing unscrubbed stays reachable", async () => {
+    let chain = new Error(`bottom ${key}`);
+    for (let i = 11; i > 0; i--) chain = new Error(`level ${i}`, { cause: chain });
+    const error = await signingFailure(chain);
+    const reached: unknown[] = [];
+    error.walk((e) => (reached.push(e), false));
+    expect(reached).toHaveLength(1 + 9);
+    expect(reached.map((e) => (e as Error).message).slice(1)).toEqual(Array.from({ length: 9 }, (_, i) => `level ${i + 1}`));
+  });
+
+  it("so are errors held by AggregateErrors", async () => {
+    let nested: Error = new Error(`bottom ${key}`);
+    for (let i = 0; i < 11; i++) nested = new AggregateError([nested], `level ${i}`);
+    const error = await signingFailure(nested);
+    let depth = 0;
+    for (let e: unknown = error.cause; e instanceof AggregateError; e = e.errors[0]) depth++;
+    expect(depth).toBe(9);
+  });
+
+  it("an X402Error as a cause is kept as it is: x402-pay's own words are not scrubbed", () => {
+    const tx = `0x${"ab".repeat(32)}`;
+    const rejected = new PaymentRejectedError(describeRejection(`settlement ${tx} reverted`), {
+      details: { reason: `settlement ${tx} reverted`, status: 402, requirement: {}, payer: account.address },
+    });
+    const error = new PaymentOutcomeUnknownError("the retry failed", { cause: rejected });
+    expect(error.cause).toBe(rejected);
+    expect(rejected.message).toContain(tx);
+  });
+});
+
+describe("walk() and isX402Error", () => {
+  it("walk() ends on a cycle", () => {
+    const a = new SigningError("a");
+    const b = new SigningError("b", { cause: a });
+    (a as { cause?: unknown }).cause = b;
+    expect(b.walk(() => false)).toBeNull();
+    expect([a, b]).toContain(b.walk());
+  });
+
+  it("an error from another copy of x402-pay (ESM beside CJS, a bundle) is recognised by its global brand", () => {
+    const foreign = Object.assign(new Error("from another copy"), { code: "PAYMENT_REJECTED" });
+    Object.defineProperty(foreign, Symbol.for("x402-pay.error"), { value: true });
+    expect(isX402Error(foreign)).toBe(true);
+  });
+
+  it.each([null, undefined, "PAYMENT_REJECTED", 402])("isX402Error(%j) is false", (value) => {
+    expect(isX402Error(value)).toBe(false);
   });
 });
 

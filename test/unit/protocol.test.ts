@@ -38,6 +38,30 @@ describe("header codec (wire.md §2 vectors)", () => {
     expect(decodeBase64Json(text).ok).toBe(false);
   });
 
+  it("accepts whitespace around a value, and refuses it inside (atob alone would skip it)", () => {
+    const header = encodeBase64Json({ a: 1 });
+    expect(decodeBase64Json(` ${header}\r\n`)).toEqual({ ok: true, value: { a: 1 } });
+    for (const gap of [" ", "\r\n", "\t\t\t"]) {
+      expect(decodeBase64Json(header.slice(0, 4) + gap + header.slice(4))).toEqual({ ok: false, reason: "is not base64" });
+    }
+  });
+
+  it("accepts a value that lost one of its two padding characters", () => {
+    const header = encodeBase64Json({ a: 1 });
+    expect(header).toMatch(/[^=]==$/);
+    expect(decodeBase64Json(header.slice(0, -1))).toEqual({ ok: true, value: { a: 1 } });
+  });
+
+  it.each([
+    ["a lone trailing character", "abcde", "is not base64"],
+    ["padding in the middle", "ab=cde==", "is not base64"],
+    ["three padding characters", "abcd===", "is not base64"],
+    ["bytes that are not UTF-8", btoa("\xff\xfe"), "does not decode to UTF-8 text"],
+    ["UTF-8 that is not JSON", btoa("hello"), "does not decode to JSON"],
+  ])("names what failed: %s", (_, text, reason) => {
+    expect(decodeBase64Json(text)).toEqual({ ok: false, reason });
+  });
+
   it("encodes large multi-byte payloads without stack overflow", () => {
     const value = { s: "é".repeat(200_000) };
     expect(decodeBase64Json(encodeBase64Json(value))).toEqual({ ok: true, value });
@@ -201,5 +225,28 @@ describe("decodeSettlement", () => {
     expect(decodeSettlement(encodeBase64Json({ nope: 1 }))).toBeUndefined();
     expect(decodeSettlement("!!")).toBeUndefined();
     expect(decodeSettlement(null)).toBeUndefined();
+  });
+
+  const ok = { success: true, transaction: "0xabc", network: "eip155:84532", payer: "0x1" };
+
+  it("reads a header of exactly 64 KiB and ignores a longer one", () => {
+    const padded = (n: number) => ({ ...ok, extensions: { pad: "x".repeat(n) } });
+    // The longest padding that still fits: one more character makes the value 4 characters longer.
+    let n = 49_000;
+    while (encodeBase64Json(padded(n + 1)).length <= 64 * 1024) n++;
+    expect(encodeBase64Json(padded(n))).toHaveLength(64 * 1024);
+    expect(decodeSettlement(encodeBase64Json(padded(n)))).toEqual(padded(n));
+    expect(encodeBase64Json(padded(n + 1))).toHaveLength(64 * 1024 + 4);
+    expect(decodeSettlement(encodeBase64Json(padded(n + 1)))).toBeUndefined();
+  });
+
+  it("ignores a settlement nested more than 32 levels deep, reads a shallower one", () => {
+    const nested = (levels: number) => {
+      let value: unknown = {};
+      for (let i = 0; i < levels; i++) value = { next: value };
+      return { ...ok, extensions: value as Record<string, unknown> };
+    };
+    expect(decodeSettlement(encodeBase64Json(nested(10)))).toEqual(nested(10));
+    expect(decodeSettlement(encodeBase64Json(nested(40)))).toBeUndefined();
   });
 });
