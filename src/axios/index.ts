@@ -153,6 +153,7 @@ async function follow(send: AxiosAdapter, config: Config, guarded: string[], hop
  * axios's fetch adapter instead: same-origin with the page, the browser follows same-origin redirects
  * and fails any other before sending; elsewhere it does not follow at all.
  */
+// Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
 async function fromPage(send: AxiosAdapter, config: Config, page: string, guarded: string[]): Promise<AxiosResponse> {
   const sameOrigin = new URL(config.url!).origin === page;
   const options = withTracking(sameOrigin ? { ...config, fetchOptions: { ...config.fetchOptions, mode: "same-origin" } } : { ...config, maxRedirects: 0 });
@@ -168,6 +169,7 @@ async function fromPage(send: AxiosAdapter, config: Config, page: string, guarde
   if (response.status === 0) throw new TypeError("The paid request was redirected where the browser does not show: not followed.");
   return response;
 }
+// Stryker restore all
 
 /** Answers (or the fetch Requests behind them) that came after redirects, and where those redirects led. */
 const redirectedAnswers = new WeakSet<object>();

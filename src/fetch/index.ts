@@ -34,6 +34,7 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
       // Redirects are followed here, hop by hop, so the request is known as it was when a 402 came.
       ({ response: first, sent: state } = await follow(send, state, request.redirect, [], {}));
     } else {
+      // Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
       first = await send(state);
       if (first.status === 402 && first.redirected && first.url) {
         // The browser followed redirects it does not describe: a GET stays a GET, other methods are unknowable.
@@ -43,6 +44,7 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
         }
         state = { ...state, url: hop.url, headers: without(state.headers, hop.dropHeaders) };
       }
+      // Stryker restore all
     }
     if (first.status !== 402) return first;
 
@@ -100,6 +102,7 @@ async function follow(send: Send, sent: Sent, mode: RequestRedirect, guarded: st
  * On the page's own origin, `mode: "same-origin"` lets the browser follow same-origin redirects and
  * fail any other before sending to it; elsewhere the redirect is not followed at all.
  */
+// Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
 async function sendFromPage(send: Send, to: Sent, page: string, request: Request, guarded: string[]): Promise<Response> {
   const sameOrigin = new URL(to.url).origin === page;
   const follows = request.redirect === "follow";
@@ -116,6 +119,7 @@ async function sendFromPage(send: Send, to: Sent, page: string, request: Request
   }
   return response;
 }
+// Stryker restore all
 
 /** Releases the connection of a response the caller never sees (Node keeps it busy until the body is read). */
 function discard(response: Response | undefined): void {
