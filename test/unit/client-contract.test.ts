@@ -251,6 +251,15 @@ describe("policy construction at the edges", () => {
   });
 });
 
+describe("the zero payee", () => {
+  it("a key that only ends in ones (the Vote program's id) is not Solana's zero key", () => {
+    const payTo = "Vote111111111111111111111111111111111111111";
+    const client = createX402Client({ schemes: [scheme()] });
+    expect(client.evaluate(challengeOf([{ ...base, payTo }]), request).options).toHaveLength(1);
+    expect(client.evaluate(challengeOf([{ ...base, payTo: "1".repeat(32) }]), request).rejected[0]!.reason).toMatch(/is the zero address/);
+  });
+});
+
 describe("the same-host check", () => {
   const evaluate = (resourceUrl: string, url: string) =>
     createX402Client({ schemes: [scheme()] }).evaluate(

@@ -41,7 +41,8 @@ describe("header codec (wire.md §2 vectors)", () => {
   it("accepts whitespace around a value, and refuses it inside (atob alone would skip it)", () => {
     const header = encodeBase64Json({ a: 1 });
     expect(decodeBase64Json(` ${header}\r\n`)).toEqual({ ok: true, value: { a: 1 } });
-    for (const gap of [" ", "\r\n", "\t\t\t"]) {
+    // Gaps of every length modulo 4: padding is added to reach a multiple of 4, so a gap of four is what atob would accept.
+    for (const gap of [" ", "\r\n", "\t\t\t", "    ", "\r\n\r\n"]) {
       expect(decodeBase64Json(header.slice(0, 4) + gap + header.slice(4))).toEqual({ ok: false, reason: "is not base64" });
     }
   });
