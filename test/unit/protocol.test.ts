@@ -367,6 +367,12 @@ describe("decodeSettlement", () => {
     expect(decodeSettlement(null)).toBeUndefined();
   });
 
+  it("reads a settlement that sends absent fields as null (a Java server's \"payer\": null), as if they were absent", () => {
+    const sent = { success: false, errorReason: "insufficient_funds", errorMessage: null, transaction: null, network: "base-sepolia", payer: null, amount: null };
+    expect(decodeSettlement(encodeBase64Json(sent))).toStrictEqual({ success: false, errorReason: "insufficient_funds", network: "base-sepolia" });
+    expect(decodeSettlement(encodeBase64Json({ ...sent, payer: 42 }))).toBeUndefined();
+  });
+
   it("reads a settlement whose extensions are null", () => {
     const settled = { success: true, transaction: "0xabc", network: "eip155:84532", extensions: null };
     expect(decodeSettlement(encodeBase64Json(settled))).toEqual(settled);
