@@ -2,7 +2,7 @@
 import { decodeBase64Json } from "./base64";
 import type { PaymentChallenge, PaymentRequirement } from "./challenge";
 import { MAX_HEADER_BYTES } from "./headers";
-import { isTooDeep, validateSettleResponse, type SettleResponse } from "./schemas";
+import { SETTLEMENT_TEXT_FIELDS, isTooDeep, validateSettleResponse, type SettleResponse } from "./schemas";
 
 /** What a scheme produces: the scheme-specific `payload` and any extension data it adds. */
 export interface SchemePayload {
@@ -50,5 +50,9 @@ export function decodeSettlement(value: string | null | undefined): SettleRespon
   const decoded = decodeBase64Json(value);
   if (!decoded.ok || isTooDeep(decoded.value)) return undefined;
   const parsed = validateSettleResponse(decoded.value);
-  return parsed.ok ? parsed.value : undefined;
+  if (!parsed.ok) return undefined;
+  // A text field sent as null is read as absent, so the fields are strings or undefined.
+  const settlement = { ...parsed.value };
+  for (const key of SETTLEMENT_TEXT_FIELDS) if (settlement[key] === null) delete settlement[key];
+  return settlement;
 }

@@ -144,14 +144,12 @@ export const validatePaymentRequiredV2 = (value: unknown) =>
 
 export const validatePaymentRequiredV1 = (value: unknown) => validate<PaymentRequiredV1>(value, paymentRequiredRules);
 
+/** Optional text fields of a settlement. Some servers send an absent one as `null` (the Java reference's `"payer": null`). */
+export const SETTLEMENT_TEXT_FIELDS = ["errorReason", "errorMessage", "payer", "transaction", "network", "amount"] as const;
+
 export const validateSettleResponse = (value: unknown) =>
   validate<SettleResponse>(value, {
     success: boolean,
-    errorReason: optional(string),
-    errorMessage: optional(string),
-    payer: optional(string),
-    transaction: optional(string),
-    network: optional(string),
-    amount: optional(string),
+    ...Object.fromEntries(SETTLEMENT_TEXT_FIELDS.map((key) => [key, optional(string, true)])),
     extensions: optional(object, true),
   });

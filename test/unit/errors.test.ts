@@ -6,8 +6,10 @@
 import { getBase58Decoder } from "@solana/kit";
 import { UserRejectedRequestError } from "viem";
 import { describe, expect, it } from "vitest";
+import { getEventListeners } from "node:events";
 import {
   InvalidConfigError,
+  NoPayableRequirementError,
   PaymentOutcomeUnknownError,
   PaymentRejectedError,
   SigningError,
@@ -18,7 +20,7 @@ import {
   redactSecrets,
 } from "../../src";
 import { exactEvm } from "../../src/evm";
-import { describeRejection, toWalletError } from "../../src/errors";
+import { describeRejection, raceAbort, throwIfAborted, toWalletError, type RejectedRequirement } from "../../src/errors";
 import { ANVIL_KEY_0 } from "../support/vectors";
 import { account, encodeHeader, v2Challenge } from "../support/seller";
 
@@ -41,6 +43,9 @@ describe("a wallet's refusal", () => {
     { name: "an EIP-1193 error with code 4001", thrown: () => Object.assign(new Error("User denied message signature"), { code: 4001 }) },
     { name: "a wallet adapter's message", thrown: () => new Error("User rejected the request.") },
     { name: "a 4001 deep in the cause chain", thrown: () => new Error("outer", { cause: { code: 4001, message: "inner" } }) },
+    { name: "ethers' ACTION_REJECTED, whatever its message", thrown: () => Object.assign(new Error("Aktion abgelehnt"), { code: "ACTION_REJECTED" }) },
+    { name: "a message saying it was denied by user", thrown: () => new Error("Request denied by user") },
+    { name: "a message saying it was rejected by the user", thrown: () => new Error("Signature rejected by the user") },
   ])("$name → USER_REJECTED, with the wallet's error as the cause", async ({ thrown }) => {
     const original = thrown();
     const error = await signingFailure(original);
@@ -48,6 +53,33 @@ describe("a wallet's refusal", () => {
     expect(error.phase).toBe("sign");
     expect(error.cause).toBe(original);
     expect(error.walk((e) => e === original)).toBe(original);
+  });
+
+  it("the message says what was declined and that nothing was paid", () => {
+    expect(toWalletError(new Error("User rejected the request."), "the payment").message).toBe("The wallet's user declined to sign the payment: nothing was paid.");
+    expect(toWalletError(new Error("ledger disconnected"), "the payment").message).toBe("Signing the payment failed: nothing was paid.");
+  });
+
+  it("a wallet error whose cause chain is a cycle is SIGNING_FAILED, and the check ends", () => {
+    const a: Error & { cause?: unknown } = new Error("a");
+    const b = new Error("b", { cause: a });
+    a.cause = b;
+    expect(toWalletError(a, "the payment").code).toBe("SIGNING_FAILED");
+  });
+
+  it("a refusal is looked for 16 errors deep, no deeper", () => {
+    const chain = (depth: number) => {
+      let error: Error = Object.assign(new Error("refused"), { code: 4001 });
+      for (let i = 1; i < depth; i++) error = new Error(`wrapper ${i}`, { cause: error });
+      return error;
+    };
+    expect(toWalletError(chain(16), "the payment").code).toBe("USER_REJECTED");
+    expect(toWalletError(chain(17), "the payment").code).toBe("SIGNING_FAILED");
+  });
+
+  it("a thrown function is not read as a wallet's error, even one named like a refusal (a class thrown without new)", () => {
+    expect(toWalletError(UserRejectedRequestError, "the payment").code).toBe("SIGNING_FAILED");
+    expect(toWalletError(Object.assign(() => {}, { code: 4001 }), "the payment").code).toBe("SIGNING_FAILED");
   });
 
   it("any other wallet failure → SIGNING_FAILED, the original reachable by walk()", async () => {
@@ -250,6 +282,24 @@ describe("walk() and isX402Error", () => {
     expect([a, b]).toContain(b.walk());
   });
 
+  it("walk(fn) asks once about an error that is its own cause", () => {
+    const error = new SigningError("a");
+    (error as { cause?: unknown }).cause = error;
+    let asked = 0;
+    expect(error.walk(() => (asked++, false))).toBeNull();
+    expect(asked).toBe(1);
+    expect(error.walk()).toBe(error);
+  });
+
+  it("on a long chain, walk() stops 16 causes down and walk(fn) asks about the 16 errors above that", () => {
+    const chain = [new SigningError("0")];
+    for (let i = 1; i < 20; i++) chain.push(new SigningError(String(i), { cause: chain[i - 1] }));
+    const top = chain[19]!;
+    expect(top.walk()).toBe(chain[19 - 16]);
+    expect(top.walk((e) => e === chain[19 - 15])).toBe(chain[19 - 15]);
+    expect(top.walk((e) => e === chain[19 - 16])).toBeNull();
+  });
+
   it("an error from another copy of x402-pay (ESM beside CJS, a bundle) is recognised by its global brand", () => {
     const foreign = Object.assign(new Error("from another copy"), { code: "PAYMENT_REJECTED" });
     Object.defineProperty(foreign, Symbol.for("x402-pay.error"), { value: true });
@@ -286,6 +336,11 @@ describe("codes and classes", () => {
     expect(isX402Error({ code: "INVALID_CONFIG" })).toBe(false);
   });
 
+  it("PaymentRejectedError is named as its class", () => {
+    const error = new PaymentRejectedError("rejected", { details: { reason: "settle_failed", status: 402, requirement: {}, payer: account.address } });
+    expect([error.name, error.code, error.phase, error.reason]).toEqual(["PaymentRejectedError", "PAYMENT_REJECTED", "settle", "settle_failed"]);
+  });
+
   it("toWalletError passes X402Errors through unchanged", () => {
     const error = new InvalidConfigError("bad");
     expect(toWalletError(error, "x")).toBe(error);
@@ -314,5 +369,76 @@ describe("server rejections read as sentences, the raw code kept", () => {
   it("an unknown code is named as it is; no code at all is said plainly", () => {
     expect(describeRejection("vendor_specific_thing")).toBe("The server rejected the payment (vendor_specific_thing).");
     expect(describeRejection(undefined)).toMatch(/gave no reason/);
+  });
+});
+
+describe("NoPayableRequirementError names what was refused", () => {
+  const rejected = (index: number, more: Partial<RejectedRequirement> = {}): RejectedRequirement => ({
+    index,
+    scheme: "exact",
+    network: "eip155:8453",
+    amount: "1000",
+    asset: "USDC",
+    payTo: "0x1",
+    code: "policy",
+    reason: "over the limit",
+    ...more,
+  });
+
+  it("an empty accepts list is said plainly", () => {
+    const error = new NoPayableRequirementError([]);
+    expect([error.name, error.code, error.phase]).toEqual(["NoPayableRequirementError", "NO_PAYABLE_REQUIREMENT", "select"]);
+    expect(error.message).toBe("Nothing payable: the server offered no payment requirements.");
+    expect(error.details.rejected).toEqual([]);
+  });
+
+  it("up to three requirements are each named, with no count of the rest", () => {
+    const error = new NoPayableRequirementError([rejected(0), rejected(1, { reason: "no scheme" })]);
+    expect(error.message).toBe("Nothing payable: #0 exact on eip155:8453 (1000 of USDC): over the limit; #1 exact on eip155:8453 (1000 of USDC): no scheme.");
+  });
+
+  it("past three, the rest are counted", () => {
+    const error = new NoPayableRequirementError([0, 1, 2, 3, 4].map((i) => rejected(i)));
+    expect(error.message).toMatch(/#2 exact on eip155:8453 \(1000 of USDC\): over the limit; and 2 more\.$/);
+    expect(error.message).not.toContain("#3");
+    expect(error.rejected).toHaveLength(5);
+  });
+
+  it("a value is shown whole up to 66 characters, and cut past that", () => {
+    const asset = "a".repeat(66);
+    expect(new NoPayableRequirementError([rejected(0, { asset })]).message).toContain(`of ${asset})`);
+    expect(new NoPayableRequirementError([rejected(0, { asset: asset + "b" })]).message).toContain(`of ${asset}…)`);
+  });
+});
+
+describe("cancellation", () => {
+  it("an abort before sending says nothing was paid, with the signal's reason as cause", () => {
+    const controller = new AbortController();
+    controller.abort(new Error("user navigated away"));
+    let thrown: unknown;
+    try {
+      throwIfAborted(controller.signal);
+    } catch (e) {
+      thrown = e;
+    }
+    const error = thrown as X402Error;
+    expect([error.name, error.code]).toEqual(["AbortError", "ABORTED"]);
+    expect(error.message).toBe("The request was aborted before the payment was sent: nothing was paid.");
+    expect(error.cause).toBe(controller.signal.reason);
+  });
+
+  it("raceAbort leaves no listener on a signal that outlives the work (one signal for many requests)", async () => {
+    const controller = new AbortController();
+    for (let i = 0; i < 3; i++) await expect(raceAbort(Promise.resolve(i), controller.signal)).resolves.toBe(i);
+    await expect(raceAbort(Promise.reject(new Error("failed")), controller.signal)).rejects.toThrow("failed");
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("raceAbort rejects at once on abort and lets go of the signal, even while the work never settles", async () => {
+    const controller = new AbortController();
+    const pending = raceAbort(new Promise<never>(() => {}), controller.signal);
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: "ABORTED" });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 });

@@ -11,6 +11,8 @@ import {
   parseChallenge,
   parseUsd,
   decodeSettlement,
+  findKnownAsset,
+  patternSpecificity,
 } from "../../src";
 
 describe("header codec (wire.md §2 vectors)", () => {
@@ -100,11 +102,29 @@ describe("networks", () => {
   });
 });
 
+describe("pattern specificity", () => {
+  it("an exact id beats any wildcard, even one with more literal text", () => {
+    expect(patternSpecificity("eip155:1")).toBeGreaterThan(patternSpecificity("eip155:12345678*"));
+    expect(patternSpecificity("eip155:8453")).toBeGreaterThan(patternSpecificity("eip155:8453*"));
+  });
+
+  it("among wildcards, longer literal text beats shorter, however many stars", () => {
+    expect(patternSpecificity("eip155:*")).toBeGreaterThan(patternSpecificity("*:*"));
+    expect(patternSpecificity("eip155:*")).toBeGreaterThan(patternSpecificity("*"));
+  });
+});
+
 describe("money", () => {
   it.each([
     ["$1", 10n ** 18n],
     ["$0.10", 10n ** 17n],
     ["0.000001", 10n ** 12n],
+    ["$10", 10n * 10n ** 18n],
+    [" $1 ", 10n ** 18n],
+    ["$ 2.5", 25n * 10n ** 17n],
+    ["$1_000", 1000n * 10n ** 18n],
+    ["0.000000000000000001", 1n],
+    ["0.0000000000000000001", undefined],
     ["$1,00", undefined],
     ["-1", undefined],
     ["abc", undefined],
@@ -131,6 +151,14 @@ describe("money", () => {
     [((1n << 256n) - 1n).toString(), (1n << 256n) - 1n],
   ] as const)("parseAtomicAmount(%j)", (value, expected) => {
     expect(parseAtomicAmount(value)).toBe(expected);
+  });
+
+  it("finds a known asset by address, 0x addresses in any case, whatever the case of the prefix", () => {
+    const usdc = { network: "eip155:8453", address: "0X833589FCD6EDB6E08F4C7C32D4F71B54BDA02913", decimals: 6, symbol: "USDC" };
+    expect(findKnownAsset("eip155:8453", "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", [usdc])).toBe(usdc);
+    expect(findKnownAsset("eip155:1", "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", [usdc])).toBeUndefined();
+    const mint = { network: "solana:mainnet", address: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", decimals: 6, symbol: "USDC" };
+    expect(findKnownAsset("solana:mainnet", mint.address.toLowerCase(), [mint])).toBeUndefined();
   });
 
   it("formats units", () => {
@@ -219,6 +247,118 @@ describe("parseChallenge", () => {
   });
 });
 
+describe("parseChallenge: where the challenge is, and what it must be", () => {
+  const requirement = {
+    scheme: "exact",
+    network: "eip155:84532",
+    amount: "1000",
+    asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+    payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+    maxTimeoutSeconds: 60,
+  };
+  const v2 = (more: Record<string, unknown> = {}) => ({ x402Version: 2, resource: { url: "https://a.example/x" }, accepts: [requirement], ...more });
+  const failure = (input: Parameters<typeof parseChallenge>[0]) => {
+    try {
+      parseChallenge(input);
+    } catch (e) {
+      return e as { code: string; message: string };
+    }
+    throw new Error("expected a failure");
+  };
+  const html = "The 402 response is an HTML paywall for browsers, not an x402 challenge. Do not send `Accept: text/html`, or ask the server for its API response.";
+  const none =
+    "The 402 response has no PAYMENT-REQUIRED header and no x402 JSON body. In a browser, a server on another origin must list PAYMENT-REQUIRED in Access-Control-Expose-Headers.";
+
+  it.each([
+    ["an HTML content type, whatever the body", { contentType: "TEXT/HTML; charset=utf-8", body: "" }, html],
+    ["an HTML page without a content type", { body: "<!doctype html><p>Pay</p>" }, html],
+    ["an HTML page after blank lines", { body: "\n  <html><p>Pay</p></html>" }, html],
+    ["JSON that is not a challenge, with markup inside", { contentType: "application/json", body: '{"error":"<b>pay first</b>"}' }, none],
+    ["text with a < in it", { contentType: "text/plain", body: "price < 1 USD" }, none],
+    ["a parsed JSON array holding markup", { body: ["<p>pay</p>"] }, none],
+    ["a bare JSON number", { body: "402" }, none],
+    ["nothing at all", {}, none],
+  ])("%s → CHALLENGE_NOT_FOUND, told apart as HTML or not", (_, input, message) => {
+    const error = failure({ header: null, ...input });
+    expect(error.code).toBe("CHALLENGE_NOT_FOUND");
+    expect(error.message).toBe(message);
+  });
+
+  it("reads a body of up to 1 MiB, and no more", () => {
+    const json = JSON.stringify(v2());
+    const padded = (length: number) => json + " ".repeat(length - json.length);
+    expect(parseChallenge({ header: null, body: padded(1024 * 1024) }).source).toBe("body");
+    expect(failure({ header: null, body: padded(1024 * 1024 + 1) }).code).toBe("CHALLENGE_NOT_FOUND");
+  });
+
+  it("reads a header of exactly 64 KiB", () => {
+    const padded = (n: number) => v2({ extensions: { pad: { info: "x".repeat(n) } } });
+    let n = 48_000;
+    while (encodeBase64Json(padded(n + 1)).length <= 64 * 1024) n++;
+    const header = encodeBase64Json(padded(n));
+    expect(header).toHaveLength(64 * 1024);
+    expect(parseChallenge({ header }).extensions).toEqual({ pad: { info: "x".repeat(n) } });
+    expect(failure({ header: encodeBase64Json(padded(n + 1)) }).message).toBe(
+      "The PAYMENT-REQUIRED header is 65540 bytes, over the 65536-byte limit.",
+    );
+  });
+
+  it("says which part is not a JSON object: the header, or the body", () => {
+    expect(failure({ header: encodeBase64Json([v2()]) }).message).toBe("The PAYMENT-REQUIRED header is not a JSON object.");
+    expect(failure({ header: null, body: Object.assign([], { x402Version: 2, accepts: [] }) }).message).toBe("The 402 body is not a JSON object.");
+  });
+
+  it("reads a challenge nested 32 levels deep, refuses 33", () => {
+    const nested = (levels: number) => {
+      let value: unknown = {};
+      for (let i = 2; i < levels; i++) value = { next: value };
+      return v2({ extensions: value as Record<string, unknown> });
+    };
+    expect(parseChallenge({ header: encodeBase64Json(nested(32)) }).requirements).toHaveLength(1);
+    expect(failure({ header: encodeBase64Json(nested(33)) })).toMatchObject({
+      code: "INVALID_CHALLENGE",
+      message: "The challenge is nested more than 32 levels deep.",
+    });
+  });
+
+  it("v1: a top-level resource string (sent by some v1 servers) is kept in raw, not read as v2's resource", () => {
+    const v1 = { scheme: "exact", network: "base-sepolia", maxAmountRequired: "1000", asset: requirement.asset, payTo: requirement.payTo, maxTimeoutSeconds: 60 };
+    const challenge = parseChallenge({ header: null, body: { x402Version: 1, resource: "https://a.example/x", accepts: [v1] } });
+    expect(challenge.requirements).toHaveLength(1);
+    expect(challenge.resource).toBeUndefined();
+    expect(challenge.raw.resource).toBe("https://a.example/x");
+  });
+
+  it("an element of accepts that is not an object is listed as invalid, not thrown on", () => {
+    const challenge = parseChallenge({ header: encodeBase64Json(v2({ accepts: [null, "exact", [requirement], requirement] })) });
+    expect(challenge.requirements.map((r) => r.index)).toEqual([3]);
+    expect(challenge.invalid.map((i) => [i.index, i.reason])).toEqual([
+      [0, "must be a JSON object"],
+      [1, "must be a JSON object"],
+      [2, "must be a JSON object"],
+    ]);
+  });
+
+  it("extra and extensions may be null (read as absent); any other non-object is refused", () => {
+    const challenge = parseChallenge({
+      header: encodeBase64Json(v2({ extensions: null, accepts: [{ ...requirement, extra: null }, { ...requirement, extra: "USDC" }, { ...requirement, extra: [] }] })),
+    });
+    expect(challenge.extensions).toBeUndefined();
+    expect(challenge.requirements.map((r) => [r.index, r.extra])).toEqual([[0, {}]]);
+    expect(challenge.invalid.map((i) => i.reason)).toEqual(["extra must be an object", "extra must be an object"]);
+    expect(failure({ header: encodeBase64Json(v2({ extensions: "none" })) }).message).toBe(
+      "The x402 v2 challenge is malformed: extensions must be an object.",
+    );
+  });
+
+  it("v2: a resource, if present, is an object with a url; null is refused", () => {
+    expect(failure({ header: encodeBase64Json(v2({ resource: null })) }).message).toBe("The x402 v2 challenge is malformed: resource must be an object.");
+    expect(failure({ header: encodeBase64Json(v2({ resource: { url: "" } })) }).message).toBe(
+      "The x402 v2 challenge is malformed: resource.url must not be empty.",
+    );
+  });
+});
+
 describe("decodeSettlement", () => {
   it("reads a settlement and refuses garbage", () => {
     const ok = { success: true, transaction: "0xabc", network: "eip155:84532", payer: "0x1" };
@@ -226,6 +366,18 @@ describe("decodeSettlement", () => {
     expect(decodeSettlement(encodeBase64Json({ nope: 1 }))).toBeUndefined();
     expect(decodeSettlement("!!")).toBeUndefined();
     expect(decodeSettlement(null)).toBeUndefined();
+  });
+
+  it("reads a settlement that sends absent fields as null (a Java server's \"payer\": null), as if they were absent", () => {
+    const sent = { success: false, errorReason: "insufficient_funds", errorMessage: null, transaction: null, network: "base-sepolia", payer: null, amount: null };
+    expect(decodeSettlement(encodeBase64Json(sent))).toStrictEqual({ success: false, errorReason: "insufficient_funds", network: "base-sepolia" });
+    expect(decodeSettlement(encodeBase64Json({ ...sent, payer: 42 }))).toBeUndefined();
+  });
+
+  it("reads a settlement whose extensions are null", () => {
+    const settled = { success: true, transaction: "0xabc", network: "eip155:84532", extensions: null };
+    expect(decodeSettlement(encodeBase64Json(settled))).toEqual(settled);
+    expect(decodeSettlement(encodeBase64Json({ ...settled, extensions: "none" }))).toBeUndefined();
   });
 
   const ok = { success: true, transaction: "0xabc", network: "eip155:84532", payer: "0x1" };
