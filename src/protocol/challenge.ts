@@ -122,7 +122,7 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
   });
   return {
     x402Version: version,
-    error: data.error,
+    error: data.error ?? undefined,
     resource: version === 2 ? (data as PaymentRequiredV2).resource : undefined,
     extensions: data.extensions ?? undefined,
     requirements,

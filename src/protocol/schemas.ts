@@ -133,7 +133,7 @@ export const validateRequirementsV1 = (value: unknown) =>
   });
 
 const paymentRequiredRules: Record<string, Rule> = {
-  error: optional(string),
+  error: optional(string, true),
   accepts: array,
   extensions: optional(object, true),
 };

@@ -247,6 +247,17 @@ describe("parseChallenge", () => {
   });
 });
 
+describe("parseChallenge: a server that writes absent text as null", () => {
+  const accepts = [{ scheme: "exact", network: "eip155:84532", amount: "1000", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", maxTimeoutSeconds: 60 }];
+  it.each([1, 2])("v%i: \"error\": null is no error, and the challenge is read", (x402Version) => {
+    const v1 = { ...accepts[0], network: "base-sepolia", amount: undefined, maxAmountRequired: "1000", resource: "https://api.example.com/x", description: "", mimeType: "" };
+    const body = x402Version === 1 ? { x402Version, error: null, accepts: [v1] } : { x402Version, error: null, accepts, resource: { url: "https://api.example.com/x" } };
+    const challenge = parseChallenge({ header: encodeBase64Json(body) });
+    expect(challenge.error).toBeUndefined();
+    expect(challenge.requirements).toHaveLength(1);
+  });
+});
+
 describe("parseChallenge: where the challenge is, and what it must be", () => {
   const requirement = {
     scheme: "exact",
