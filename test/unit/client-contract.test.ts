@@ -245,7 +245,7 @@ describe("policy construction at the edges", () => {
 
   it.each([
     ["text before the scheme", "xhttps://api.example.com"],
-    ["an object that prints as an origin", { toString: () => "https://api.example.com" }],
+    ["an object that prints as an origin", { toString: (): string => "https://api.example.com" }],
   ])("origins: %s is refused", (_, origin) => {
     expect(thrownBy(withPolicy({ origins: [origin] }))).toMatchObject({ code: "INVALID_CONFIG", details: { option: "policy.origins" } });
   });
