@@ -200,11 +200,13 @@ function withTracking(config: Config): Config {
   return { ...config, env: { ...config.env, fetch: tracker } };
 }
 
+/**
+ * A header of a request or an answer, by name in any case: axios's headers, or a custom adapter's
+ * plain object. Several values (an array, sent as a line each) count, joined; an empty one does not.
+ */
 function headerOf(headers: unknown, name: string): string | undefined {
-  if (!headers) return undefined;
-  const h = headers as { get?: (n: string) => unknown } & Record<string, unknown>;
-  const value = typeof h.get === "function" ? h.get(name) : (h[name] ?? h[name.toLowerCase()]);
-  return typeof value === "string" ? value : undefined;
+  const value = AxiosHeaders.from(headers as AxiosHeaders).get(name);
+  return value ? String(value) : undefined;
 }
 
 function isStream(data: unknown): boolean {

@@ -107,6 +107,22 @@ describe("axios: the request already carried a payment", () => {
   });
 });
 
+describe("axios: the request already carried a payment (several values)", () => {
+  it("a payment header given as an array (sent as a header line per value) counts: PAYMENT_ALREADY_ATTEMPTED, nothing signed", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const { client, signs } = payingClient();
+    const instance = wrapAxiosWithPayment(axios.create(), client);
+
+    const error = await rejection(instance.get(url, { headers: { "PAYMENT-SIGNATURE": ["earlier"] } }));
+
+    expect(seller.requests[0]!.headers["payment-signature"]).toBe("earlier");
+    expect(error.code).toBe("PAYMENT_ALREADY_ATTEMPTED");
+    expect(signs).toHaveLength(0);
+    expect(seller.requests).toHaveLength(1);
+  });
+});
+
 describe("axios: redirects of the paid request, followed by hand with the instance's settings", () => {
   const instanceWith = (adapter: AxiosAdapter, config: Parameters<typeof axios.create>[0] = {}) =>
     wrapAxiosWithPayment(axios.create({ adapter, validateStatus: () => true, ...config }), payingClient().client);
