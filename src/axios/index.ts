@@ -4,7 +4,7 @@
  * the first request, and the response interceptors and `transformResponse` see the final response
  * once, whatever their order or kind.
  */
-import {
+import axios, {
   AxiosError,
   AxiosHeaders,
   getAdapter,
@@ -38,7 +38,8 @@ export function wrapAxiosWithPayment<T extends AxiosInstance>(instance: T, clien
 function paying(instance: AxiosInstance, client: X402Client, original: Config["adapter"]): AxiosAdapter {
   const adapter = async (dispatched: Config): Promise<AxiosResponse> => {
     let config = dispatched;
-    let send = getAdapter(original ?? ["xhr", "http", "fetch"], config);
+    // With none on the instance, axios falls back to its global defaults' adapter.
+    let send = getAdapter(original ?? axios.defaults.adapter, config);
     if (isFetchAdapter(send, config)) {
       // axios's fetch adapter keeps where redirects led to itself: a tracking fetch records it.
       config = withTracking(config);

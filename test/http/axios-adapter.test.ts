@@ -209,6 +209,24 @@ describe("axios: the instance without an adapter of its own", () => {
     expect(response.status).toBe(200);
     expect(seller.requests).toHaveLength(2);
   });
+
+  it("uses axios.defaults.adapter when it is changed (as a global mock adapter does), as axios does", async () => {
+    const { adapter, calls } = mockAdapter();
+    const before = axios.defaults.adapter;
+    axios.defaults.adapter = adapter;
+    try {
+      const instance = axios.create();
+      instance.defaults.adapter = undefined;
+      wrapAxiosWithPayment(instance, payingClient().client);
+
+      const response = await instance.get(url);
+
+      expect(response.data).toBe("paid");
+      expect(calls.map((c) => !!c.headers["payment-signature"])).toEqual([false, true]);
+    } finally {
+      axios.defaults.adapter = before;
+    }
+  });
 });
 
 describe("axios's http adapter", () => {
