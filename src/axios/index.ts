@@ -4,7 +4,7 @@
  * the first request, and the response interceptors and `transformResponse` see the final response
  * once, whatever their order or kind.
  */
-import {
+import axios, {
   AxiosError,
   AxiosHeaders,
   getAdapter,
@@ -38,7 +38,8 @@ export function wrapAxiosWithPayment<T extends AxiosInstance>(instance: T, clien
 function paying(instance: AxiosInstance, client: X402Client, original: Config["adapter"]): AxiosAdapter {
   const adapter = async (dispatched: Config): Promise<AxiosResponse> => {
     let config = dispatched;
-    let send = getAdapter(original ?? ["xhr", "http", "fetch"], config);
+    // With none on the instance, axios falls back to its global defaults' adapter.
+    let send = getAdapter(original ?? axios.defaults.adapter, config);
     if (isFetchAdapter(send, config)) {
       // axios's fetch adapter keeps where redirects led to itself: a tracking fetch records it.
       config = withTracking(config);
@@ -82,18 +83,19 @@ async function pay(
   const requested = new URL(instance.getUri(config), page).href;
   const last = first.request as { res?: { responseUrl?: string }; responseURL?: string; method?: string; getHeader?: unknown } | undefined;
   const url = last?.res?.responseUrl || last?.responseURL || (last && finalUrls.get(last)) || requested;
-  const method = (typeof last?.getHeader === "function" && last.method) || (config.method ?? "get").toUpperCase();
-  // Turned into a GET on the way (a 303) or not (307): the shared rules say what goes with it.
+  // axios sets the method (lower case) before any adapter runs.
   const asked = config.method!.toUpperCase();
+  // Node's http adapter followed the redirects itself: its request is the last hop's, with its method.
+  const node = typeof last?.getHeader === "function";
+  const method = (node && last!.method) || asked;
+  // Turned into a GET on the way (a 303) or not (307): the shared rules say what goes with it.
   const hop = redirectHop({ url: requested, method: asked }, method !== asked ? 303 : 307, url, [], false);
   const headers = new AxiosHeaders(config.headers);
   for (const name of hop.dropHeaders) headers.delete(name);
   const data = hop.dropBody ? undefined : config.data;
   const base: Config = { ...config, url, baseURL: undefined, params: undefined, method, headers, data, validateStatus: () => true };
-  const moved = url !== requested && !["GET", "HEAD"].includes(method) && typeof last?.getHeader !== "function";
+  const moved = url !== requested && !["GET", "HEAD"].includes(method) && !node;
 
-  let paid: AxiosResponse | undefined;
-  let hops: Record<string, string> = {};
   let paymentLeft = false;
   const transport: Transport<AxiosResponse> = {
     request: { url, method, signal: config.signal as AbortSignal | undefined },
@@ -105,16 +107,16 @@ async function pay(
     requestHeader: (name) => headerOf(config.headers, name),
     async resend(extra) {
       paymentLeft ||= Object.keys(extra).some((name) => (PAYMENT_HEADERS as readonly string[]).includes(name));
-      hops = {};
       const next = { ...base, headers: new AxiosHeaders(base.headers).set(extra) };
-      return (paid = await (page === undefined ? follow(send, next, Object.keys(extra), hops) : fromPage(send, next, page, Object.keys(extra))));
+      return page === undefined ? follow(send, next, Object.keys(extra)) : fromPage(send, next, page, Object.keys(extra));
     },
     status: (r) => r.status,
     redirected: (r) => redirectedAnswers.has(r) || redirectedAnswers.has(r.request as object),
-    header: (r, name) => headerOf(r.headers, name) ?? (r === paid ? hops[name] : undefined),
+    header: (r, name) => headerOf(r.headers, name) ?? hopSettlements.get(r)?.[name],
     body: (r) => bodySource(r.data),
     discard: (r) => (r.data as { destroy?: () => void } | undefined)?.destroy?.(),
   };
+  let paid: AxiosResponse;
   try {
     paid = await handlePaymentRequired(client, transport, first);
   } finally {
@@ -129,12 +131,13 @@ async function pay(
 }
 
 /** Outside a browser: redirects followed hop by hop with the shared rules (the payment stays on its origin). */
-async function follow(send: AxiosAdapter, config: Config, guarded: string[], hops: Record<string, string>): Promise<AxiosResponse> {
+async function follow(send: AxiosAdapter, config: Config, guarded: string[]): Promise<AxiosResponse> {
+  const hops: Record<string, string> = {};
   for (let count = 0; ; count++) {
     const response = await send({ ...config, maxRedirects: 0 });
     const location = headerOf(response.headers, "location");
     if (config.maxRedirects === 0 || !location || !REDIRECT_STATUSES.includes(response.status)) {
-      if (count > 0) redirectedAnswers.add(response);
+      if (count > 0) redirectedAnswers.add(response), hopSettlements.set(response, hops);
       return response;
     }
     (response.data as { destroy?: () => void } | undefined)?.destroy?.();
@@ -174,6 +177,8 @@ async function fromPage(send: AxiosAdapter, config: Config, page: string, guarde
 /** Answers (or the fetch Requests behind them) that came after redirects, and where those redirects led. */
 const redirectedAnswers = new WeakSet<object>();
 const finalUrls = new WeakMap<object, string>();
+/** Settlement headers of the redirect answers that came before an answer `follow` returned, by that answer. */
+const hopSettlements = new WeakMap<object, Record<string, string>>();
 type Fetch = typeof globalThis.fetch;
 // One tracking fetch per fetch: axios caches its fetch adapter per function, so a new one per request would grow its cache.
 const trackers = new WeakMap<Fetch, Fetch>();
@@ -196,17 +201,16 @@ function withTracking(config: Config): Config {
   return { ...config, env: { ...config.env, fetch: tracker } };
 }
 
+/**
+ * A header of a request or an answer, by name in any case: axios's headers, or a custom adapter's
+ * plain object. Several values (an array, sent as a line each) count, joined; an empty one does not.
+ */
 function headerOf(headers: unknown, name: string): string | undefined {
-  if (!headers) return undefined;
-  const h = headers as { get?: (n: string) => unknown } & Record<string, unknown>;
-  const value = typeof h.get === "function" ? h.get(name) : (h[name] ?? h[name.toLowerCase()]);
-  return typeof value === "string" ? value : undefined;
+  const value = AxiosHeaders.from(headers as AxiosHeaders).get(name);
+  return value ? String(value) : undefined;
 }
 
 function isStream(data: unknown): boolean {
-  return (
-    !!data &&
-    typeof data === "object" &&
-    (typeof (data as { pipe?: unknown }).pipe === "function" || (typeof ReadableStream !== "undefined" && data instanceof ReadableStream))
-  );
+  // Node >= 20 and browsers have ReadableStream.
+  return typeof (data as { pipe?: unknown } | null | undefined)?.pipe === "function" || data instanceof ReadableStream;
 }
