@@ -255,7 +255,7 @@ describe("axios: the paid retry is the same request", () => {
       .post(url, Readable.from([Buffer.from("streamed")]), { headers: { "Content-Type": "application/octet-stream" } })
       .catch((e: unknown) => e);
 
-    expect(error).toMatchObject({ name: "BodyNotReplayableError", code: "BODY_NOT_REPLAYABLE" });
+    expect(error).toMatchObject({ name: "BodyNotReplayableError", code: "BODY_NOT_REPLAYABLE", details: { url, method: "POST" } });
     expect(signs).toHaveLength(0);
     expect(seller.requests).toHaveLength(1);
   });
