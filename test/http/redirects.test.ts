@@ -231,6 +231,7 @@ describe("fetch: a redirected free request looks as fetch makes it", () => {
     server.use(http.get(`${SELLER}/old`, () => new HttpResponse(null, { status: 301, headers: { Location: "/new" } })));
     const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client)(`${SELLER}/old`, { redirect: "error" }));
     expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe("fetch failed: redirect not allowed");
   });
 
   it("a paid retry that lands on a settlement after a same-origin redirect still gets its receipt", async () => {
@@ -245,5 +246,30 @@ describe("fetch: a redirected free request looks as fetch makes it", () => {
     const response = await wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client)(`${SELLER}${PATH}`);
     expect(response.status).toBe(200);
     expect(getPaymentReceipt(response)?.transaction).toBe(TX_HASH);
+  });
+});
+
+describe("fetch: redirect limits, as fetch's", () => {
+  /** `${SELLER}/hop/N` redirects to N-1 ... `/hop/0` answers 200. */
+  function chain() {
+    server.use(
+      http.get(`${SELLER}/hop/:n`, ({ params }) => {
+        const n = Number(params.n);
+        return n === 0 ? HttpResponse.json({ arrived: true }) : new HttpResponse(null, { status: 302, headers: { Location: `/hop/${n - 1}` } });
+      }),
+    );
+    return wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client);
+  }
+
+  it("20 redirects are followed", async () => {
+    const response = await chain()(`${SELLER}/hop/20`);
+    expect(response.status).toBe(200);
+    expect(response.url).toBe(`${SELLER}/hop/0`);
+  });
+
+  it('a 21st fails with a TypeError "redirect limit reached"', async () => {
+    const error = await rejection(chain()(`${SELLER}/hop/21`));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe("fetch failed: redirect limit reached");
   });
 });

@@ -370,3 +370,69 @@ describe("fetch: a first request that was redirected", () => {
     expect(getPaymentReceipt(response)?.transaction).toBe(TX_HASH);
   });
 });
+
+// ---------------------------------------------------------------- fetch: a Request's options
+
+describe("fetch: the options of the request go with both sends", () => {
+  /** A fetch that records the init of every call, then lets msw answer. */
+  function spyingFetch() {
+    const inits: RequestInit[] = [];
+    const fetchFn: typeof fetch = (input, init) => (inits.push(init ?? {}), globalThis.fetch(input, init));
+    return { fetchFn, inits };
+  }
+
+  it("a Request given as input: credentials, cache, mode, referrer and its policy, integrity, keepalive reach both calls", async () => {
+    server.use(createSeller().handler);
+    const { fetchFn, inits } = spyingFetch();
+    const options = {
+      credentials: "include",
+      cache: "no-store",
+      mode: "same-origin",
+      referrer: `${SELLER}/shop`,
+      referrerPolicy: "unsafe-url",
+      integrity: "sha256-abc",
+      keepalive: true,
+    } as const;
+    const response = await wrapFetchWithPayment(fetchFn, payingClient().client)(new Request(url, options));
+
+    expect(response.status).toBe(200);
+    expect(inits).toHaveLength(2);
+    for (const init of inits) expect(init).toMatchObject(options);
+  });
+
+  it("a service worker's navigation request (mode navigate, which fetch refuses in init) is paid", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const Original = globalThis.Request;
+    // What `event.request` of a navigation is; Node cannot make one, so the mode is faked.
+    class NavigationRequest extends Original {
+      override get mode(): RequestMode {
+        return "navigate";
+      }
+    }
+    const { fetchFn, inits } = spyingFetch();
+    try {
+      globalThis.Request = NavigationRequest;
+      const response = await wrapFetchWithPayment(fetchFn, payingClient().client)(new NavigationRequest(url));
+      expect(response.status).toBe(200);
+    } finally {
+      globalThis.Request = Original;
+    }
+    expect(seller.requests).toHaveLength(2);
+    // fetch(url, { mode: "navigate" }) throws a TypeError: the mode is left to fetch's default.
+    expect(inits.map((init) => init.mode)).toEqual([undefined, undefined]);
+  });
+
+  it("an init that is itself a Request (fetch reads it as a dictionary) gives method, headers and body", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const init = new Request(`${OTHER}/ignored`, { method: "POST", body: "order", headers: { "content-type": "text/plain" } });
+    const response = await paidFetch()(url, init);
+
+    expect(response.status).toBe(200);
+    expect(seller.requests.map((r) => [r.method, r.url, new TextDecoder().decode(r.body), r.headers["content-type"]])).toEqual([
+      ["POST", url, "order", "text/plain"],
+      ["POST", url, "order", "text/plain"],
+    ]);
+  });
+});
