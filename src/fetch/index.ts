@@ -154,6 +154,7 @@ function requestOptions(request: Request): RequestInit {
     referrerPolicy: request.referrerPolicy,
   };
   if (request.mode && request.mode !== "navigate") options.mode = request.mode;
-  if (request.referrer && request.referrer !== "about:client") options.referrer = request.referrer;
+  // "" is no referrer; "about:client" (the default) is left to fetch.
+  if (request.referrer !== "about:client") options.referrer = request.referrer;
   return options;
 }

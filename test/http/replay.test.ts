@@ -400,6 +400,13 @@ describe("fetch: the options of the request go with both sends", () => {
     for (const init of inits) expect(init).toMatchObject(options);
   });
 
+  it('a Request asking for no referrer (referrer: "") is sent without one', async () => {
+    server.use(createSeller().handler);
+    const { fetchFn, inits } = spyingFetch();
+    await wrapFetchWithPayment(fetchFn, payingClient().client)(new Request(url, { referrer: "" }));
+    expect(inits.map((init) => init.referrer)).toEqual(["", ""]);
+  });
+
   it("a service worker's navigation request (mode navigate, which fetch refuses in init) is paid", async () => {
     const seller = createSeller();
     server.use(seller.handler);
