@@ -48,9 +48,8 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
     }
     if (first.status !== 402) return first;
 
-    let paid: Response | undefined;
-    // Settlement headers of a redirect answer to the paid request, which the caller never sees.
-    let hops: Record<string, string> = {};
+    // Settlement headers reported by redirect hops (which the caller never sees), by the answer they led to.
+    const settledOnTheWay = new WeakMap<Response, Record<string, string>>();
     const transport: Transport<Response> = {
       request: { url: state.url, method: state.method, signal: request.signal },
       notReplayable,
@@ -59,16 +58,17 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
         const headers = copyHeaders(state.headers);
         for (const [name, value] of Object.entries(extra)) headers.set(name, value);
         const to = { ...state, headers };
-        hops = {};
-        paid =
+        const hops: Record<string, string> = {};
+        const answer =
           page === undefined
             ? (await follow(send, to, request.redirect, Object.keys(extra), hops)).response
             : await sendFromPage(send, to, page, request, Object.keys(extra));
-        return paid;
+        settledOnTheWay.set(answer, hops);
+        return answer;
       },
       status: (response) => response.status,
       redirected: (response) => response.redirected,
-      header: (response, name) => response.headers.get(name) ?? (response === paid ? hops[name] : null) ?? null,
+      header: (response, name) => response.headers.get(name) ?? settledOnTheWay.get(response)?.[name] ?? null,
       body: (response) => response.body,
       discard,
     };
@@ -122,8 +122,8 @@ async function sendFromPage(send: Send, to: Sent, page: string, request: Request
 // Stryker restore all
 
 /** Releases the connection of a response the caller never sees (Node keeps it busy until the body is read). */
-function discard(response: Response | undefined): void {
-  if (response?.body && !response.bodyUsed) response.body.cancel().catch(() => {});
+function discard(response: Response): void {
+  if (response.body && !response.bodyUsed) response.body.cancel().catch(() => {});
 }
 
 /**
@@ -154,6 +154,7 @@ function requestOptions(request: Request): RequestInit {
     referrerPolicy: request.referrerPolicy,
   };
   if (request.mode && request.mode !== "navigate") options.mode = request.mode;
-  if (request.referrer && request.referrer !== "about:client") options.referrer = request.referrer;
+  // "" is no referrer; "about:client" (the default) is left to fetch.
+  if (request.referrer !== "about:client") options.referrer = request.referrer;
   return options;
 }

@@ -6,7 +6,7 @@
 import axios from "axios";
 import { HttpResponse } from "msw";
 import { describe, expect, it, vi } from "vitest";
-import { createX402Client, getPaymentReceipt, isX402Error, type AnyX402Error, type PaymentOutcome, type PaymentReceipt, type X402Extension } from "../../src";
+import { PaymentAlreadyAttemptedError, createX402Client, getPaymentReceipt, isX402Error, type AnyX402Error, type PaymentOutcome, type PaymentReceipt, type X402Extension } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import {
@@ -299,6 +299,9 @@ describe.each(wrappers)("$name: outcome hooks fire exactly once per payment atte
     const recorded = hooks();
     const error = await rejection(wrapper.send(payingClient(recorded.options).client, { url }));
     expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
+    expect(error.message).toBe(
+      "The paid request got no usable answer: the payment may have settled. details.paymentHeader holds the exact signed header: resending it cannot pay twice.",
+    );
     expect(recorded.failed).toEqual([error]);
     expect(recorded.settled).toEqual([]);
   });
@@ -360,6 +363,30 @@ describe("outcomes of a paid response with an error status", () => {
     expect(getPaymentReceipt(response)).toMatchObject({ status: 500, settled: true, transaction: TX_HASH });
     expect(recorded.settled).toHaveLength(1);
     expect(recorded.failed).toEqual([]);
+  });
+
+  it("fetch: an opaque answer to the paid request (status 0, what a browser gives for redirect: \"manual\") is outcome unknown, not settled", async () => {
+    server.use(createSeller().handler);
+    const recorded = hooks();
+    const opaque = Response.error();
+    const fetchFn: typeof fetch = (input, init) => (new Headers(init?.headers).has("payment-signature") ? Promise.resolve(opaque) : globalThis.fetch(input, init));
+    const response = await wrapFetchWithPayment(fetchFn, payingClient(recorded.options).client)(url, { redirect: "manual" });
+
+    expect(response).toBe(opaque);
+    expect(getPaymentReceipt(response)).toMatchObject({ status: 0, settled: false });
+    expect(recorded.settled).toEqual([]);
+    expect(recorded.failed).toMatchObject([{ code: "PAYMENT_OUTCOME_UNKNOWN", details: { status: 0 } }]);
+  });
+
+  it("fetch: a fetch that fails the paid request with an x402 error of its own (another wrapper's) is outcome unknown, not 'not sent'", async () => {
+    server.use(createSeller().handler);
+    const recorded = hooks();
+    const own = new PaymentAlreadyAttemptedError("inner wrapper: already paid");
+    const fetchFn: typeof fetch = (input, init) => (new Headers(init?.headers).has("payment-signature") ? Promise.reject(own) : globalThis.fetch(input, init));
+    const error = await rejection(wrapFetchWithPayment(fetchFn, payingClient(recorded.options).client)(url));
+
+    expect(error).toMatchObject({ code: "PAYMENT_OUTCOME_UNKNOWN", cause: own });
+    expect(recorded.failed).toEqual([error]);
   });
 
   it("fetch: a 200 without a settlement report is delivered, settled: false", async () => {

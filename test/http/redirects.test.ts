@@ -231,6 +231,7 @@ describe("fetch: a redirected free request looks as fetch makes it", () => {
     server.use(http.get(`${SELLER}/old`, () => new HttpResponse(null, { status: 301, headers: { Location: "/new" } })));
     const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client)(`${SELLER}/old`, { redirect: "error" }));
     expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe("fetch failed: redirect not allowed");
   });
 
   it("a paid retry that lands on a settlement after a same-origin redirect still gets its receipt", async () => {
@@ -245,5 +246,99 @@ describe("fetch: a redirected free request looks as fetch makes it", () => {
     const response = await wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client)(`${SELLER}${PATH}`);
     expect(response.status).toBe(200);
     expect(getPaymentReceipt(response)?.transaction).toBe(TX_HASH);
+  });
+});
+
+describe("fetch: redirect limits, as fetch's", () => {
+  /** `${SELLER}/hop/N` redirects to N-1 ... `/hop/0` answers 200. */
+  function chain() {
+    server.use(
+      http.get(`${SELLER}/hop/:n`, ({ params }) => {
+        const n = Number(params.n);
+        return n === 0 ? HttpResponse.json({ arrived: true }) : new HttpResponse(null, { status: 302, headers: { Location: `/hop/${n - 1}` } });
+      }),
+    );
+    return wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client);
+  }
+
+  it("20 redirects are followed", async () => {
+    const response = await chain()(`${SELLER}/hop/20`);
+    expect(response.status).toBe(200);
+    expect(response.url).toBe(`${SELLER}/hop/0`);
+  });
+
+  it('a 21st fails with a TypeError "redirect limit reached"', async () => {
+    const error = await rejection(chain()(`${SELLER}/hop/21`));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe("fetch failed: redirect limit reached");
+  });
+});
+
+describe("fetch on a page (a browser's fetch and CORS, played in Node; test/browser runs the real thing)", () => {
+  const scope = globalThis as { document?: unknown; location?: unknown };
+  async function onPage<T>(origin: string, work: () => Promise<T>): Promise<T> {
+    try {
+      scope.document = { cookie: "" };
+      scope.location = { origin };
+      return await work();
+    } finally {
+      delete scope.document;
+      delete scope.location;
+    }
+  }
+
+  /**
+   * A browser's fetch: it follows redirects itself (the answer says `redirected`) and hides a
+   * redirect from scripts that ask for `redirect: "manual"` (an opaque answer, status 0). A request
+   * carrying a header the seller's CORS preflight does not allow never leaves: "Failed to fetch".
+   */
+  function browserFetch(refusedHeaders: string[] = []) {
+    const sent: { url: string; method: string; headers: Headers }[] = [];
+    const fetchFn: typeof fetch = async (input, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (refusedHeaders.some((name) => headers.has(name))) throw new TypeError("Failed to fetch");
+      let url = String(input);
+      for (let hops = 0; ; hops++) {
+        sent.push({ url, method: init.method ?? "GET", headers });
+        const response = await globalThis.fetch(url, { ...init, redirect: "manual" });
+        const location = response.headers.get("location");
+        if (!location || !REDIRECTS.includes(response.status)) {
+          if (hops > 0) Object.defineProperties(response, { redirected: { value: true }, url: { value: url } });
+          return response;
+        }
+        if (init.redirect === "manual") return Response.error();
+        url = new URL(location, url).href;
+      }
+    };
+    return { fetchFn, sent };
+  }
+  const REDIRECTS = [301, 302, 303, 307, 308];
+
+  it("a GET redirected to a 402 is left to the browser to follow, then paid where the 402 came from", async () => {
+    const { seller } = movedTo(SELLER, 302);
+    const { fetchFn } = browserFetch();
+    const response = await onPage(SELLER, () => wrapFetchWithPayment(fetchFn, payingClient().client)(`${SELLER}/moved`));
+
+    expect(response.status).toBe(200);
+    expect(getPaymentReceipt(response)).toMatchObject({ url: `${SELLER}${PATH}`, settled: true });
+    expect(seller.requests.map((r) => [r.url, r.headers["payment-signature"] !== undefined])).toEqual([
+      [`${SELLER}${PATH}`, false],
+      [`${SELLER}${PATH}`, true],
+    ]);
+  });
+
+  it("a seller on another origin whose preflight refuses the payment header: PAYMENT_NOT_SENT, nothing reached it", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const { fetchFn } = browserFetch(["payment-signature"]);
+    const failed: unknown[] = [];
+    const client = payingClient({ onPaymentFailed: (e) => void failed.push(e) }).client;
+    const error = await onPage(OTHER, () => rejection(wrapFetchWithPayment(fetchFn, client)(`${SELLER}${PATH}`)));
+
+    expect(error).toMatchObject({ code: "PAYMENT_NOT_SENT", details: { url: `${SELLER}${PATH}`, method: "GET" } });
+    expect(error.message).toMatch(/PAYMENT-SIGNATURE in Access-Control-Allow-Headers/);
+    expect(error.details.paymentHeader.name).toBe("PAYMENT-SIGNATURE");
+    expect(failed).toEqual([error]);
+    expect(seller.requests.filter((r) => r.headers["payment-signature"] !== undefined)).toEqual([]);
   });
 });

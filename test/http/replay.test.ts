@@ -255,7 +255,7 @@ describe("axios: the paid retry is the same request", () => {
       .post(url, Readable.from([Buffer.from("streamed")]), { headers: { "Content-Type": "application/octet-stream" } })
       .catch((e: unknown) => e);
 
-    expect(error).toMatchObject({ name: "BodyNotReplayableError", code: "BODY_NOT_REPLAYABLE" });
+    expect(error).toMatchObject({ name: "BodyNotReplayableError", code: "BODY_NOT_REPLAYABLE", details: { url, method: "POST" } });
     expect(signs).toHaveLength(0);
     expect(seller.requests).toHaveLength(1);
   });
@@ -368,5 +368,78 @@ describe("fetch: a first request that was redirected", () => {
     expect(seller.requests[1]!.url).toBe(`${OTHER}${PATH}`);
     expect(seller.requests[1]!.headers["payment-signature"]).toBeTruthy();
     expect(getPaymentReceipt(response)?.transaction).toBe(TX_HASH);
+  });
+});
+
+// ---------------------------------------------------------------- fetch: a Request's options
+
+describe("fetch: the options of the request go with both sends", () => {
+  /** A fetch that records the init of every call, then lets msw answer. */
+  function spyingFetch() {
+    const inits: RequestInit[] = [];
+    const fetchFn: typeof fetch = (input, init) => (inits.push(init ?? {}), globalThis.fetch(input, init));
+    return { fetchFn, inits };
+  }
+
+  it("a Request given as input: credentials, cache, mode, referrer and its policy, integrity, keepalive reach both calls", async () => {
+    server.use(createSeller().handler);
+    const { fetchFn, inits } = spyingFetch();
+    const options = {
+      credentials: "include",
+      cache: "no-store",
+      mode: "same-origin",
+      referrer: `${SELLER}/shop`,
+      referrerPolicy: "unsafe-url",
+      integrity: "sha256-abc",
+      keepalive: true,
+    } as const;
+    const response = await wrapFetchWithPayment(fetchFn, payingClient().client)(new Request(url, options));
+
+    expect(response.status).toBe(200);
+    expect(inits).toHaveLength(2);
+    for (const init of inits) expect(init).toMatchObject(options);
+  });
+
+  it('a Request asking for no referrer (referrer: "") is sent without one', async () => {
+    server.use(createSeller().handler);
+    const { fetchFn, inits } = spyingFetch();
+    await wrapFetchWithPayment(fetchFn, payingClient().client)(new Request(url, { referrer: "" }));
+    expect(inits.map((init) => init.referrer)).toEqual(["", ""]);
+  });
+
+  it("a service worker's navigation request (mode navigate, which fetch refuses in init) is paid", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const Original = globalThis.Request;
+    // What `event.request` of a navigation is; Node cannot make one, so the mode is faked.
+    class NavigationRequest extends Original {
+      override get mode(): RequestMode {
+        return "navigate";
+      }
+    }
+    const { fetchFn, inits } = spyingFetch();
+    try {
+      globalThis.Request = NavigationRequest;
+      const response = await wrapFetchWithPayment(fetchFn, payingClient().client)(new NavigationRequest(url));
+      expect(response.status).toBe(200);
+    } finally {
+      globalThis.Request = Original;
+    }
+    expect(seller.requests).toHaveLength(2);
+    // fetch(url, { mode: "navigate" }) throws a TypeError: the mode is left to fetch's default.
+    expect(inits.map((init) => init.mode)).toEqual([undefined, undefined]);
+  });
+
+  it("an init that is itself a Request (fetch reads it as a dictionary) gives method, headers and body", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const init = new Request(`${OTHER}/ignored`, { method: "POST", body: "order", headers: { "content-type": "text/plain" } });
+    const response = await paidFetch()(url, init);
+
+    expect(response.status).toBe(200);
+    expect(seller.requests.map((r) => [r.method, r.url, new TextDecoder().decode(r.body), r.headers["content-type"]])).toEqual([
+      ["POST", url, "order", "text/plain"],
+      ["POST", url, "order", "text/plain"],
+    ]);
   });
 });

@@ -57,6 +57,18 @@ describe("a failed cross-origin paid request, probed", () => {
     }
   });
 
+  it("probe answers without a body (a HEAD's, in a browser) are read as passed", async () => {
+    const calls: [string, string][][] = [];
+    const fetchFn = (async (_: RequestInfo | URL, init: RequestInit = {}) => {
+      const headers = init.headers as [string, string][];
+      calls.push(headers);
+      if (headers.length > 0) throw new TypeError("Failed to fetch");
+      return new Response(null, { status: 200 });
+    }) as typeof fetch;
+    await expect(throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE"], cause)).rejects.toBeInstanceOf(PaymentNotSentError);
+    expect(calls).toHaveLength(2);
+  });
+
   it("a probe that passes with the header ends there, its body released", async () => {
     const { fetchFn, calls, cancelled } = probing("ok", "ok");
     await throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE"], cause);
@@ -84,6 +96,15 @@ describe("browserOrigin", () => {
       delete scope.document;
       delete scope.WorkerGlobalScope;
       delete scope.location;
+    }
+  });
+
+  it("a document without a location (a DOM shim on a server) has no origin", () => {
+    try {
+      scope.document = {};
+      expect(browserOrigin()).toBeUndefined();
+    } finally {
+      delete scope.document;
     }
   });
 
