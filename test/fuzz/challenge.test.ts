@@ -37,7 +37,7 @@ export function checkParse(input: ChallengeInput): void {
   const wire = want.challenge;
   const version = wire.x402Version;
   ensure(challenge.x402Version === version && challenge.source === want.source, "version and source");
-  ensure(challenge.error === wire.error, "error is passed through");
+  ensure(challenge.error === (wire.error ?? undefined), "error is passed through (null read as none)");
   ensure(want.source === "header" || challenge.raw === wire || sameJson(challenge.raw, wire), "raw is the challenge as received");
 
   // Every element of `accepts` lands in exactly one of the two lists, in order, by the wire rules.

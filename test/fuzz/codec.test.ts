@@ -85,7 +85,7 @@ describe("fuzz: decodeSettlement", () => {
         success: mostly(fc.boolean(), fc.constantFrom("true", 1, null)),
         errorReason: mostly(fc.string(), fc.constantFrom(5, null)),
         errorMessage: mostly(anyText, fc.constantFrom(false)),
-        payer: mostly(fc.string(), fc.constantFrom(1)),
+        payer: mostly(fc.string(), fc.constantFrom(1, null)),
         transaction: mostly(fc.constantFrom("", `0x${"ab".repeat(32)}`), fc.constantFrom(0)),
         network: mostly(fc.constantFrom("eip155:84532", "base-sepolia"), fc.constantFrom(8453)),
         amount: mostly(fc.constantFrom("10000"), fc.constantFrom(10000)),

@@ -93,7 +93,8 @@ export function isWireRequirement(r: unknown, version: 1 | 2): r is Record<strin
 export function isWireChallenge(c: unknown): c is Record<string, unknown> & { x402Version: 1 | 2; accepts: unknown[] } {
   if (!isObject(c) || nesting(c) > DEPTH_LIMIT) return false;
   if (c.x402Version !== 1 && c.x402Version !== 2) return false;
-  if (c.error !== undefined && typeof c.error !== "string") return false;
+  // `error: null` (a Java server's absent field) is no error.
+  if (c.error !== undefined && c.error !== null && typeof c.error !== "string") return false;
   if (!Array.isArray(c.accepts)) return false;
   if (c.extensions !== undefined && c.extensions !== null && !isObject(c.extensions)) return false;
   if (c.x402Version === 2 && c.resource !== undefined && !(isObject(c.resource) && nonEmptyString(c.resource.url))) return false;
@@ -126,15 +127,19 @@ export function expectedChallenge(input: { header: string | null | undefined; bo
   return isWireChallenge(body) ? { ok: true, challenge: body, source: "body" } : invalid;
 }
 
-/** SettleResponse (wire.md §1.5): boolean `success`, the optional descriptive fields strings, `extensions` an object or null. */
+/**
+ * SettleResponse (wire.md §1.5): boolean `success`, the optional descriptive fields strings (or null,
+ * which Java servers write for an absent field, read as absent), `extensions` an object or null.
+ */
 export function expectedSettlement(value: string | null | undefined): Record<string, unknown> | undefined {
   if (!value || value.length > HEADER_LIMIT) return undefined;
   const decoded = referenceDecode(value);
   if (!decoded.ok || !isObject(decoded.value) || nesting(decoded.value) > DEPTH_LIMIT) return undefined;
-  const s = decoded.value;
+  const s = { ...decoded.value };
   if (typeof s.success !== "boolean") return undefined;
   for (const key of ["errorReason", "errorMessage", "payer", "transaction", "network", "amount"]) {
-    if (s[key] !== undefined && typeof s[key] !== "string") return undefined;
+    if (s[key] === null) delete s[key];
+    else if (s[key] !== undefined && typeof s[key] !== "string") return undefined;
   }
   if (s.extensions !== undefined && s.extensions !== null && !isObject(s.extensions)) return undefined;
   return s;
