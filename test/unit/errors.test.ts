@@ -106,11 +106,12 @@ describe("redaction covers key material in foreign text, and nothing else", () =
     expect(original.message).toBe("cannot sign with [redacted]");
   });
 
-  it("a frozen error carrying a key is replaced by a scrubbed copy", async () => {
-    const original = Object.freeze(new Error(`bad ${key}`));
+  it("a frozen error carrying a key is replaced by a scrubbed copy, with its name", async () => {
+    const original = Object.freeze(new TypeError(`bad ${key}`));
     const error = await signingFailure(original);
     expect(error.cause).not.toBe(original);
     expect((error.cause as Error).message).toBe("bad [redacted]");
+    expect((error.cause as Error).name).toBe("TypeError");
   });
 
   it("transaction hashes, nonces and signatures in x402-pay's own messages stay readable", () => {
