@@ -258,6 +258,13 @@ describe("the zero payee", () => {
     expect(client.evaluate(challengeOf([{ ...base, payTo }]), request).options).toHaveLength(1);
     expect(client.evaluate(challengeOf([{ ...base, payTo: "1".repeat(32) }]), request).rejected[0]!.reason).toMatch(/is the zero address/);
   });
+
+  it("only the exact zero forms are nobody's: a longer value that starts with one is left to the scheme to judge", () => {
+    const client = createX402Client({ schemes: [scheme()] });
+    for (const payTo of [`0x${"0".repeat(40)}1`, "1".repeat(33)]) {
+      expect(client.evaluate(challengeOf([{ ...base, payTo }]), request).options).toHaveLength(1);
+    }
+  });
 });
 
 describe("the same-host check", () => {
