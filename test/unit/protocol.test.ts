@@ -168,17 +168,18 @@ describe("money", () => {
   });
 });
 
+/** A v2 requirement as the wire has it (USDC on Base Sepolia). */
+const wireRequirement = {
+  scheme: "exact",
+  network: "eip155:84532",
+  amount: "1000",
+  asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+  payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+  maxTimeoutSeconds: 60,
+};
+
 describe("parseChallenge", () => {
-  const requirement = {
-    scheme: "exact",
-    network: "eip155:84532",
-    amount: "1000",
-    asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-    payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
-    maxTimeoutSeconds: 60,
-    extra: { name: "USDC", version: "2", futureField: [1, 2] },
-    futureTopLevel: true,
-  };
+  const requirement = { ...wireRequirement, extra: { name: "USDC", version: "2", futureField: [1, 2] }, futureTopLevel: true };
 
   it("keeps each requirement verbatim and unknown fields intact", () => {
     const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: "https://a.example/x" }, accepts: [requirement], extensions: { z: { info: 1 } } }) });
@@ -248,7 +249,7 @@ describe("parseChallenge", () => {
 });
 
 describe("parseChallenge: a server that writes absent text as null", () => {
-  const accepts = [{ scheme: "exact", network: "eip155:84532", amount: "1000", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", maxTimeoutSeconds: 60 }];
+  const accepts = [wireRequirement];
   it.each([1, 2])("v%i: \"error\": null is no error, and the challenge is read", (x402Version) => {
     const v1 = { ...accepts[0], network: "base-sepolia", amount: undefined, maxAmountRequired: "1000", resource: "https://api.example.com/x", description: "", mimeType: "" };
     const body = x402Version === 1 ? { x402Version, error: null, accepts: [v1] } : { x402Version, error: null, accepts, resource: { url: "https://api.example.com/x" } };
@@ -259,14 +260,7 @@ describe("parseChallenge: a server that writes absent text as null", () => {
 });
 
 describe("parseChallenge: where the challenge is, and what it must be", () => {
-  const requirement = {
-    scheme: "exact",
-    network: "eip155:84532",
-    amount: "1000",
-    asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-    payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
-    maxTimeoutSeconds: 60,
-  };
+  const requirement = wireRequirement;
   const v2 = (more: Record<string, unknown> = {}) => ({ x402Version: 2, resource: { url: "https://a.example/x" }, accepts: [requirement], ...more });
   const failure = (input: Parameters<typeof parseChallenge>[0]) => {
     try {
