@@ -187,8 +187,8 @@ const isTracker = new WeakSet<Fetch>();
 /** `config` with a fetch that records, per Request, whether and where redirects led. */
 function withTracking(config: Config): Config {
   const fetchFn = (config.env?.fetch as Fetch | undefined) ?? globalThis.fetch;
-  let tracker = trackers.get(fetchFn);
   if (isTracker.has(fetchFn)) return config;
+  let tracker = trackers.get(fetchFn);
   if (!tracker) {
     tracker = (input, init) =>
       fetchFn(input, init).then((response) => {
