@@ -69,6 +69,8 @@ export interface PreparedPayment {
   readonly payer: string;
   /** `"0.001 USDC"`, for assets of known decimals. */
   readonly displayAmount: string | undefined;
+  /** What this payment pays, as `onBeforePayment` approved it; a receipt starts from it. */
+  readonly terms: PaymentTerms;
 }
 
 export interface X402Client {
@@ -186,8 +188,25 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     }
     const { requirement, scheme, asset } = chosen!;
     const displayAmount = asset && `${formatUnits(BigInt(requirement.amount), asset.decimals)} ${asset.symbol}`;
+    const terms: PaymentTerms = {
+      x402Version: requirement.x402Version,
+      url: request.url,
+      method: request.method,
+      requirement: requirement.raw,
+      scheme: requirement.scheme,
+      network: requirement.network,
+      amount: requirement.amount,
+      displayAmount,
+      asset: requirement.asset,
+      payTo: requirement.payTo,
+      payer: scheme.payer,
+    };
 
-    if (options.onBeforePayment) await approve(options.onBeforePayment, snapshot(chosen!, displayAmount, challenge, request), request);
+    if (options.onBeforePayment) {
+      // A frozen deep copy: a hook cannot change what gets signed.
+      const snapshot = deepFreeze(structuredClone({ ...terms, resource: challenge.resource, extensions: challenge.extensions }));
+      await approve(options.onBeforePayment, snapshot, request);
+    }
 
     const what = `the ${requirement.scheme} payment on ${requirement.network}`;
     const signal = request.signal;
@@ -209,6 +228,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       requirement,
       payer: scheme.payer,
       displayAmount,
+      terms: Object.freeze(terms),
     });
   }
 
@@ -276,27 +296,6 @@ function findScheme(schemes: readonly PaymentScheme[], requirement: PaymentRequi
 function describe(index: number, raw: unknown) {
   const r = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
   return { index, scheme: r.scheme, network: r.network, amount: r.amount ?? r.maxAmountRequired, asset: r.asset, payTo: r.payTo };
-}
-
-function snapshot(option: PaymentOption, displayAmount: string | undefined, challenge: PaymentChallenge, request: X402Request): PaymentSnapshot {
-  const { requirement, scheme } = option;
-  return deepFreeze(
-    structuredClone({
-      url: request.url,
-      method: request.method,
-      x402Version: requirement.x402Version,
-      scheme: requirement.scheme,
-      network: requirement.network,
-      amount: requirement.amount,
-      displayAmount,
-      asset: requirement.asset,
-      payTo: requirement.payTo,
-      payer: scheme.payer,
-      requirement: requirement.raw,
-      resource: challenge.resource,
-      extensions: challenge.extensions,
-    }),
-  );
 }
 
 async function approve(hook: NonNullable<X402ClientOptions["onBeforePayment"]>, payment: PaymentSnapshot, request: X402Request): Promise<void> {

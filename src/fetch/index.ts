@@ -143,16 +143,8 @@ function without(headers: Headers, names: readonly string[]): Headers {
 
 /** Everything a `Request` normalised from `(input, init)`, as init options for `fetch(url, init)`. */
 function requestOptions(request: Request): RequestInit {
-  const options: RequestInit = {
-    method: request.method,
-    signal: request.signal,
-    credentials: request.credentials,
-    cache: request.cache,
-    redirect: request.redirect,
-    integrity: request.integrity,
-    keepalive: request.keepalive,
-    referrerPolicy: request.referrerPolicy,
-  };
+  const options: Record<string, unknown> = {};
+  for (const key of ["method", "signal", "credentials", "cache", "redirect", "integrity", "keepalive", "referrerPolicy"] as const) options[key] = request[key];
   if (request.mode && request.mode !== "navigate") options.mode = request.mode;
   // "" is no referrer; "about:client" (the default) is left to fetch.
   if (request.referrer !== "about:client") options.referrer = request.referrer;

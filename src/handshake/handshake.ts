@@ -104,21 +104,11 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       });
     }
 
-    const { requirement } = payment;
     const receipt: PaymentReceipt = {
-      x402Version: payment.x402Version,
-      url: request.url,
-      method: request.method,
+      ...payment.terms,
+      payer: settlement?.payer ?? payment.payer,
       status,
       settled: settlement?.success === true,
-      requirement: requirement.raw,
-      scheme: requirement.scheme,
-      network: requirement.network,
-      amount: requirement.amount,
-      displayAmount: payment.displayAmount,
-      asset: requirement.asset,
-      payTo: requirement.payTo,
-      payer: settlement?.payer ?? payment.payer,
       settlement,
       transaction: settlement?.transaction || undefined,
     };

@@ -169,6 +169,16 @@ describe("hooks", () => {
     const payment = await client.createPayment(challengeOf([base, { ...base, amount: "20000" }]), request);
     expect(payment.requirement.index).toBe(1);
   });
+
+  it("the approved terms travel with the payment, frozen, for the receipt to start from", async () => {
+    let seen: Record<string, unknown> = {};
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })], onBeforePayment: (p) => void (seen = { ...p }) });
+    const payment = await client.createPayment(challengeOf([base]), request);
+    const { resource: _resource, extensions: _extensions, ...terms } = seen;
+    expect(payment.terms).toEqual(terms);
+    expect(payment.terms).toMatchObject({ amount: "10000", displayAmount: "0.01 USDC", payer: account.address, url: request.url });
+    expect(Object.isFrozen(payment.terms)).toBe(true);
+  });
 });
 
 describe("EVM signers", () => {
