@@ -4,6 +4,7 @@ import {
   PaymentRefusedError,
   isX402Error,
   raceAbort,
+  requestDetails,
   throwIfAborted,
   toWalletError,
   type AnyX402Error,
@@ -92,7 +93,7 @@ const brand = Symbol.for("x402-pay.client");
 /** Creates the client that wrappers use to pay: schemes, spend policy, extensions and hooks in one plain object. */
 export function createX402Client(options: X402ClientOptions): X402Client {
   if (!options || !Array.isArray(options.schemes) || options.schemes.length === 0) {
-    throw new InvalidConfigError("createX402Client needs at least one scheme, e.g. { schemes: [exactEvm({ signer })] }.", {
+    throw new InvalidConfigError("createX402Client needs at least one scheme: { schemes: [exactEvm({ signer })] }.", {
       details: { option: "schemes" },
     });
   }
@@ -167,7 +168,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
   }
 
   async function createPayment(challenge: PaymentChallenge, request: X402Request): Promise<PreparedPayment> {
-    const where = { url: request.url, method: request.method };
+    const where = requestDetails(request);
     const { options: payable, rejected } = evaluate(challenge, request);
     if (payable.length === 0) throw new NoPayableRequirementError(rejected, { details: where });
 
@@ -187,7 +188,8 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       }
     }
     const { requirement, scheme, asset } = chosen!;
-    const displayAmount = asset && `${formatUnits(BigInt(requirement.amount), asset.decimals)} ${asset.symbol}`;
+    const upTo = requirement.scheme === "upto";
+    const displayAmount = asset && `${upTo ? "up to " : ""}${formatUnits(BigInt(requirement.amount), asset.decimals)} ${asset.symbol}`;
     const terms: PaymentTerms = {
       x402Version: requirement.x402Version,
       url: request.url,
@@ -196,6 +198,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       scheme: requirement.scheme,
       network: requirement.network,
       amount: requirement.amount,
+      upTo,
       displayAmount,
       asset: requirement.asset,
       payTo: requirement.payTo,
@@ -260,7 +263,7 @@ export function assertX402Client(client: unknown): asserts client is X402Client 
 
 /** Runs a step of the user's code or a wallet, raced against the signal; failures become typed errors. */
 async function call<T>(step: () => T | Promise<T>, what: string, request: X402Request): Promise<T> {
-  const where = { url: request.url, method: request.method };
+  const where = requestDetails(request);
   // A request already aborted never reaches the wallet (or an extension): the step is not started.
   throwIfAborted(request.signal, where);
   try {
@@ -299,7 +302,7 @@ function describe(index: number, raw: unknown) {
 }
 
 async function approve(hook: NonNullable<X402ClientOptions["onBeforePayment"]>, payment: PaymentSnapshot, request: X402Request): Promise<void> {
-  const where = { url: request.url, method: request.method };
+  const where = requestDetails(request);
   let verdict: BeforePaymentResult;
   try {
     verdict = await raceAbort(hook(payment), request.signal, where);

@@ -199,5 +199,5 @@ function checkResourceHost(resourceUrl: unknown, requestUrl: string): string | u
   const requestHost = new URL(requestUrl).hostname;
   return resource.hostname === requestHost
     ? undefined
-    : `the challenge is for a resource on ${resource.hostname}, but the request went to ${requestHost} (policy.requireSameHostResource)`;
+    : `the challenge is for a resource on ${resource.hostname}, not ${requestHost} (policy.requireSameHostResource)`;
 }

@@ -50,9 +50,11 @@ export interface PaymentTerms {
   readonly requirement: Readonly<Record<string, unknown>>;
   readonly scheme: string;
   readonly network: string;
-  /** Atomic amount. */
+  /** Atomic amount; for `upto`, the most the server may settle (what is at risk). */
   readonly amount: string;
-  /** `"0.001 USDC"`, for assets of known decimals. */
+  /** True for `upto`: the server settles what was used, at most `amount`. */
+  readonly upTo: boolean;
+  /** `"0.001 USDC"` (`"up to 5 USDC"` for `upto`), for assets of known decimals. */
   readonly displayAmount: string | undefined;
   readonly asset: string;
   readonly payTo: string;
@@ -69,6 +71,8 @@ export interface PaymentReceipt extends PaymentTerms {
   readonly settlement: SettleResponse | undefined;
   /** Settlement transaction, when the server reported one. */
   readonly transaction: string | undefined;
+  /** Base units the server reports it settled (the settlement's `amount`); for `upto`, at most `amount`. */
+  readonly settledAmount: string | undefined;
 }
 
 /** How one payment attempt ended: what outcome hooks and extensions observe. */

@@ -11,6 +11,9 @@ export interface RequestDetails {
   readonly method?: string;
 }
 
+/** The request details of an error about `request`. */
+export const requestDetails = (request: { readonly url: string; readonly method: string }): RequestDetails => ({ url: request.url, method: request.method });
+
 /** A signed payment. `paymentHeader` and `payload` are not enumerable: logging `details` does not log them. */
 export interface PaymentDetails extends RequestDetails {
   /** The requirement paid, verbatim as offered. */

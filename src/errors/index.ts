@@ -15,6 +15,7 @@ export {
   PaymentNotSentError,
   PaymentRejectedError,
   PaymentOutcomeUnknownError,
+  requestDetails,
   type AnyX402Error,
   type X402ErrorClass,
   type RequestDetails,

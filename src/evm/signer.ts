@@ -1,5 +1,5 @@
 /** EVM wallets: a viem LocalAccount, a viem WalletClient with an account, or any `{ address, signTypedData }`. */
-import { InvalidConfigError } from "../errors";
+import { InvalidConfigError, SigningError } from "../errors";
 
 export type Hex = `0x${string}`;
 
@@ -51,4 +51,14 @@ export function toEvmSigner(input: EvmSignerInput): EvmSigner {
 
 export function isEvmAddress(value: string): boolean {
   return addressShape.test(value);
+}
+
+/** Wallets that return a 65-byte signature with v = 0/1 get v = 27/28; longer (smart-wallet) signatures pass through. */
+export function normalizeSignature(signature: unknown): Hex {
+  if (typeof signature !== "string" || !/^0x(?:[0-9a-fA-F]{2})+$/.test(signature)) {
+    throw new SigningError("The wallet returned something that is not a hex signature.");
+  }
+  if (signature.length !== 132) return signature as Hex;
+  const v = parseInt(signature.slice(130), 16);
+  return (v < 27 ? `${signature.slice(0, 130)}${(v + 27).toString(16)}` : signature) as Hex;
 }

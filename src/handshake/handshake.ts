@@ -8,6 +8,7 @@ import {
   PaymentOutcomeUnknownError,
   PaymentRejectedError,
   describeRejection,
+  requestDetails,
   isX402Error,
   throwIfAborted,
   type RequestDetails,
@@ -17,6 +18,7 @@ import {
   PAYMENT_REQUIRED_HEADER,
   SETTLEMENT_HEADERS,
   decodeSettlement,
+  parseAtomicAmount,
   parseChallenge,
   type PaymentChallenge,
   type SettleResponse,
@@ -55,7 +57,7 @@ export interface Transport<R> {
  */
 export async function handlePaymentRequired<R>(client: X402Client, transport: Transport<R>, response: R): Promise<R> {
   const { request } = transport;
-  const where: RequestDetails = { url: request.url, method: request.method };
+  const where = requestDetails(request);
   const unseen = [response];
   let challenge: PaymentChallenge | undefined;
   try {
@@ -111,6 +113,7 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       settled: settlement?.success === true,
       settlement,
       transaction: settlement?.transaction || undefined,
+      settledAmount: parseAtomicAmount(settlement?.amount) === undefined ? undefined : settlement!.amount,
     };
     recordReceipt(paid as object, receipt);
     if (receipt.settled || (status >= 200 && status < 400)) {

@@ -65,6 +65,8 @@ describe.each(wrappers)("$name: x402 v2", (wrapper) => {
       payer: account.address,
       settlement: { success: true, transaction: TX_HASH, network: "eip155:84532", payer: account.address },
       transaction: TX_HASH,
+      upTo: false,
+      settledAmount: undefined,
     });
   });
 

@@ -332,23 +332,30 @@ describe.each(wrappers)("$name: selectRequirement must pick one of its options, 
   });
 });
 
-describe.each(wrappers)("$name: EVM exact is paid by EIP-3009 only", (wrapper) => {
-  it.each(["permit2", "erc7710", "Permit2", "permit"])(
+describe.each(wrappers)("$name: EVM exact is paid by EIP-3009 or Permit2 only", (wrapper) => {
+  it.each(["erc7710", "Permit2", "permit", "eip2612"])(
     'extra.assetTransferMethod "%s" is refused before signing, never signed another way',
     async (method) => {
       const requirement = v2Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: method } });
       const error = await refused(wrapper, v2Challenge({ accepts: [requirement] }));
       expect(error.details.rejected).toEqual([
-        expect.objectContaining({ code: "unsupported", reason: `asset transfer method ${JSON.stringify(method)} is not supported (only eip3009)` }),
+        expect.objectContaining({ code: "unsupported", reason: `asset transfer method ${JSON.stringify(method)} is not supported (only eip3009 and permit2)` }),
       ]);
     },
   );
 
   it("a refused method next to an eip3009 one: the eip3009 one is paid", async () => {
-    const permit2 = v2Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: "permit2" } });
+    const erc7710 = v2Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: "erc7710" } });
     const eip3009 = v2Requirement({ amount: "20000", extra: { name: "USDC", version: "2", assetTransferMethod: "eip3009" } });
-    const { seller } = await paid(wrapper, v2Challenge({ accepts: [permit2, eip3009] }));
+    const { seller } = await paid(wrapper, v2Challenge({ accepts: [erc7710, eip3009] }));
     expect(seller.payments[0].accepted).toStrictEqual(eip3009);
+  });
+
+  it("permit2 is paid with a Permit2 witness transfer, not an EIP-3009 authorisation", async () => {
+    const permit2 = v2Requirement({ extra: { assetTransferMethod: "permit2" } });
+    const { seller } = await paid(wrapper, v2Challenge({ accepts: [permit2] }));
+    expect(seller.payments[0].accepted).toStrictEqual(permit2);
+    expect(seller.payments[0].payload).toEqual({ signature: expect.stringMatching(/^0x[0-9a-f]{130}$/), permit2Authorization: expect.objectContaining({ spender: "0x402085c248EeA27D92E8b30b2C58ed07f9E20001" }) });
   });
 });
 

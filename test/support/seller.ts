@@ -121,6 +121,7 @@ export async function verifyPayment(challenge: Record<string, unknown>, headerVa
     chainId = V1_CHAIN_IDS[String(requirement.network)] ?? 0;
     amount = String(requirement.maxAmountRequired);
   }
+  if (payload.payload?.permit2Authorization) return verifyPermit2(requirement, chainId, amount, payload);
   const a = payload.payload?.authorization;
   const signature = payload.payload?.signature as Hex;
   if (!a || typeof signature !== "string") return { ok: false, reason: "invalid_exact_evm_payload", payload };
@@ -148,6 +149,55 @@ export async function verifyPayment(challenge: Record<string, unknown>, headerVa
   if (Number(a.validBefore) < now + 6) return { ok: false, reason: "invalid_exact_evm_payload_authorization_valid_before", payload };
   if (Number(a.validAfter) > now) return { ok: false, reason: "invalid_exact_evm_payload_authorization_valid_after", payload };
   return { ok: true, payer: a.from, requirement, payload };
+}
+
+/** The spenders a facilitator accepts in a Permit2 payload, per scheme (the x402 proxies). */
+const PERMIT2_SPENDERS: Record<string, string> = {
+  exact: "0x402085c248EeA27D92E8b30b2C58ed07f9E20001",
+  upto: "0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002",
+};
+
+/** What a facilitator's /verify checks of a Permit2 witness transfer (exact or upto); no chain state. */
+async function verifyPermit2(requirement: Record<string, unknown>, chainId: number, amount: string, payload: any): Promise<Verdict> {
+  const p = payload.payload.permit2Authorization;
+  const upto = requirement.scheme === "upto";
+  const witnessFields = upto
+    ? [{ name: "to", type: "address" }, { name: "facilitator", type: "address" }, { name: "validAfter", type: "uint256" }]
+    : [{ name: "to", type: "address" }, { name: "validAfter", type: "uint256" }];
+  const recovered = await recoverTypedDataAddress(<any>{
+    domain: { name: "Permit2", chainId, verifyingContract: "0x000000000022D473030F116dDEE9F6B43aC78BA3" },
+    types: {
+      PermitWitnessTransferFrom: [
+        { name: "permitted", type: "TokenPermissions" },
+        { name: "spender", type: "address" },
+        { name: "nonce", type: "uint256" },
+        { name: "deadline", type: "uint256" },
+        { name: "witness", type: "Witness" },
+      ],
+      TokenPermissions: [{ name: "token", type: "address" }, { name: "amount", type: "uint256" }],
+      Witness: witnessFields,
+    },
+    primaryType: "PermitWitnessTransferFrom",
+    message: {
+      permitted: { token: p.permitted.token, amount: BigInt(p.permitted.amount) },
+      spender: p.spender,
+      nonce: BigInt(p.nonce),
+      deadline: BigInt(p.deadline),
+      witness: upto
+        ? { to: p.witness.to, facilitator: p.witness.facilitator, validAfter: BigInt(p.witness.validAfter) }
+        : { to: p.witness.to, validAfter: BigInt(p.witness.validAfter) },
+    },
+    signature: payload.payload.signature,
+  });
+  if (!isAddressEqual(recovered, p.from)) return { ok: false, reason: "invalid_permit2_signature", payload };
+  if (!isAddressEqual(p.spender, PERMIT2_SPENDERS[String(requirement.scheme)] as Hex)) return { ok: false, reason: "invalid_permit2_spender", payload };
+  if (!isAddressEqual(p.witness.to, String(requirement.payTo) as Hex)) return { ok: false, reason: "invalid_permit2_recipient_mismatch", payload };
+  if (!isAddressEqual(p.permitted.token, String(requirement.asset) as Hex)) return { ok: false, reason: "invalid_permit2_token_mismatch", payload };
+  if (p.permitted.amount !== amount) return { ok: false, reason: "permit2_amount_mismatch", payload };
+  const now = Math.floor(Date.now() / 1000);
+  if (Number(p.deadline) < now + 6) return { ok: false, reason: "permit2_deadline_expired", payload };
+  if (Number(p.witness.validAfter) > now) return { ok: false, reason: "permit2_not_yet_valid", payload };
+  return { ok: true, payer: p.from, requirement, payload };
 }
 
 // ---------------------------------------------------------------- the seller

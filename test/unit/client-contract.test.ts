@@ -277,7 +277,7 @@ describe("the same-host check", () => {
   it("applies to plain http too: a resource on another host is refused", () => {
     const { options, rejected } = evaluate("http://evil.example/premium", "http://localhost:4021/premium");
     expect(options).toEqual([]);
-    expect(rejected[0]!.reason).toBe("the challenge is for a resource on evil.example, but the request went to localhost (policy.requireSameHostResource)");
+    expect(rejected[0]!.reason).toBe("the challenge is for a resource on evil.example, not localhost (policy.requireSameHostResource)");
   });
 
   it("a resource URL that is no URL is refused, naming it", () => {

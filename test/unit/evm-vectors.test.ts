@@ -1,7 +1,7 @@
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
-import { exactEvm } from "../../src/evm";
+import { exactEvm, uptoEvm } from "../../src/evm";
 import { ANVIL_ADDRESS_0, ANVIL_KEY_0, VECTOR_NOW_MS, countingBytes, evmFull, evmVectors } from "../support/vectors";
 
 const account = privateKeyToAccount(ANVIL_KEY_0);
@@ -44,5 +44,25 @@ describe("EVM exact (EIP-3009) reproduces the reference's golden vectors", () =>
 
   it("signs as the account's address, verbatim", () => {
     expect(scheme().payer).toBe(ANVIL_ADDRESS_0);
+  });
+});
+
+describe("EVM Permit2 reproduces the reference's golden vectors", () => {
+  const pay = async (schemes: Parameters<typeof createX402Client>[0]["schemes"], requirements: object) => {
+    const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [requirements] }) });
+    return createX402Client({ schemes, policy: { maxAmountPerPayment: "$10" } }).createPayment(challenge, request);
+  };
+
+  it("exact with assetTransferMethod permit2: the exact proxy as spender, byte for byte", async () => {
+    const v = evmVectors.exact_permit2;
+    const payment = await pay([scheme()], v.requirements);
+    expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(v.schemeResult.payload));
+  });
+
+  it("upto: the upto proxy as spender and the facilitator in the witness, byte for byte", async () => {
+    const v = evmVectors.upto_permit2;
+    const payment = await pay([uptoEvm({ signer: account, now: () => VECTOR_NOW_MS, randomBytes: countingBytes })], v.requirements);
+    expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(v.schemeResult.payload));
+    expect(payment.payload.accepted).toStrictEqual(v.requirements);
   });
 });

@@ -1,0 +1,57 @@
+/** What `exact` and `upto` on EVM share: their options, the clock, and the checks every requirement must pass. */
+import { isAddress } from "viem";
+import type { PaymentRequirement } from "../protocol";
+import { toEvmChainId } from "./networks";
+import { isEvmAddress, toEvmSigner, type EvmSigner, type EvmSignerInput } from "./signer";
+
+export interface EvmSchemeOptions {
+  signer: EvmSignerInput;
+  /** Network patterns served. Default `["eip155:*"]`. */
+  networks?: readonly string[] | undefined;
+  /** Clock in milliseconds. Default `Date.now`. */
+  now?: (() => number) | undefined;
+  /** Source of random bytes for nonces. Default WebCrypto. */
+  randomBytes?: ((length: number) => Uint8Array) | undefined;
+}
+
+/** Seconds an authorisation is back-dated, so a facilitator whose clock is behind still accepts it. */
+const CLOCK_SKEW_SECONDS = 600;
+/** The facilitator needs the deadline at least this far in its future. */
+const MIN_TIMEOUT_SECONDS = 6;
+
+/** The signer, and the validity window and nonce source of a payment signed now. */
+export function schemeTools(options: EvmSchemeOptions) {
+  const signer: EvmSigner = toEvmSigner(options.signer);
+  const now = options.now ?? Date.now;
+  const randomBytes = options.randomBytes ?? ((length: number) => crypto.getRandomValues(new Uint8Array(length)));
+  /** `validAfter` back-dated for clock skew; the deadline in BigInt (a timeout near 2^53 would round as a float sum). */
+  const window = (requirement: PaymentRequirement) => {
+    const seconds = Math.floor(now() / 1000);
+    return {
+      validAfter: String(Math.max(0, seconds - CLOCK_SKEW_SECONDS)),
+      deadline: String(BigInt(seconds) + BigInt(requirement.maxTimeoutSeconds)),
+    };
+  };
+  return { signer, randomBytes, window };
+}
+
+/** Why an EVM requirement cannot be paid whatever the transfer method, else `undefined`. */
+export function checkEvmRequirement(requirement: PaymentRequirement): string | undefined {
+  if (toEvmChainId(requirement.caip2 ?? "") === undefined) return `network ${requirement.network} is not an EVM chain (eip155:<chain id>)`;
+  const reason = checkAddress("payTo", requirement.payTo) ?? checkAddress("asset", requirement.asset);
+  if (reason) return reason;
+  if (requirement.maxTimeoutSeconds <= MIN_TIMEOUT_SECONDS) {
+    return `maxTimeoutSeconds ${requirement.maxTimeoutSeconds} is too short: facilitators need more than ${MIN_TIMEOUT_SECONDS}`;
+  }
+  return undefined;
+}
+
+/** Why `value` (named `name`) is not an EVM address the server meant, else `undefined`. */
+export function checkAddress(name: string, value: unknown): string | undefined {
+  if (typeof value !== "string" || !isEvmAddress(value)) return `${name} ${JSON.stringify(value)} is not an EVM address`;
+  // Mixed case is an EIP-55 checksum (all lower or all upper case carries none); a wrong one is
+  // a typo in the address, not a format.
+  const hex = value.slice(2);
+  if (hex !== hex.toUpperCase() && !isAddress(value, { strict: true })) return `${name} ${value} has a wrong EIP-55 checksum (a mistyped address)`;
+  return undefined;
+}

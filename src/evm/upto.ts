@@ -1,0 +1,50 @@
+/**
+ * EVM `upto`: the buyer signs a Permit2 transfer of at most `amount`; the server settles what the
+ * request actually used, through the one facilitator the signature names. Protocol v2 only.
+ */
+import type { PaymentScheme } from "../client";
+import type { PaymentRequirement } from "../protocol";
+import { EVM_KNOWN_ASSETS } from "./networks";
+import { UPTO_PERMIT2_PROXY, signPermit2 } from "./permit2";
+import { checkAddress, checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "./shared";
+import { sameAddress } from "../protocol";
+import type { Hex } from "./signer";
+
+export interface UptoEvmOptions extends EvmSchemeOptions {
+  /**
+   * Facilitators allowed to settle (`extra.facilitatorAddress`), e.g. those your facilitator's
+   * `/supported` lists. Default: any the server names (it can settle only to the server's `payTo`).
+   */
+  facilitators?: readonly string[] | undefined;
+}
+
+/** Pays `upto` requirements on EVM chains with a Permit2 witness transfer bound to the server's facilitator. */
+export function uptoEvm(options: UptoEvmOptions): PaymentScheme {
+  const { signer, randomBytes, window } = schemeTools(options);
+  const facilitators = options.facilitators;
+
+  return {
+    scheme: "upto",
+    networks: options.networks ?? ["eip155:*"],
+    x402Versions: [2],
+    payer: signer.address,
+    knownAssets: EVM_KNOWN_ASSETS,
+
+    check(requirement) {
+      const facilitator = requirement.extra.facilitatorAddress;
+      return (
+        checkEvmRequirement(requirement) ??
+        (facilitator === undefined ? "extra.facilitatorAddress (who may settle an upto payment) is missing" : checkAddress("extra.facilitatorAddress", facilitator)) ??
+        (/^0x0{40}$/.test(facilitator as string) ? "extra.facilitatorAddress is the zero address" : undefined) ??
+        (facilitators && !facilitators.some((f) => sameAddress(f, facilitator as string))
+          ? `facilitator ${facilitator as string} is not in the scheme's facilitators`
+          : undefined)
+      );
+    },
+
+    async createPayload(requirement: PaymentRequirement) {
+      const facilitator = requirement.extra.facilitatorAddress as Hex;
+      return { payload: await signPermit2(signer, requirement, window(requirement), randomBytes(32), UPTO_PERMIT2_PROXY, facilitator) };
+    },
+  };
+}
