@@ -38,6 +38,7 @@ export {
   PaymentAbortedError,
   PaymentNotSentError,
   PaymentRejectedError,
+  Permit2AllowanceError,
   PaymentOutcomeUnknownError,
   redactSecrets,
   type AnyX402Error,
@@ -48,6 +49,7 @@ export {
   type RequestDetails,
   type PaymentDetails,
   type RejectedDetails,
+  type Permit2AllowanceDetails,
   type OutcomeUnknownDetails,
   type RejectedRequirement,
 } from "./errors";

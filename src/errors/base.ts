@@ -25,6 +25,7 @@ export type X402ErrorCode =
   | "ABORTED"
   | "PAYMENT_NOT_SENT"
   | "PAYMENT_REJECTED"
+  | "PERMIT2_ALLOWANCE_REQUIRED"
   | "PAYMENT_OUTCOME_UNKNOWN";
 
 const brand = Symbol.for("x402-pay.error");

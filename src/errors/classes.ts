@@ -158,6 +158,27 @@ export class PaymentRejectedError extends X402Error<"PAYMENT_REJECTED", Rejected
   }
 }
 
+export interface Permit2AllowanceDetails extends RejectedDetails {
+  /** The token (`asset`) Permit2 may not yet move. */
+  readonly token: string;
+  /** The payer, who must approve Permit2 once. */
+  readonly owner: string;
+  /** Permit2, the contract to approve. */
+  readonly spender: string;
+  readonly network: string;
+  /** Base units the allowance must at least be. */
+  readonly amount: string;
+}
+
+/**
+ * The facilitator refused a Permit2 payment because the payer never approved Permit2 for the token
+ * (HTTP 412, `permit2_allowance_required`). Nothing was charged. Approve once, with
+ * `permit2ApprovalTransaction` from `x402-pay/evm`, then retry.
+ */
+export const Permit2AllowanceError: X402ErrorClass<"PERMIT2_ALLOWANCE_REQUIRED", Permit2AllowanceDetails> =
+  /* @__PURE__ */ defineError("PERMIT2_ALLOWANCE_REQUIRED", "settle", "Permit2AllowanceError");
+export type Permit2AllowanceError = X402Error<"PERMIT2_ALLOWANCE_REQUIRED", Permit2AllowanceDetails>;
+
 export interface OutcomeUnknownDetails extends PaymentDetails {
   /** The status of the paid response, when one came. */
   readonly status?: number;
@@ -199,4 +220,5 @@ export type AnyX402Error =
   | PaymentAbortedError
   | PaymentNotSentError
   | PaymentRejectedError
+  | Permit2AllowanceError
   | PaymentOutcomeUnknownError;

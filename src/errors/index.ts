@@ -14,6 +14,7 @@ export {
   PaymentAbortedError,
   PaymentNotSentError,
   PaymentRejectedError,
+  Permit2AllowanceError,
   PaymentOutcomeUnknownError,
   requestDetails,
   type AnyX402Error,
@@ -21,6 +22,7 @@ export {
   type RequestDetails,
   type PaymentDetails,
   type RejectedDetails,
+  type Permit2AllowanceDetails,
   type OutcomeUnknownDetails,
   type RejectedRequirement,
 } from "./classes";

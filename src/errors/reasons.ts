@@ -6,7 +6,6 @@
 const sentences: [RegExp, string][] = [
   [/insufficient/i, "the payer's balance is too low"],
   [/no matching payment requirements/i, "its terms changed after the 402: retry to pay the new ones"],
-  [/permit2_allowance/i, "the token needs a one-time Permit2 approval first"],
   [/nonce|already_used|replay|duplicate/i, "this payment was already used"],
   [/valid_before|valid_after|expired|not_yet|deadline/i, "its validity window was refused: check the clock"],
   [/signature/i, "its signature did not verify"],

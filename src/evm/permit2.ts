@@ -4,12 +4,12 @@
  * `exact` with `assetTransferMethod: "permit2"` and by every `upto` payment.
  */
 import { bytesToHex, getAddress } from "viem";
-import type { PaymentRequirement } from "../protocol";
+import { PERMIT2_ADDRESS, type PaymentRequirement } from "../protocol";
+
+export { PERMIT2_ADDRESS };
 import { normalizeSignature, type EvmSigner, type Hex } from "./signer";
 import { toEvmChainId } from "./networks";
 
-/** Uniswap's Permit2, at the same address on every chain. */
-export const PERMIT2_ADDRESS = "0x000000000022D473030F116dDEE9F6B43aC78BA3";
 /** The x402 proxies Permit2 lets spend: `exact` and `upto` (same address on every chain). */
 export const EXACT_PERMIT2_PROXY = "0x402085c248EeA27D92E8b30b2C58ed07f9E20001";
 export const UPTO_PERMIT2_PROXY = "0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002";

@@ -7,14 +7,17 @@ import {
   PaymentNotSentError,
   PaymentOutcomeUnknownError,
   PaymentRejectedError,
+  Permit2AllowanceError,
   describeRejection,
   requestDetails,
   isX402Error,
   throwIfAborted,
+  type RejectedDetails,
   type RequestDetails,
 } from "../errors";
 import {
   PAYMENT_HEADERS,
+  PERMIT2_ADDRESS,
   PAYMENT_REQUIRED_HEADER,
   SETTLEMENT_HEADERS,
   decodeSettlement,
@@ -99,11 +102,10 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
         );
       }
       const reason = await serverReason(transport, paid, settlement);
+      const details = { ...paymentDetails(payment, where), reason: reason ?? "", status, settlement };
+      if (reason && /permit2_allowance/i.test(reason)) throw permit2AllowanceError(payment, details);
       const said = settlement?.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
-      throw new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, {
-        details: { ...paymentDetails(payment, where), reason: reason ?? "", status, settlement },
-        hidden: hidden(payment),
-      });
+      throw new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, { details, hidden: hidden(payment) });
     }
 
     const receipt: PaymentReceipt = {
@@ -150,6 +152,20 @@ async function send<R>(transport: Transport<R>, payment: PreparedPayment, where:
       hint: "details.paymentHeader holds the exact signed header: resending it cannot pay twice.",
     });
   }
+}
+
+/** The payer never approved Permit2 for the token: what to approve, named in full. */
+function permit2AllowanceError(payment: PreparedPayment, details: Omit<RejectedDetails, "paymentHeader" | "payload">) {
+  const { asset: token, amount, caip2, network } = payment.requirement;
+  const owner = payment.payer;
+  return new Permit2AllowanceError(
+    `The server refused the payment (${details.reason}): ${owner} must first let Permit2 (${PERMIT2_ADDRESS}) spend at least ${amount} base units of ${token} on ${caip2 ?? network}. Nothing was charged.`,
+    {
+      details: { ...details, token, owner, spender: PERMIT2_ADDRESS, network: caip2 ?? network, amount },
+      hidden: hidden(payment),
+      hint: "Send permit2ApprovalTransaction({ token, amount }) from x402-pay/evm once from that wallet, then retry.",
+    },
+  );
 }
 
 function paymentDetails(payment: PreparedPayment, where: RequestDetails) {

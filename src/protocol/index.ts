@@ -10,7 +10,7 @@ export {
   MAX_HEADER_BYTES,
   paymentHeaderName,
 } from "./headers";
-export { isCaip2, matchesPattern, patternSpecificity } from "./networks";
+export { isCaip2, matchesPattern, patternSpecificity, PERMIT2_ADDRESS } from "./networks";
 export {
   findKnownAsset,
   sameAddress,

@@ -122,7 +122,7 @@ describe.each(wrappers)("$name: exactly one paid retry", (wrapper) => {
 });
 
 describe.each(wrappers)("$name: other answers to the paid request", (wrapper) => {
-  it("a 412 with a new challenge (permit2_allowance_required) is a rejection with that reason", async () => {
+  it("a 412 with a new challenge (permit2_allowance_required) is PERMIT2_ALLOWANCE_REQUIRED with that reason", async () => {
     const challenge = v2Challenge();
     const seller = createSeller({
       intercept: (request) =>
@@ -134,8 +134,8 @@ describe.each(wrappers)("$name: other answers to the paid request", (wrapper) =>
 
     const error = await rejection(wrapper.send(payingClient().client, { url }));
 
-    expect(error).toBeInstanceOf(PaymentRejectedError);
-    expect(error.reason).toBe("permit2_allowance_required");
+    expect(error.code).toBe("PERMIT2_ALLOWANCE_REQUIRED");
+    expect(error.details.reason).toBe("permit2_allowance_required");
     expect(error.details.status).toBe(412);
     expect(seller.requests).toHaveLength(2);
   });

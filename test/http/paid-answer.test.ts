@@ -51,7 +51,7 @@ const table: Row[] = [
   { answer: "402 with a failed settlement", status: 402, headers: failedSettlement({ errorReason: "insufficient_funds" }), outcome: "rejected" },
   { answer: "402 with a successful settlement", status: 402, headers: settled, outcome: "unknown" },
   { answer: "402 with an HTML page", status: 402, body: "<html>pay here</html>", outcome: "rejected" },
-  { answer: "412 with a new challenge", status: 412, headers: challengeHeader("permit2_allowance_required"), outcome: "rejected" },
+  { answer: "412 with a new challenge", status: 412, headers: challengeHeader("invalid_exact_evm_payload_signature"), outcome: "rejected" },
   { answer: "412 without a challenge", status: 412, outcome: "unknown" },
   { answer: "400 with a challenge header", status: 400, headers: challengeHeader("invalid_payment"), outcome: "unknown" },
   { answer: "500 with a challenge header", status: 500, headers: challengeHeader("invalid_payment"), outcome: "unknown" },

@@ -353,7 +353,6 @@ describe("server rejections read as sentences, the raw code kept", () => {
     ["insufficient_funds", /balance is too low/],
     ["invalid_exact_evm_insufficient_balance", /balance is too low/],
     ["No matching payment requirements", /terms changed after the 402/],
-    ["permit2_allowance_required", /Permit2 approval/],
     ["invalid_exact_evm_nonce_already_used", /already used/],
     ["invalid_exact_evm_payload_authorization_valid_before", /clock/],
     ["invalid_exact_evm_payload_signature", /signature did not verify/],

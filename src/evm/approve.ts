@@ -1,0 +1,47 @@
+/** The one-time ERC-20 approval that lets Permit2 move a token for its owner. */
+import { encodeFunctionData, getAddress, maxUint256 } from "viem";
+import { InvalidConfigError } from "../errors";
+import { PERMIT2_ADDRESS } from "../protocol";
+import { isEvmAddress, type Hex } from "./signer";
+
+const approve = [
+  {
+    type: "function",
+    name: "approve",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "spender", type: "address" },
+      { name: "value", type: "uint256" },
+    ],
+    outputs: [{ type: "bool" }],
+  },
+] as const;
+
+export interface Permit2ApprovalOptions {
+  /** The token (`asset`) to let Permit2 move. */
+  token: string;
+  /**
+   * Base units Permit2 may move from now on: an amount (`10_000_000n`, or the string `"10000000"`), or
+   * `"unlimited"` to approve once for every future payment. Never unlimited unless asked.
+   */
+  amount: bigint | string;
+}
+
+/**
+ * The transaction (`{ to, data }`) that approves Permit2 for `amount` of `token`, for the owner's wallet
+ * to send: `walletClient.sendTransaction(permit2ApprovalTransaction({ token, amount }))`. The answer to
+ * a `PERMIT2_ALLOWANCE_REQUIRED` error (`error.details` has `token` and `amount`).
+ */
+export function permit2ApprovalTransaction({ token, amount }: Permit2ApprovalOptions): { to: Hex; data: Hex } {
+  if (typeof token !== "string" || !isEvmAddress(token)) {
+    throw new InvalidConfigError(`permit2ApprovalTransaction: token ${JSON.stringify(token)} is not an EVM address.`, { details: { option: "token" } });
+  }
+  const value = amount === "unlimited" ? maxUint256 : typeof amount === "bigint" ? amount : typeof amount === "string" && /^[0-9]{1,78}$/.test(amount) ? BigInt(amount) : -1n;
+  if (value <= 0n || value > maxUint256) {
+    throw new InvalidConfigError(
+      `permit2ApprovalTransaction: amount ${typeof amount === "bigint" ? `${amount}n` : JSON.stringify(amount)} is not a positive number of base units or "unlimited".`,
+      { details: { option: "amount" } },
+    );
+  }
+  return { to: getAddress(token), data: encodeFunctionData({ abi: approve, functionName: "approve", args: [PERMIT2_ADDRESS, value] }) };
+}
