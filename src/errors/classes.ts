@@ -158,7 +158,8 @@ export class PaymentRejectedError extends X402Error<"PAYMENT_REJECTED", Rejected
   }
 }
 
-export interface Permit2AllowanceDetails extends RejectedDetails {
+/** After the server's 412, also the payment and its answer (`reason`, `status`); before signing, the `allowance` read. */
+export interface Permit2AllowanceDetails extends Partial<RejectedDetails> {
   /** The token (`asset`) Permit2 may not yet move. */
   readonly token: string;
   /** The payer, who must approve Permit2 once. */
@@ -168,11 +169,14 @@ export interface Permit2AllowanceDetails extends RejectedDetails {
   readonly network: string;
   /** Base units the allowance must at least be. */
   readonly amount: string;
+  /** The allowance x402-pay read from the chain, when it checked before signing. */
+  readonly allowance?: string;
 }
 
 /**
- * The facilitator refused a Permit2 payment because the payer never approved Permit2 for the token
- * (HTTP 412, `permit2_allowance_required`). Nothing was charged. Approve once, with
+ * Permit2 may not move the token for the payer: the facilitator said so (HTTP 412,
+ * `permit2_allowance_required`; nothing was charged), or x402-pay read the allowance before signing
+ * and nothing the server sponsors could cover it (nothing was signed). Approve once, with
  * `permit2ApprovalTransaction` from `x402-pay/evm`, then retry.
  */
 export const Permit2AllowanceError: X402ErrorClass<"PERMIT2_ALLOWANCE_REQUIRED", Permit2AllowanceDetails> =

@@ -3,7 +3,7 @@ import { bytesToHex, getAddress } from "viem";
 import type { PaymentScheme } from "../client";
 import type { PaymentRequirement } from "../protocol";
 import { EVM_KNOWN_ASSETS, EVM_V1_NETWORKS, toEvmChainId } from "./networks";
-import { EXACT_PERMIT2_PROXY, signPermit2 } from "./permit2";
+import { EXACT_PERMIT2_PROXY, payWithPermit2, signPermit2 } from "./permit2";
 import { checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "./shared";
 import { normalizeSignature } from "./signer";
 
@@ -49,10 +49,11 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
       return checkEvmRequirement(requirement);
     },
 
-    async createPayload(requirement: PaymentRequirement) {
+    async createPayload(requirement: PaymentRequirement, context) {
       const time = window(requirement);
       if (requirement.extra.assetTransferMethod === "permit2") {
-        return { payload: await signPermit2(signer, requirement, time, randomBytes(32), EXACT_PERMIT2_PROXY) };
+        const sign = () => signPermit2(signer, requirement, time, randomBytes(32), EXACT_PERMIT2_PROXY);
+        return payWithPermit2(signer, requirement, context, sign, "exactEvm", options.permit2);
       }
       const authorization = {
         from: signer.address,

@@ -4,7 +4,10 @@
  * `exact` with `assetTransferMethod: "permit2"` and by every `upto` payment.
  */
 import { bytesToHex, getAddress } from "viem";
+import type { PaymentContext } from "../client";
+import { InvalidConfigError } from "../errors";
 import { PERMIT2_ADDRESS, type PaymentRequirement } from "../protocol";
+import type { Permit2Allowance } from "./sponsor";
 
 export { PERMIT2_ADDRESS };
 import { normalizeSignature, type EvmSigner, type Hex } from "./signer";
@@ -13,6 +16,36 @@ import { toEvmChainId } from "./networks";
 /** The x402 proxies Permit2 lets spend: `exact` and `upto` (same address on every chain). */
 export const EXACT_PERMIT2_PROXY = "0x402085c248EeA27D92E8b30b2C58ed07f9E20001";
 export const UPTO_PERMIT2_PROXY = "0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002";
+
+/** The extensions a server declares when its facilitator can send the Permit2 approval for the payer. */
+export const EIP2612_GAS_SPONSORING = "eip2612GasSponsoring";
+export const ERC20_APPROVAL_GAS_SPONSORING = "erc20ApprovalGasSponsoring";
+
+/**
+ * A Permit2 payment with what the allowance needs: checked first through `allowance` (when given), the
+ * Permit2 transfer signed, then a sponsored approval the server declared, if the allowance is short.
+ * A server that offers to sponsor the approval cannot be paid without a chain to check it with: that
+ * is refused before signing, never skipped (the reference skips it, and its buyers get a bare 412).
+ */
+export async function payWithPermit2(
+  signer: EvmSigner,
+  requirement: PaymentRequirement,
+  { challenge, signal }: PaymentContext,
+  sign: () => ReturnType<typeof signPermit2>,
+  scheme: string,
+  allowance: Permit2Allowance | undefined,
+) {
+  const declared = [EIP2612_GAS_SPONSORING, ERC20_APPROVAL_GAS_SPONSORING].filter((key) => challenge.extensions && Object.hasOwn(challenge.extensions, key));
+  const sponsor = allowance ? await allowance.prepare(requirement, signer, declared, signal) : false;
+  if (sponsor === false && declared.length > 0) {
+    throw new InvalidConfigError(
+      `The server sponsors the Permit2 approval (${declared.join(", ")}), which needs the allowance read first: give ${scheme} a chain for ${requirement.caip2}, ${scheme}({ signer, permit2: permit2Allowance({ rpc }) }).`,
+      { details: { option: "permit2" } },
+    );
+  }
+  const payload = await sign();
+  return { payload, extensions: sponsor ? await sponsor(payload.permit2Authorization.deadline) : undefined };
+}
 
 const address = "address";
 const uint256 = "uint256";

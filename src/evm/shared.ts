@@ -3,6 +3,7 @@ import { isAddress } from "viem";
 import type { PaymentRequirement } from "../protocol";
 import { toEvmChainId } from "./networks";
 import { isEvmAddress, toEvmSigner, type EvmSigner, type EvmSignerInput } from "./signer";
+import type { Permit2Allowance } from "./sponsor";
 
 export interface EvmSchemeOptions {
   signer: EvmSignerInput;
@@ -12,6 +13,12 @@ export interface EvmSchemeOptions {
   now?: (() => number) | undefined;
   /** Source of random bytes for nonces. Default WebCrypto. */
   randomBytes?: ((length: number) => Uint8Array) | undefined;
+  /**
+   * Checks the payer's Permit2 allowance before a Permit2 payment, and signs the approval a server
+   * offers to sponsor when it is short: `permit2Allowance({ rpc })`. Without it, a server that
+   * declares a sponsored approval is refused before signing (INVALID_CONFIG naming this option).
+   */
+  permit2?: Permit2Allowance | undefined;
 }
 
 /** Seconds an authorisation is back-dated, so a facilitator whose clock is behind still accepts it. */

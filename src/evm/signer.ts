@@ -11,10 +11,24 @@ export interface TypedDataRequest {
   message: Record<string, unknown>;
 }
 
-/** The one thing x402-pay needs from an EVM wallet. */
+/** An EIP-1559 transaction to sign, not send, as viem's `signTransaction` takes it. */
+export interface TransactionToSign {
+  type: "eip1559";
+  chainId: number;
+  to: Hex;
+  data: Hex;
+  nonce: number;
+  gas: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/** What x402-pay needs from an EVM wallet: typed-data signatures, and for a sponsored ERC-20 approval, a signed transaction. */
 export interface EvmSigner {
   readonly address: Hex;
   signTypedData(request: TypedDataRequest): Promise<Hex>;
+  /** Signs without sending (viem accounts can; most browser wallets cannot). Only the sponsored ERC-20 approval uses it. */
+  signTransaction?(transaction: TransactionToSign): Promise<Hex>;
 }
 
 /** A viem WalletClient (JSON-RPC or local account), e.g. over an injected EIP-1193 provider. */
@@ -23,6 +37,7 @@ export interface WalletClientLike {
   readonly account?: { readonly address: Hex } | undefined;
   // `never`: any WalletClient's generic signTypedData fits; it is called with TypedDataRequest & { account }.
   signTypedData(request: never): Promise<Hex>;
+  signTransaction?(request: never): Promise<Hex>;
 }
 
 export type EvmSignerInput = EvmSigner | WalletClientLike;
@@ -39,14 +54,22 @@ export function toEvmSigner(input: EvmSignerInput): EvmSigner {
     // The value is not repeated: a key pasted in the wrong place must not reach a log.
     if (!addressShape.test(direct)) throw new InvalidConfigError("The EVM signer's address is not a 20-byte hex address.", { details: { option: "signer" } });
     const signer = input as EvmSigner;
-    return { address: direct as Hex, signTypedData: (request) => signer.signTypedData(request) };
+    return {
+      address: direct as Hex,
+      signTypedData: (request) => signer.signTypedData(request),
+      ...(typeof signer.signTransaction === "function" && { signTransaction: (transaction: TransactionToSign) => signer.signTransaction!(transaction) }),
+    };
   }
   const wallet = input as WalletClientLike;
   const account = wallet.account;
   if (!account || typeof account.address !== "string" || !addressShape.test(account.address)) {
     throw new InvalidConfigError("The WalletClient has no account: create it with `account` (from eth_requestAccounts).");
   }
-  return { address: account.address, signTypedData: (request) => wallet.signTypedData({ ...request, account } as never) };
+  return {
+    address: account.address,
+    signTypedData: (request) => wallet.signTypedData({ ...request, account } as never),
+    ...(typeof wallet.signTransaction === "function" && { signTransaction: (transaction: TransactionToSign) => wallet.signTransaction!({ ...transaction, account } as never) }),
+  };
 }
 
 export function isEvmAddress(value: string): boolean {

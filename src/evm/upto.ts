@@ -5,7 +5,7 @@
 import type { PaymentScheme } from "../client";
 import type { PaymentRequirement } from "../protocol";
 import { EVM_KNOWN_ASSETS } from "./networks";
-import { UPTO_PERMIT2_PROXY, signPermit2 } from "./permit2";
+import { UPTO_PERMIT2_PROXY, payWithPermit2, signPermit2 } from "./permit2";
 import { checkAddress, checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "./shared";
 import { sameAddress } from "../protocol";
 import type { Hex } from "./signer";
@@ -42,9 +42,10 @@ export function uptoEvm(options: UptoEvmOptions): PaymentScheme {
       );
     },
 
-    async createPayload(requirement: PaymentRequirement) {
+    async createPayload(requirement: PaymentRequirement, context) {
       const facilitator = requirement.extra.facilitatorAddress as Hex;
-      return { payload: await signPermit2(signer, requirement, window(requirement), randomBytes(32), UPTO_PERMIT2_PROXY, facilitator) };
+      const sign = () => signPermit2(signer, requirement, window(requirement), randomBytes(32), UPTO_PERMIT2_PROXY, facilitator);
+      return payWithPermit2(signer, requirement, context, sign, "uptoEvm", options.permit2);
     },
   };
 }

@@ -4,7 +4,8 @@
  * (the public endpoint for a network it leaves out), or a single RPC that serves only the cluster its
  * genesis hash names. Every read is bounded by the caller's signal and a timeout.
  */
-import { InvalidConfigError, RpcError, UnpayableRequirementError, raceAbort, redactSecrets, throwIfAborted } from "../errors";
+import { InvalidConfigError, UnpayableRequirementError, raceAbort } from "../errors";
+import { readRpc as readShared, shownUrl } from "../rpc";
 import { isCaip2 } from "../protocol";
 import { SVM_V1_NETWORKS } from "./networks";
 import { DEFAULT_SOLANA_RPC_URLS, RPC_METHODS, getClusterNetwork, jsonRpc, type SolanaRpcLike } from "./rpc";
@@ -56,7 +57,7 @@ function toEndpoint(value: unknown, verify: boolean, where: string, name: string
   }
   if (url && /^https?:$/.test(url.protocol)) {
     // Named without query or fragment, where API keys often are (errors get logged).
-    const shown = url.origin + (url.pathname === "/" ? "" : url.pathname);
+    const shown = shownUrl(url);
     return { rpc: jsonRpc(value as string), url: shown, name: `the Solana RPC ${shown}`, verify };
   }
   const what = typeof value === "string" ? JSON.stringify(value) : value === null ? "null" : typeof value;
@@ -90,45 +91,15 @@ export function routeRpc(option: unknown): (network: string) => RpcEndpoint | un
   return (network) => endpoints.get(network);
 }
 
-/**
- * One read through an endpoint, bounded by the caller's signal and `timeoutMs`. The caller's abort
- * surfaces as theirs; any other failure (an error status, a JSON-RPC error, the network, a malformed
- * answer, the timeout) is an RpcError naming the RPC and the method, with the original as `cause`.
- */
-export async function readRpc<T>(
+/** One read through an endpoint, bounded by the caller's signal and `timeoutMs` (see `readRpc` in src/rpc). */
+export function readRpc<T>(
   endpoint: RpcEndpoint,
   method: string,
   read: (rpc: SolanaRpcLike, abortSignal: AbortSignal) => Promise<T>,
   { signal, timeoutMs }: ReadOptions,
 ): Promise<T> {
-  throwIfAborted(signal);
-  const controller = new AbortController();
-  const timeout = new DOMException(`No answer within ${timeoutMs} ms.`, "TimeoutError");
-  const timer = setTimeout(() => controller.abort(timeout), timeoutMs);
-  const forward = () => controller.abort(signal!.reason);
-  signal?.addEventListener("abort", forward, { once: true });
-  try {
-    // Raced too: a kit RPC of someone else's making may not honour `abortSignal`.
-    return await raceAbort(read(endpoint.rpc, controller.signal), controller.signal);
-  } catch (error) {
-    throwIfAborted(signal);
-    const timedOut = controller.signal.reason === timeout;
-    const cause = timedOut ? timeout : error;
-    const what = timedOut ? `did not answer ${method} within ${timeoutMs} ms` : `failed on ${method} (${brief(cause)})`;
-    const { name } = endpoint;
-    throw new RpcError(`${name[0]!.toUpperCase()}${name.slice(1)} ${what}: nothing was signed.`, {
-      cause,
-      details: { rpcUrl: endpoint.url, rpcMethod: method },
-      hint: "Retry, or give exactSvm another rpc.",
-    });
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", forward);
-  }
+  return readShared(endpoint, method, (abortSignal) => read(endpoint.rpc, abortSignal), { signal, timeoutMs, hint: "Retry, or give exactSvm another rpc." });
 }
-
-/** An error's message, short and without key-shaped text, for our own message. */
-const brief = (error: unknown) => redactSecrets(String((error as Error | undefined)?.message ?? error)).slice(0, 160);
 
 /** Why a single RPC cannot serve `network`, once the cluster it serves is known to differ. */
 export function clusterMismatch(endpoint: RpcEndpoint, network: string): string | undefined {

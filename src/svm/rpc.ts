@@ -5,6 +5,7 @@
  * included, so both go through the same reads. Answers are checked here: a malformed one throws.
  */
 import { base64ToBytes } from "../protocol";
+import { jsonRpcPost } from "../rpc";
 import { isSolanaAddress } from "./address";
 import { SOLANA_DEVNET, SOLANA_MAINNET, SOLANA_TESTNET } from "./networks";
 
@@ -39,9 +40,6 @@ export const DEFAULT_SOLANA_RPC_URLS: Readonly<Record<string, string>> = {
   [SOLANA_DEVNET]: "https://api.devnet.solana.com",
   [SOLANA_TESTNET]: "https://api.testnet.solana.com",
 };
-
-/** Largest JSON-RPC answer read (bytes): a mint account is a few hundred, so this only stops a flood. */
-export const MAX_RPC_ANSWER_BYTES = 1024 * 1024;
 
 /**
  * Runs `read` on an answer. `undefined`, or anything thrown (a missing field), means the answer is
@@ -86,48 +84,13 @@ export async function getClusterNetwork(rpc: SolanaRpcLike, abortSignal: AbortSi
   return parseAnswer(() => (isSolanaAddress(hash) ? `solana:${hash.slice(0, 32)}` : undefined));
 }
 
-/**
- * JSON-RPC 2.0 over `fetch`, shaped like a kit RPC: `rpc.method(...params).send({ abortSignal })`
- * resolves to `result`. The answer is read up to {@link MAX_RPC_ANSWER_BYTES}.
- */
+/** JSON-RPC 2.0 over `fetch`, shaped like a kit RPC: `rpc.method(...params).send({ abortSignal })` resolves to `result`. */
 export function jsonRpc(url: string): SolanaRpcLike {
   let id = 0;
   const method =
     (name: string) =>
     (...params: unknown[]) => ({
-      async send({ abortSignal }: { abortSignal?: AbortSignal } = {}) {
-        const response = await fetch(url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method: name, params }),
-          signal: abortSignal,
-        });
-        if (!response.ok) {
-          void response.body?.cancel().catch(() => {});
-          throw new Error(`HTTP ${response.status}`);
-        }
-        const body = JSON.parse(await readText(response)) as { result?: never; error?: { code: number; message: string } } | null;
-        if (body?.error) throw new Error(`JSON-RPC error ${body.error.code}: ${body.error.message}`);
-        if (!body || !("result" in body)) throw new TypeError("malformed answer");
-        return body.result!;
-      },
+      send: ({ abortSignal }: { abortSignal?: AbortSignal } = {}) => jsonRpcPost(url, ++id, name, params, abortSignal) as Promise<never>,
     });
   return { getAccountInfo: method("getAccountInfo"), getLatestBlockhash: method("getLatestBlockhash"), getGenesisHash: method("getGenesisHash") };
-}
-
-/** The body as text, refused past {@link MAX_RPC_ANSWER_BYTES} (a hostile RPC cannot grow memory without bound). */
-async function readText(response: Response): Promise<string> {
-  if (!response.body) return response.text(); // no stream to count (old polyfills): the timeout still bounds it
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    for (let size = 0, chunk; !(chunk = await reader.read()).done; ) {
-      if ((size += chunk.value.length) > MAX_RPC_ANSWER_BYTES) throw new Error(`answer larger than ${MAX_RPC_ANSWER_BYTES / 1024} KiB`);
-      text += decoder.decode(chunk.value, { stream: true });
-    }
-    return text + decoder.decode();
-  } finally {
-    void reader.cancel().catch(() => {});
-  }
 }
