@@ -7,7 +7,7 @@ import axios from "axios";
 import { privateKeyToAccount } from "viem/accounts";
 import { ChallengeNotFoundError, createX402Client, getPaymentReceipt, isX402Error, type PaymentReceipt } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
-import { exactEvm } from "../../src/evm";
+import { eip1193Signer, exactEvm, type EvmSigner } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 
 export interface PageRequest {
@@ -18,6 +18,8 @@ export interface PageRequest {
   json?: unknown;
   /** The wrapped browser `fetch` (default), or an axios instance with its default (XHR) adapter, or with its fetch adapter. */
   via?: "fetch" | "axios" | "axios-fetch";
+  /** The wallet: viem's account object (default), or an injected EIP-1193 provider through `eip1193Signer`. */
+  wallet?: "account" | "eip1193";
 }
 
 /** What the page observed besides the answer: how many payments were signed, what the client reported. */
@@ -66,14 +68,17 @@ XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, ...args: Paramet
   return open.apply(this, args);
 } as typeof open;
 
-async function pay(privateKey: `0x${string}`, { url, method = "GET", json, via = "fetch" }: PageRequest): Promise<PageResult> {
+async function pay(privateKey: `0x${string}`, { url, method = "GET", json, via = "fetch", wallet = "account" }: PageRequest): Promise<PageResult> {
   const account = privateKeyToAccount(privateKey);
   const trace: PageTrace = { signed: 0, outcomes: [], xhr: 0 };
   const xhrBefore = xhr;
-  const signer = {
-    address: account.address,
-    signTypedData: (request: Parameters<typeof account.signTypedData>[0]) => (trace.signed++, account.signTypedData(request)),
-  };
+  const signer: EvmSigner =
+    wallet === "eip1193"
+      ? await eip1193Signer(injectedWallet(account, trace))
+      : {
+          address: account.address,
+          signTypedData: (request) => (trace.signed++, account.signTypedData(request as Parameters<typeof account.signTypedData>[0])),
+        };
   const client = createX402Client({
     schemes: [exactEvm({ signer })],
     onPaymentSettled: (receipt) => void trace.outcomes.push({ settled: true, transaction: receipt.transaction }),
@@ -120,6 +125,23 @@ async function pay(privateKey: `0x${string}`, { url, method = "GET", json, via =
       xhr: xhr - xhrBefore,
     };
   }
+}
+
+/**
+ * What an injected wallet (`window.ethereum`) does for a dapp, in the page: EIP-1193 `request`, with
+ * the account lower-cased as wallets report it, and eth_signTypedData_v4 JSON parsed and signed.
+ */
+function injectedWallet(account: ReturnType<typeof privateKeyToAccount>, trace: PageTrace) {
+  return {
+    async request({ method, params }: { method: string; params?: readonly unknown[] }): Promise<unknown> {
+      if (method === "eth_accounts") return [account.address.toLowerCase()];
+      if (method === "eth_signTypedData_v4") {
+        trace.signed++;
+        return account.signTypedData(JSON.parse((params as string[])[1]!));
+      }
+      throw Object.assign(new Error(`The method ${method} is not supported.`), { code: 4200 });
+    },
+  };
 }
 
 /** JSON when it parses, else the text. */

@@ -54,6 +54,14 @@ describe("x402-pay in headless Chromium (browser bundle)", () => {
     expect(signedResourceUrl(site.seen[3]!.paymentSignature)).toBe(`${site.url}/echo`);
   });
 
+  it("pays from an injected EIP-1193 wallet through eip1193Signer (eth_signTypedData_v4), settled on chain", async () => {
+    const site = await startSite({ upstream: h.stack.seller.url });
+    const buyer = await fundedBuyer(h.stack.usdc);
+    await withPage(site.url, async (page) => {
+      await payAndCheck((b, r) => page.pay(b, { ...r, wallet: "eip1193" }), buyer, { url: "/weather" }, WEATHER);
+    });
+  });
+
   it("cross-origin, a seller without CORS headers: the browser blocks the response and nothing is paid", async () => {
     const site = await startSite(); // the page only, on another port than the seller
     const buyer = await fundedBuyer(h.stack.usdc);
