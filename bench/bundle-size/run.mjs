@@ -39,6 +39,25 @@ const cases = [
       globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
   },
   {
+    job: "fetch + EVM upto + viem privateKeyToAccount",
+    floor: `import { privateKeyToAccount } from "viem/accounts"; globalThis.a = privateKeyToAccount(globalThis.key);`,
+    ours: `
+      import { privateKeyToAccount } from "viem/accounts";
+      import { createX402Client } from "x402-pay";
+      import { uptoEvm } from "x402-pay/evm";
+      import { wrapFetchWithPayment } from "x402-pay/fetch";
+      const signer = privateKeyToAccount(globalThis.key);
+      const client = createX402Client({ schemes: [uptoEvm({ signer })] });
+      globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
+    reference: `
+      import { privateKeyToAccount } from "viem/accounts";
+      import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+      import { UptoEvmScheme } from "@x402/evm/upto/client";
+      const client = new x402Client();
+      client.register("eip155:*", new UptoEvmScheme(privateKeyToAccount(globalThis.key)));
+      globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
+  },
+  {
     job: "fetch + Solana exact + kit key pair signer",
     floor: `import { createKeyPairSignerFromBytes } from "@solana/kit"; globalThis.s = await createKeyPairSignerFromBytes(globalThis.key);`,
     ours: `
