@@ -5,7 +5,9 @@
  */
 import { http, HttpResponse } from "msw";
 import { decodeFunctionData, encodeAbiParameters, erc20Abi, maxUint256, parseTransaction, recoverTransactionAddress, type Hex } from "viem";
+import { createWalletClient, custom } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { baseSepolia } from "viem/chains";
 import { describe, expect, it } from "vitest";
 import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
 import { PERMIT2_ADDRESS, exactEvm, permit2Allowance, uptoEvm, type EvmRequester } from "../../src/evm";
@@ -107,6 +109,27 @@ describe("erc20ApprovalGasSponsoring", () => {
     expect(await recoverTransactionAddress({ serializedTransaction: info.signedTransaction })).toBe(account.address);
     expect(calls.filter((c) => /sendRaw|sendTransaction/.test(c.method))).toEqual([]);
     expect(info.amount).not.toBe(maxUint256.toString());
+  });
+});
+
+describe("wallets on the approval path", () => {
+  const v = evmVectors.exact_permit2_erc20approval;
+  const declared = { erc20ApprovalGasSponsoring: {} };
+
+  it("a viem WalletClient signs the approval transaction through its account", async () => {
+    const { requester } = chain();
+    const wallet = createWalletClient({ account, chain: baseSepolia, transport: custom(requester) });
+    const scheme = exactEvm({ signer: wallet, permit2: permit2Allowance({ rpc: requester }) });
+    const payment = await createX402Client({ schemes: [scheme] }).createPayment(challengeOf(v.requirements, declared), request);
+    const info = (payment.payload.extensions as any).erc20ApprovalGasSponsoring.info;
+    expect(await recoverTransactionAddress({ serializedTransaction: info.signedTransaction })).toBe(account.address);
+  });
+
+  it("a smart-wallet signature (longer than 65 bytes) passes through the Permit2 payload unchanged", async () => {
+    const long = `0x${"ab".repeat(200)}` as Hex;
+    const { signer } = countingSigner(async () => long);
+    const payment = await createX402Client({ schemes: [exactEvm({ signer })] }).createPayment(challengeOf(evmVectors.exact_permit2.requirements), request);
+    expect((payment.payload.payload as { signature: string }).signature).toBe(long);
   });
 });
 
