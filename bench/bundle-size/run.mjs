@@ -58,6 +58,28 @@ const cases = [
       globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
   },
   {
+    // A dapp paying from an injected wallet: ours needs no viem WalletClient; the reference needs one.
+    job: "fetch + EVM exact + injected EIP-1193 wallet",
+    floor: `globalThis.a = globalThis.ethereum;`,
+    ours: `
+      import { createX402Client } from "x402-pay";
+      import { eip1193Signer, exactEvm } from "x402-pay/evm";
+      import { wrapFetchWithPayment } from "x402-pay/fetch";
+      const signer = await eip1193Signer(globalThis.ethereum);
+      const client = createX402Client({ schemes: [exactEvm({ signer })] });
+      globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
+    reference: `
+      import { createWalletClient, custom } from "viem";
+      import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+      import { ExactEvmScheme } from "@x402/evm/exact/client";
+      const [address] = await globalThis.ethereum.request({ method: "eth_accounts" });
+      const wallet = createWalletClient({ account: address, transport: custom(globalThis.ethereum) });
+      const signer = { address, signTypedData: (m) => wallet.signTypedData({ account: wallet.account, ...m }) };
+      const client = new x402Client();
+      client.register("eip155:*", new ExactEvmScheme(signer));
+      globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
+  },
+  {
     job: "fetch + Solana exact + kit key pair signer",
     floor: `import { createKeyPairSignerFromBytes } from "@solana/kit"; globalThis.s = await createKeyPairSignerFromBytes(globalThis.key);`,
     ours: `
