@@ -293,6 +293,20 @@ describe("exact through Permit2 with the reference seller and facilitator", () =
   });
 });
 
+describe("a buyer who never approved Permit2", () => {
+  it.each(["/permit2/weather", "/upto/metered"])("%s: the reference answers 412 permit2_allowance_required, and nothing moves", async (path) => {
+    const buyer = await fundedBuyer(stack.usdc);
+    const before = await state(buyer);
+    expect(before.allowance).toBe(0n);
+    const recorder = recordingFetch();
+
+    const error = await wrapFetchWithPayment(recorder.fetch, clientFor(buyer.account))(`${stack.seller.url}${path}`).catch((e) => e);
+    expect(error).toMatchObject({ code: "PAYMENT_REJECTED", reason: "permit2_allowance_required", details: { status: 412 } });
+    expect(await state(buyer)).toEqual(before);
+    expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, nonceOf(recorder.paymentHeaders[0]!))).toBe(false);
+  });
+});
+
 describe("upto with the reference seller and facilitator", () => {
   it("the seller settles less than the maximum: the buyer loses exactly what was settled", async () => {
     const buyer = await permit2Buyer(50_000n);
