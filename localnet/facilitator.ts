@@ -1,7 +1,7 @@
-// The reference facilitator (@x402/core x402Facilitator + @x402/evm exact scheme, unmodified),
-// served over HTTP the way the reference HTTPFacilitatorClient (and x402@1's useFacilitator) call
-// it: POST /verify and POST /settle with { x402Version, paymentPayload, paymentRequirements },
-// GET /supported.
+// The reference facilitator (@x402/core x402Facilitator + @x402/evm exact scheme, and on request
+// the upto scheme, unmodified), served over HTTP the way the reference HTTPFacilitatorClient (and
+// x402@1's useFacilitator) call it: POST /verify and POST /settle with { x402Version,
+// paymentPayload, paymentRequirements }, GET /supported.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -9,6 +9,7 @@ import type { Network } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
+import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
 import { createPublicClient, createWalletClient, http, nonceManager, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { FACILITATOR_KEY } from "./accounts.js";
@@ -31,6 +32,11 @@ export interface StartFacilitatorOptions {
   /** Settlement key; defaults to public Anvil test account #1. */
   privateKey?: Hex;
   /**
+   * Also register the reference `upto` scheme for {@link FACILITATOR_V2_NETWORK}. It settles
+   * through the upto Permit2 proxy, which must be installed (localnet/permit2.ts). Default false.
+   */
+  upto?: boolean;
+  /**
    * Called with the facilitator after the EVM schemes are registered, to register more (e.g. the
    * Solana scheme, localnet/svm) so one facilitator serves several chains.
    */
@@ -45,6 +51,7 @@ export async function startFacilitator({
   rpcUrl,
   chainId = BASE_SEPOLIA_CHAIN_ID,
   privateKey = FACILITATOR_KEY,
+  upto = false,
   extend,
 }: StartFacilitatorOptions): Promise<Facilitator> {
   const chain = localChain(rpcUrl, chainId);
@@ -58,7 +65,11 @@ export async function startFacilitator({
   type Args<F extends (...args: never[]) => unknown> = Parameters<F>[0];
   const signer = toFacilitatorEvmSigner({
     address: account.address,
-    readContract: (args) => publicClient.readContract(args as Args<typeof publicClient.readContract>),
+    // Reads and simulations are sent from the facilitator's address, as they are from a viem
+    // wallet client extended with public actions. The upto proxy needs it: it accepts only calls
+    // from the facilitator the buyer named, simulations included.
+    readContract: (args) =>
+      publicClient.readContract({ ...args, account: account.address } as Args<typeof publicClient.readContract>),
     verifyTypedData: (args) => publicClient.verifyTypedData(args as Args<typeof publicClient.verifyTypedData>),
     writeContract: (args) =>
       walletClient.writeContract({ ...args, account, chain } as Args<typeof walletClient.writeContract>),
@@ -71,6 +82,7 @@ export async function startFacilitator({
     .register(FACILITATOR_V2_NETWORK, new ExactEvmScheme(signer))
     // v1 network names are not CAIP-2; the reference types them as Network all the same.
     .registerV1(FACILITATOR_V1_NETWORK as Network, new ExactEvmSchemeV1(signer));
+  if (upto) facilitator.register(FACILITATOR_V2_NETWORK, new UptoEvmScheme(signer));
   extend?.(facilitator);
 
   const server = await serveFacilitator(facilitator);

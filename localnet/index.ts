@@ -1,5 +1,7 @@
 // localnet: the interop harness and the demo's world: a local anvil chain with a USDC stand-in, the unmodified reference
-// facilitator, and reference sellers (v2 @x402/express, v1 x402-express), all on 127.0.0.1.
+// facilitator, and reference sellers (v2 @x402/express, v1 x402-express), all on 127.0.0.1. With
+// `permit2: true`, also Permit2 and the x402 exact / upto proxies (our Solidity, contracts/) at
+// their canonical addresses, and the reference upto scheme.
 //
 //   const stack = await startInteropStack({ v1: true });
 //   const buyer = await fundedBuyer(stack.usdc);
@@ -28,9 +30,24 @@ export {
   type StartFacilitatorOptions,
 } from "./facilitator.js";
 export {
+  EXACT_PERMIT2_PROXY,
+  PERMIT2,
+  UPTO_PERMIT2_PROXY,
+  approvePermit2,
+  exactPermit2ProxyAbi,
+  installPermit2,
+  isPermit2NonceUsed,
+  permit2Abi,
+  permit2Allowance,
+  uptoPermit2ProxyAbi,
+  type ApprovePermit2Options,
+} from "./permit2.js";
+export {
   PRICE,
   PRICE_ATOMIC,
   SELLER_NETWORK,
+  UPTO_MAX_ATOMIC,
+  UPTO_MAX_PRICE,
   WEATHER,
   startSeller,
   startV1Seller,
@@ -47,11 +64,15 @@ export {
 } from "./stack.js";
 export {
   MULTICALL3_ADDRESS,
+  PLAIN_TOKEN_ADDRESS,
   USDC_BASE_SEPOLIA,
+  installPlainToken,
   installTestUsdc,
+  plainTokenAbi,
   testUsdcAbi,
   testUsdcAt,
   testUsdcRuntimeCode,
   type InstallTestUsdcOptions,
+  type TestToken,
   type TestUsdc,
 } from "./token.js";

@@ -1,15 +1,18 @@
 // Sellers built with the reference packages, unmodified:
 // - startSeller: v2, @x402/express paymentMiddleware + @x402/core x402ResourceServer + @x402/evm
-//   exact server scheme, talking to the facilitator through HTTPFacilitatorClient.
+//   exact server scheme (and on request the upto server scheme), talking to the facilitator
+//   through HTTPFacilitatorClient.
 // - startV1Seller: v1, the legacy x402-express 1.x middleware (x402@1 underneath).
 
 import express, { type Request, type Response } from "express";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { Network } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
-import { paymentMiddleware, x402ResourceServer } from "@x402/express";
+import { UptoEvmScheme } from "@x402/evm/upto/server";
+import { paymentMiddleware, setSettlementOverrides, x402ResourceServer } from "@x402/express";
 import type { Address } from "viem";
 import { listenOnLoopback } from "./listen.js";
+import { USDC_BASE_SEPOLIA } from "./token.js";
 
 export interface Seller {
   /** Base URL, `http://127.0.0.1:<port>`, no trailing slash. */
@@ -21,6 +24,12 @@ export interface Seller {
 export interface StartSellerOptions {
   facilitatorUrl: string;
   payTo: Address;
+  /**
+   * Also serve the Permit2 routes `GET /permit2/weather` and `GET /upto/metered` (see
+   * {@link startSeller}). The facilitator must serve `upto` (startFacilitator({ upto: true })) and
+   * Permit2 must be installed (localnet/permit2.ts). Default false.
+   */
+  permit2?: boolean;
 }
 
 /** Price of every fixed-price route: "$0.001" = 1000 atomic units of a 6-decimal token. */
@@ -29,6 +38,10 @@ export const PRICE_ATOMIC = 1000n;
 export const SELLER_NETWORK: Network = "eip155:84532";
 
 export const WEATHER = { report: { weather: "sunny", temperature: 70 } } as const;
+
+/** Most an `upto` route may charge: "$0.01" = 10000 atomic units of USDC. */
+export const UPTO_MAX_PRICE = "$0.01";
+export const UPTO_MAX_ATOMIC = 10_000n;
 
 /**
  * v2 seller. Routes:
@@ -42,12 +55,44 @@ export const WEATHER = { report: { weather: "sunny", temperature: 70 } } as cons
  *                   before the redirect leaves (it settles every handler answer below 400), so
  *                   PAYMENT-RESPONSE rides on the 3xx
  * - `GET /free`     no payment
+ *
+ * With `permit2: true`, also:
+ * - `GET /permit2/weather`  `exact` at 1000 atomic units of USDC with `assetTransferMethod: "permit2"`,
+ *                           answers {@link WEATHER}
+ * - `GET /upto/metered`     `upto` with a maximum of {@link UPTO_MAX_PRICE}; settles `?charge=`
+ *                           atomic units (the reference's settlement override), or the maximum
+ *                           without it; answers `{ charged }`
  */
-export async function startSeller({ facilitatorUrl, payTo }: StartSellerOptions): Promise<Seller> {
+export async function startSeller({ facilitatorUrl, payTo, permit2 = false }: StartSellerOptions): Promise<Seller> {
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register(
     SELLER_NETWORK,
     new ExactEvmScheme(),
   );
+  if (permit2) resourceServer.register(SELLER_NETWORK, new UptoEvmScheme());
+
+  const permit2Routes = {
+    "GET /permit2/weather": {
+      accepts: {
+        scheme: "exact",
+        // An AssetAmount: the reference's default USDC entry uses EIP-3009, so Permit2 is asked for here.
+        // name/version stay, as the reference server keeps them for tokens with EIP-2612.
+        price: {
+          amount: String(PRICE_ATOMIC),
+          asset: USDC_BASE_SEPOLIA,
+          extra: { name: "USDC", version: "2", assetTransferMethod: "permit2" },
+        },
+        network: SELLER_NETWORK,
+        payTo,
+      },
+      description: "Weather report, paid through Permit2",
+      mimeType: "application/json",
+    },
+    "GET /upto/metered": {
+      accepts: { scheme: "upto", price: UPTO_MAX_PRICE, network: SELLER_NETWORK, payTo },
+      description: "Charges what was used, up to $0.01",
+      mimeType: "application/json",
+    },
+  };
 
   let dynamicQuotes = 0;
   const app = express();
@@ -81,6 +126,7 @@ export async function startSeller({ facilitatorUrl, payTo }: StartSellerOptions)
           description: "Redirects once paid",
           mimeType: "application/json",
         },
+        ...(permit2 ? permit2Routes : {}),
       },
       resourceServer,
     ),
@@ -101,6 +147,18 @@ export async function startSeller({ facilitatorUrl, payTo }: StartSellerOptions)
   app.get("/free", (_req: Request, res: Response) => {
     res.json({ free: true });
   });
+  if (permit2) {
+    app.get("/permit2/weather", (_req: Request, res: Response) => {
+      res.json(WEATHER);
+    });
+    app.get("/upto/metered", (req: Request, res: Response) => {
+      const charge = typeof req.query.charge === "string" ? req.query.charge : undefined;
+      // The settlement override: the middleware reads it from this response header, settles that
+      // amount instead of the maximum, and strips the header before the answer leaves.
+      if (charge !== undefined) setSettlementOverrides(res, { amount: charge });
+      res.json({ charged: charge ?? String(UPTO_MAX_ATOMIC) });
+    });
+  }
 
   const server = await serveSeller(app);
   return { url: server.url, payTo, stop: server.stop };

@@ -1,10 +1,12 @@
-// Everything at once: anvil + TestUSDC + facilitator + v2 seller (+ v1 seller), for tests and demos.
+// Everything at once: anvil + TestUSDC + facilitator + v2 seller (+ v1 seller, + Permit2 and upto),
+// for tests and demos.
 
 import type { Address, Hex } from "viem";
 import { newBuyer, randomAddress, type Buyer } from "./accounts.js";
 import { startAnvil, type Anvil } from "./anvil.js";
 import { stopStack } from "./cleanup.js";
 import { startFacilitator, type Facilitator } from "./facilitator.js";
+import { installPermit2 } from "./permit2.js";
 import { startSeller, startV1Seller, type Seller } from "./seller.js";
 import { installTestUsdc, type TestUsdc } from "./token.js";
 
@@ -32,7 +34,7 @@ export interface InteropStack {
   anvil: Anvil;
   usdc: TestUsdc;
   facilitator: Facilitator;
-  /** v2 seller (`/weather`, `/echo`, `/dynamic`, `/redirect`, `/free`). */
+  /** v2 seller (`/weather`, `/echo`, `/dynamic`, `/redirect`, `/free`; with `permit2`, `/permit2/weather`, `/upto/metered`). */
   seller: Seller;
   /** v1 seller (x402-express 1.x, `/weather`), when started with `v1: true`. */
   v1Seller?: Seller;
@@ -45,21 +47,28 @@ export interface StartInteropStackOptions {
   v1?: boolean;
   /** Receiving address of the sellers; default a fresh random address. */
   payTo?: Address;
+  /**
+   * Install Permit2 and the x402 proxies, register `upto` with the facilitator and serve the
+   * seller's Permit2 routes. Default false.
+   */
+  permit2?: boolean;
 }
 
 export async function startInteropStack({
   v1 = false,
   payTo = randomAddress(),
+  permit2 = false,
 }: StartInteropStackOptions = {}): Promise<InteropStack> {
   const { add, stop } = stopStack();
   try {
     const anvil = await startAnvil();
     add(anvil.stop);
     const usdc = await installTestUsdc(anvil.rpcUrl);
-    const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl });
+    if (permit2) await installPermit2(anvil.rpcUrl);
+    const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl, upto: permit2 });
     add(facilitator.stop);
     const [seller, v1Seller] = await Promise.all([
-      startSeller({ facilitatorUrl: facilitator.url, payTo }),
+      startSeller({ facilitatorUrl: facilitator.url, payTo, permit2 }),
       v1 ? startV1Seller({ facilitatorUrl: facilitator.url, payTo }) : undefined,
     ]);
     add(seller.stop);

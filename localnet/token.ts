@@ -1,7 +1,8 @@
 // Installs the TestUSDC runtime code (contracts/TestUSDC.json) at the address the reference
 // packages use for USDC on Base Sepolia, and mints / reads balances on it. Also installs a
 // Multicall3 `tryAggregate` stand-in (contracts/TryAggregate.json), which the reference
-// facilitator uses to explain failed payments (insufficient balance, used nonce, ...).
+// facilitator uses to explain failed payments (insufficient balance, used nonce, ...), and, on
+// request, a plain ERC-20 without EIP-2612 or EIP-3009 (contracts/PlainToken.json).
 
 import {
   createPublicClient,
@@ -14,6 +15,7 @@ import {
   type Hex,
 } from "viem";
 import artifact from "../contracts/TestUSDC.json" with { type: "json" };
+import plainTokenArtifact from "../contracts/PlainToken.json" with { type: "json" };
 import tryAggregateArtifact from "../contracts/TryAggregate.json" with { type: "json" };
 import { BASE_SEPOLIA_CHAIN_ID, localChain, rpc } from "./anvil.js";
 
@@ -109,4 +111,30 @@ export function testUsdcAt(
       return publicClient.readContract({ address, abi: usdcAbi, functionName: "balanceOf", args: [owner] });
     },
   };
+}
+
+/** Where {@link installPlainToken} places PlainToken by default (an address with no meaning elsewhere). */
+export const PLAIN_TOKEN_ADDRESS: Address = "0x7E57000000000000000000000000000000000020";
+
+/** Full ABI of PlainToken, from the compiled artifact. */
+export const plainTokenAbi = plainTokenArtifact.abi as Abi;
+
+export interface TestToken {
+  address: Address;
+  /** Mints `amount` atomic units (6 decimals) to `to`; resolves once mined. */
+  mint(to: Address, amount: bigint): Promise<Hash>;
+  balanceOf(owner: Address): Promise<bigint>;
+}
+
+/**
+ * Places PlainToken (ERC-20 with open `mint`, 6 decimals, no `permit`, no EIP-3009) at `address`
+ * with anvil_setCode. Buyers pay with it only through Permit2 after an ERC-20 approval.
+ */
+export async function installPlainToken(
+  rpcUrl: string,
+  { address = PLAIN_TOKEN_ADDRESS, chainId = BASE_SEPOLIA_CHAIN_ID }: { address?: Address; chainId?: number } = {},
+): Promise<TestToken> {
+  await rpc(rpcUrl, "anvil_setCode", [address, plainTokenArtifact.deployedBytecode]);
+  const usdcLike = testUsdcAt(rpcUrl, { address, chainId });
+  return { address, mint: usdcLike.mintUsdc, balanceOf: usdcLike.usdcBalance };
 }

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // Compiles the interop test contracts with the solc npm package (solc-js):
 //
-//   contracts/TestUSDC.sol     -> contracts/TestUSDC.json      (USDC stand-in)
-//   contracts/TryAggregate.sol -> contracts/TryAggregate.json  (Multicall3 tryAggregate stand-in)
+//   contracts/TestUSDC.sol       -> contracts/TestUSDC.json      (USDC stand-in, EIP-2612 + EIP-3009)
+//   contracts/TryAggregate.sol   -> contracts/TryAggregate.json  (Multicall3 tryAggregate stand-in)
+//   contracts/PlainToken.sol     -> contracts/PlainToken.json    (ERC-20 without EIP-2612 / EIP-3009)
+//   contracts/Permit2.sol        -> contracts/Permit2.json       (Permit2 signature transfers)
+//   contracts/Permit2Proxies.sol -> contracts/x402ExactPermit2Proxy.json, contracts/x402UptoPermit2Proxy.json
 //
 //   node scripts/compile-token.mjs
 //
@@ -25,8 +28,15 @@ const SETTINGS = {
   evmVersion: "cancun",
 };
 
-/** Contract name; the source is contracts/<name>.sol, the artifact contracts/<name>.json. */
-const CONTRACTS = ["TestUSDC", "TryAggregate"];
+/** Contracts to build: the artifact is contracts/<name>.json, the source contracts/<source>.sol (default: <name>). */
+const CONTRACTS = [
+  { name: "TestUSDC" },
+  { name: "TryAggregate" },
+  { name: "PlainToken" },
+  { name: "Permit2" },
+  { name: "x402ExactPermit2Proxy", source: "Permit2Proxies" },
+  { name: "x402UptoPermit2Proxy", source: "Permit2Proxies" },
+];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -38,9 +48,9 @@ if (solc.version() !== SOLC_VERSION) {
   process.exit(1);
 }
 
-for (const contractName of CONTRACTS) {
+for (const { name: contractName, source: sourceFile = contractName } of CONTRACTS) {
   // Source unit name as recorded in the contract metadata (and so in the bytecode's metadata hash).
-  const sourceName = `contracts/${contractName}.sol`;
+  const sourceName = `contracts/${sourceFile}.sol`;
   const source = readFileSync(join(root, sourceName), "utf8");
   const input = {
     language: "Solidity",

@@ -1,8 +1,12 @@
-// contracts/<Name>.json must be what contracts/<Name>.sol compiles to with the pinned solc-js build
-// and the settings recorded in the artifact. Regenerate with: node scripts/compile-token.mjs
+// contracts/<Name>.json must be what its source (recorded in the artifact, e.g. contracts/<Name>.sol)
+// compiles to with the pinned solc-js build and the settings recorded in the artifact. Regenerate
+// with: node scripts/compile-token.mjs
 
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { x402ExactPermit2ProxyABI, x402UptoPermit2ProxyABI } from "@x402/evm";
+import type { Abi } from "viem";
+import { formatAbiItem, formatAbiParams } from "viem/utils";
 import { describe, expect, it } from "vitest";
 import solc from "solc";
 
@@ -18,12 +22,14 @@ interface Artifact {
 }
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8");
-const load = (name: string) => ({
-  artifact: JSON.parse(read(`../../contracts/${name}.json`)) as Artifact,
-  source: read(`../../contracts/${name}.sol`),
-});
+const load = (name: string) => {
+  const artifact = JSON.parse(read(`../../contracts/${name}.json`)) as Artifact;
+  return { artifact, source: read(`../../${artifact.sourceName}`) };
+};
 
-describe.each(["TestUSDC", "TryAggregate"])("contracts/%s.json", (name) => {
+const ARTIFACTS = ["TestUSDC", "TryAggregate", "PlainToken", "Permit2", "x402ExactPermit2Proxy", "x402UptoPermit2Proxy"];
+
+describe.each(ARTIFACTS)("contracts/%s.json", (name) => {
   const { artifact, source } = load(name);
 
   it("was built from the current source", () => {
@@ -89,5 +95,32 @@ describe("TestUSDC ABI", () => {
         "mint(address,uint256)",
       ]),
     );
+  });
+});
+
+/** Every function, event and error of an ABI, as text (e.g. "error PaymentTooEarly()"). */
+const surface = (abi: readonly unknown[]) =>
+  (abi as Abi).flatMap((item) => {
+    if (item.type === "function") return [`function ${formatAbiItem(item)} returns (${formatAbiParams(item.outputs)})`];
+    return item.type === "event" || item.type === "error" ? [`${item.type} ${formatAbiItem(item)}`] : [];
+  });
+
+describe("Permit2 proxies' ABIs", () => {
+  it.each([
+    ["x402ExactPermit2Proxy", x402ExactPermit2ProxyABI, []],
+    // The reference's upto ABI leaves out InvalidAmount; ours reverts with it on a zero amount,
+    // which the reference facilitator never sends (it answers a zero settlement without a transaction).
+    ["x402UptoPermit2Proxy", x402UptoPermit2ProxyABI, ["error InvalidAmount()"]],
+  ] as const)("%s has exactly the functions, events and errors of the ABI @x402/evm calls it with", (name, reference, extra) => {
+    const ours = surface(load(name).artifact.abi);
+    expect(ours.sort()).toEqual([...surface(reference), ...extra].sort());
+  });
+});
+
+describe("Token ABIs", () => {
+  it("PlainToken has no EIP-2612 or EIP-3009 entry points", () => {
+    const names = surface(load("PlainToken").artifact.abi).join("\n");
+    expect(names).toMatch(/function approve\(address,uint256\)/);
+    expect(names).not.toMatch(/permit|nonces|DOMAIN_SEPARATOR|Authorization/);
   });
 });
