@@ -24,7 +24,7 @@ import {
 } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createX402Client, getPaymentReceipt, type X402Client } from "../../src";
-import { exactEvm, uptoEvm, type EvmSignerInput } from "../../src/evm";
+import { exactEvm, permit2ApprovalTransaction, uptoEvm, type EvmSignerInput } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import {
   ANVIL_TEST_KEYS,
@@ -43,6 +43,7 @@ import {
   permit2Abi,
   permit2Allowance,
   randomAddress,
+  rpc,
   startAnvil,
   startInteropStack,
   uptoPermit2ProxyAbi,
@@ -294,17 +295,36 @@ describe("exact through Permit2 with the reference seller and facilitator", () =
 });
 
 describe("a buyer who never approved Permit2", () => {
-  it.each(["/permit2/weather", "/upto/metered"])("%s: the reference answers 412 permit2_allowance_required, and nothing moves", async (path) => {
-    const buyer = await fundedBuyer(stack.usdc);
-    const before = await state(buyer);
-    expect(before.allowance).toBe(0n);
-    const recorder = recordingFetch();
+  it.each(["/permit2/weather", "/upto/metered"])(
+    "%s: the reference's 412 is PERMIT2_ALLOWANCE_REQUIRED, nothing moves; the approval it names, then the payment succeeds",
+    async (path) => {
+      const buyer = await fundedBuyer(stack.usdc);
+      const before = await state(buyer);
+      expect(before.allowance).toBe(0n);
+      const recorder = recordingFetch();
+      const paidFetch = wrapFetchWithPayment(recorder.fetch, clientFor(buyer.account));
 
-    const error = await wrapFetchWithPayment(recorder.fetch, clientFor(buyer.account))(`${stack.seller.url}${path}`).catch((e) => e);
-    expect(error).toMatchObject({ code: "PAYMENT_REJECTED", reason: "permit2_allowance_required", details: { status: 412 } });
-    expect(await state(buyer)).toEqual(before);
-    expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, nonceOf(recorder.paymentHeaders[0]!))).toBe(false);
-  });
+      const error = await paidFetch(`${stack.seller.url}${path}`).catch((e) => e);
+      expect(error).toMatchObject({
+        code: "PERMIT2_ALLOWANCE_REQUIRED",
+        details: { reason: "permit2_allowance_required", status: 412, token: stack.usdc.address, owner: buyer.address, spender: PERMIT2 },
+      });
+      expect(await state(buyer)).toEqual(before);
+      expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, nonceOf(recorder.paymentHeaders[0]!))).toBe(false);
+
+      // The fix the error names: one approval transaction from the payer's wallet, for exactly the amount.
+      const { token, amount } = error.details;
+      await rpc(stack.anvil.rpcUrl, "anvil_setBalance", [buyer.address, toHex(10n ** 18n)]);
+      const wallet = createWalletClient({ account: buyer.account, chain: stack.anvil.chain, transport: http(stack.anvil.rpcUrl) });
+      await chain.waitForTransactionReceipt({ hash: await wallet.sendTransaction(permit2ApprovalTransaction({ token, amount })) });
+      expect(await permit2Allowance(stack.anvil.rpcUrl, stack.usdc.address, buyer.address)).toBe(BigInt(amount));
+
+      const response = await paidFetch(`${stack.seller.url}${path}${path.startsWith("/upto") ? "?charge=1000" : ""}`);
+      expect(response.status).toBe(200);
+      expect(getPaymentReceipt(response)?.settled).toBe(true);
+      expect(before.buyer - (await state(buyer)).buyer).toBe(1000n);
+    },
+  );
 });
 
 describe("upto with the reference seller and facilitator", () => {
