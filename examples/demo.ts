@@ -1,13 +1,15 @@
-// npm run demo [-- --axios | --v1 | --solana | --serve]
+// npm run demo [-- --axios | --v1 | --solana | --permit2 | --upto | --serve]
 //
 // A real paid request, end to end, on this machine: a local chain (anvil with Base Sepolia's chain
 // id and a test USDC, or with --solana a LiteSVM-backed Solana RPC with devnet USDC), the unmodified
 // reference facilitator and seller (@x402/*), and a fresh buyer paying with x402-pay. Prints what
-// happens at each step, then stops everything it started. With --serve it keeps the stack running
-// for your own code instead and prints how to reach it (examples/demo-serve.ts).
+// happens at each step, then stops everything it started. --permit2 pays `exact` through Permit2
+// (after the buyer's one-time approval), --upto pays a metered route that settles less than the
+// signed maximum. With --serve it keeps the stack running for your own code instead and prints how
+// to reach it (examples/demo-serve.ts).
 import axios from "axios";
-import { createPublicClient, http, type Hash } from "viem";
-import { PRICE_ATOMIC, fundedBuyer, startInteropStack } from "../localnet/index.js";
+import { createPublicClient, createWalletClient, http, toHex, type Hash } from "viem";
+import { PRICE_ATOMIC, UPTO_MAX_ATOMIC, fundedBuyer, rpc, startInteropStack } from "../localnet/index.js";
 import { startSolanaStack } from "../localnet/svm/index.js";
 import {
   createX402Client,
@@ -20,7 +22,7 @@ import {
   type PaymentScheme,
 } from "x402-pay";
 import { wrapAxiosWithPayment } from "x402-pay/axios";
-import { exactEvm } from "x402-pay/evm";
+import { exactEvm, permit2Allowance, permit2ApprovalTransaction, uptoEvm } from "x402-pay/evm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
 import { exactSvm } from "x402-pay/svm";
 import { serveDemo } from "./demo-serve.js";
@@ -28,6 +30,10 @@ import { serveDemo } from "./demo-serve.js";
 const useAxios = process.argv.includes("--axios");
 const useV1 = process.argv.includes("--v1");
 const useSolana = process.argv.includes("--solana");
+const usePermit2 = process.argv.includes("--permit2");
+const useUpto = process.argv.includes("--upto");
+/** What the metered route charges of its maximum in the --upto demo. */
+const UPTO_CHARGE = 2_500n;
 const serve = process.argv.includes("--serve");
 const started = performance.now();
 const say = (step: string, text = "") => console.log(`${`[${((performance.now() - started) / 1000).toFixed(2)}s]`.padEnd(9)}${step.padEnd(11)}${text}`);
@@ -37,6 +43,9 @@ const short = (text: string) => `${text.slice(0, 10)}…${text.slice(-8)}`;
 /** One chain with its seller, facilitator and a funded buyer, as the demo needs it. */
 interface World {
   sellerUrl: string;
+  /** The paid route, and the atomic amount it should move. */
+  path: string;
+  expected: bigint;
   buyer: string;
   scheme: PaymentScheme;
   why: string;
@@ -49,17 +58,39 @@ interface World {
 }
 
 async function evmWorld(): Promise<World> {
-  const stack = await startInteropStack({ v1: useV1 });
+  const stack = await startInteropStack({ v1: useV1, permit2: usePermit2 || useUpto });
   const seller = useV1 ? stack.v1Seller! : stack.seller;
   const buyer = await fundedBuyer(stack.usdc);
   const chain = createPublicClient({ chain: stack.anvil.chain, transport: http(stack.anvil.rpcUrl) });
+  const permit2 = permit2Allowance({ rpc: stack.anvil.rpcUrl });
+  if (usePermit2 || useUpto) {
+    // Permit2 moves the token only with the buyer's allowance: one approval transaction, once per
+    // token (the only step that needs gas money; a sponsoring server can cover it instead).
+    const amount = usePermit2 ? PRICE_ATOMIC : UPTO_MAX_ATOMIC;
+    await rpc(stack.anvil.rpcUrl, "anvil_setBalance", [buyer.address, toHex(10n ** 16n)]);
+    const wallet = createWalletClient({ account: buyer.account, chain: stack.anvil.chain, transport: http(stack.anvil.rpcUrl) });
+    const hash = await wallet.sendTransaction(permit2ApprovalTransaction({ token: stack.usdc.address, amount }));
+    await chain.waitForTransactionReceipt({ hash });
+    say("approve", `the buyer lets Permit2 move ${usdc(amount)}: permit2ApprovalTransaction, sent once (${short(hash)})`);
+  }
   return {
     sellerUrl: seller.url,
+    path: useUpto ? `/upto/metered?charge=${UPTO_CHARGE}` : usePermit2 ? "/permit2/weather" : "/weather",
+    expected: useUpto ? UPTO_CHARGE : PRICE_ATOMIC,
     buyer: buyer.address,
-    scheme: exactEvm({ signer: buyer.account }),
-    why: "exactEvm serves eip155:* and v1/v2; the policy caps a payment at $0.10",
+    scheme: useUpto ? uptoEvm({ signer: buyer.account, permit2 }) : exactEvm({ signer: buyer.account, permit2 }),
+    why: useUpto
+      ? "uptoEvm pays at most the signed maximum; the policy weighs that maximum against its $0.10 cap"
+      : "exactEvm serves eip155:* and v1/v2; the policy caps a payment at $0.10",
     balances: async () => ({ buyer: await stack.usdc.usdcBalance(buyer.address), seller: await stack.usdc.usdcBalance(seller.payTo) }),
     describePayment: (payload) => {
+      if ("permit2Authorization" in payload) {
+        const { permit2Authorization: p, signature } = payload as { permit2Authorization: any; signature: string };
+        return [
+          `Permit2 witness transfer of at most ${usdc(BigInt(p.permitted.amount))} to ${p.witness.to}, spender ${p.spender}`,
+          `${p.witness.facilitator ? `settled only by ${p.witness.facilitator}, ` : ""}valid until ${new Date(Number(p.deadline) * 1000).toISOString()}, signature ${short(signature)}`,
+        ];
+      }
       const { authorization: a, signature } = payload as { authorization: Record<string, string>; signature: string };
       return [
         `EIP-3009 transferWithAuthorization of ${usdc(BigInt(a.value!))} to ${a.to}, nonce ${short(a.nonce!)}`,
@@ -79,6 +110,8 @@ async function solanaWorld(): Promise<World> {
   const buyer = await stack.fundedBuyer({ mints: [stack.tokens.usdc] });
   return {
     sellerUrl: stack.seller.url,
+    path: "/weather",
+    expected: PRICE_ATOMIC,
     buyer: buyer.address,
     scheme: exactSvm({ signer: buyer.signer, rpc: stack.rpc.url }),
     why: "exactSvm serves solana:* and v1/v2; the policy caps a payment at $0.10",
@@ -107,7 +140,7 @@ async function payOnce(): Promise<void> {
       : `anvil (chain 84532), TestUSDC at the Base Sepolia USDC address, reference facilitator and ${useV1 ? "v1 x402-express" : "v2 @x402/express"} seller`);
     world = await (useSolana ? solanaWorld() : evmWorld());
     const before = await world.balances();
-    say("buyer", `${world.buyer} funded with ${usdc(before.buyer)} (a fresh key; no gas money needed)`);
+    say("buyer", `${world.buyer} funded with ${usdc(before.buyer)} (a fresh key; ${usePermit2 || useUpto ? "gas only for the approval above" : "no gas money needed"})`);
 
     const w = world;
     const client = createX402Client({
@@ -144,7 +177,7 @@ async function payOnce(): Promise<void> {
       return response;
     };
 
-    const url = `${w.sellerUrl}/weather`;
+    const url = `${w.sellerUrl}${w.path}`;
     let receipt: PaymentReceipt | undefined;
     let resource: unknown;
     if (useAxios) {
@@ -166,9 +199,10 @@ async function payOnce(): Promise<void> {
     say("balances", `buyer  ${usdc(before.buyer)} -> ${usdc(after.buyer)}`);
     say("", `seller ${usdc(before.seller)} -> ${usdc(after.seller)}`);
     say("resource", JSON.stringify(resource));
+    if (receipt?.upTo) say("receipt", `signed up to ${usdc(BigInt(receipt.amount))}, settled ${receipt.settledAmount === undefined ? "(not reported)" : usdc(BigInt(receipt.settledAmount))}`);
 
-    const ok = !!confirmed?.startsWith("success") && before.buyer - after.buyer === PRICE_ATOMIC && after.seller - before.seller === PRICE_ATOMIC;
-    say(ok ? "done" : "FAILED", ok ? "paid exactly the price, once" : "balances or settlement are not as expected");
+    const ok = !!confirmed?.startsWith("success") && before.buyer - after.buyer === w.expected && after.seller - before.seller === w.expected;
+    say(ok ? "done" : "FAILED", ok ? (useUpto ? "paid exactly what was used, once" : "paid exactly the price, once") : "balances or settlement are not as expected");
     process.exitCode = ok ? 0 : 1;
   } catch (error) {
     console.error(isX402Error(error) ? `${error.code}: ${error.message}` : error);
