@@ -1,7 +1,8 @@
 // The reference facilitator (@x402/core x402Facilitator + @x402/evm exact scheme, and on request
 // the upto scheme, unmodified), served over HTTP the way the reference HTTPFacilitatorClient (and
 // x402@1's useFacilitator) call it: POST /verify and POST /settle with { x402Version,
-// paymentPayload, paymentRequirements }, GET /supported.
+// paymentPayload, paymentRequirements }, GET /supported. On request, with the gas-sponsoring
+// extensions of @x402/extensions registered (EIP-2612 permits, ERC-20 approvals it broadcasts).
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -10,7 +11,19 @@ import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
 import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
-import { createPublicClient, createWalletClient, http, nonceManager, type Address, type Hex } from "viem";
+import { EIP2612_GAS_SPONSORING, createErc20ApprovalGasSponsoringExtension, type TransactionRequest } from "@x402/extensions";
+import {
+  createPublicClient,
+  createWalletClient,
+  http,
+  nonceManager,
+  parseTransaction,
+  recoverTransactionAddress,
+  type Address,
+  type Hash,
+  type Hex,
+  type TransactionSerialized,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { FACILITATOR_KEY } from "./accounts.js";
 import { BASE_SEPOLIA_CHAIN_ID, localChain } from "./anvil.js";
@@ -23,6 +36,8 @@ export interface Facilitator {
   address: Address;
   /** Every request received, in order (method and path), for tests that count round trips. */
   requests: { method: string; path: string }[];
+  /** ETH the facilitator sent payers so their signed approvals could pay for gas (with `sponsoring`). */
+  gasTopUps: { payer: Address; value: bigint; transaction: Hash }[];
   stop(): Promise<void>;
 }
 
@@ -36,6 +51,13 @@ export interface StartFacilitatorOptions {
    * through the upto Permit2 proxy, which must be installed (localnet/permit2.ts). Default false.
    */
   upto?: boolean;
+  /**
+   * Register the gas-sponsoring extensions: `eip2612GasSponsoring` (a marker; the schemes settle a
+   * permit with settleWithPermit either way) and `erc20ApprovalGasSponsoring` with a signer that
+   * broadcasts the payer's signed approval, then settles. It first tops the payer up to the gas its
+   * transaction may cost, as the reference's e2e facilitator does. Default false.
+   */
+  sponsoring?: boolean;
   /**
    * Called with the facilitator after the EVM schemes are registered, to register more (e.g. the
    * Solana scheme, localnet/svm) so one facilitator serves several chains.
@@ -52,6 +74,7 @@ export async function startFacilitator({
   chainId = BASE_SEPOLIA_CHAIN_ID,
   privateKey = FACILITATOR_KEY,
   upto = false,
+  sponsoring = false,
   extend,
 }: StartFacilitatorOptions): Promise<Facilitator> {
   const chain = localChain(rpcUrl, chainId);
@@ -83,10 +106,43 @@ export async function startFacilitator({
     // v1 network names are not CAIP-2; the reference types them as Network all the same.
     .registerV1(FACILITATOR_V1_NETWORK as Network, new ExactEvmSchemeV1(signer));
   if (upto) facilitator.register(FACILITATOR_V2_NETWORK, new UptoEvmScheme(signer));
+
+  const gasTopUps: Facilitator["gasTopUps"] = [];
+  if (sponsoring) {
+    /** Sends each transaction in turn and waits for it: a signed one as it is, a call from the facilitator. */
+    const sendTransactions = async (transactions: TransactionRequest[]): Promise<Hash[]> => {
+      const hashes: Hash[] = [];
+      for (const transaction of transactions) {
+        let hash: Hash;
+        if (typeof transaction === "string") {
+          const signed = transaction as TransactionSerialized;
+          await topUpGas(signed);
+          hash = await publicClient.sendRawTransaction({ serializedTransaction: signed });
+        } else hash = await walletClient.sendTransaction({ ...transaction, account, chain });
+        const receipt = await publicClient.waitForTransactionReceipt({ hash });
+        if (receipt.status !== "success") throw new Error(`transaction_failed: ${hash}`);
+        hashes.push(hash);
+      }
+      return hashes;
+    };
+    /** Gives the signer of `serialized` what its gas may cost at most, less what it holds. */
+    const topUpGas = async (serialized: TransactionSerialized) => {
+      const { gas = 70_000n, maxFeePerGas = 1_000_000_000n } = parseTransaction(serialized);
+      const payer = await recoverTransactionAddress({ serializedTransaction: serialized });
+      const deficit = gas * maxFeePerGas - (await publicClient.getBalance({ address: payer }));
+      if (deficit <= 0n) return;
+      const hash = await walletClient.sendTransaction({ to: payer, value: deficit, account, chain });
+      if ((await publicClient.waitForTransactionReceipt({ hash })).status !== "success") throw new Error(`gas_funding_failed: ${hash}`);
+      gasTopUps.push({ payer, value: deficit, transaction: hash });
+    };
+    facilitator
+      .registerExtension(EIP2612_GAS_SPONSORING)
+      .registerExtension(createErc20ApprovalGasSponsoringExtension({ ...signer, sendTransactions }));
+  }
   extend?.(facilitator);
 
   const server = await serveFacilitator(facilitator);
-  return { url: server.url, address: account.address, requests: server.requests, stop: server.stop };
+  return { url: server.url, address: account.address, requests: server.requests, gasTopUps, stop: server.stop };
 }
 
 export interface FacilitatorServer {

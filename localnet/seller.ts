@@ -1,7 +1,8 @@
 // Sellers built with the reference packages, unmodified:
 // - startSeller: v2, @x402/express paymentMiddleware + @x402/core x402ResourceServer + @x402/evm
 //   exact server scheme (and on request the upto server scheme), talking to the facilitator
-//   through HTTPFacilitatorClient.
+//   through HTTPFacilitatorClient. On request, routes that declare the gas-sponsoring extensions
+//   with the @x402/extensions declare functions.
 // - startV1Seller: v1, the legacy x402-express 1.x middleware (x402@1 underneath).
 
 import express, { type Request, type Response } from "express";
@@ -10,9 +11,10 @@ import type { Network } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
 import { paymentMiddleware, setSettlementOverrides, x402ResourceServer } from "@x402/express";
+import { declareEip2612GasSponsoringExtension, declareErc20ApprovalGasSponsoringExtension } from "@x402/extensions";
 import type { Address } from "viem";
 import { listenOnLoopback } from "./listen.js";
-import { USDC_BASE_SEPOLIA } from "./token.js";
+import { PLAIN_TOKEN_ADDRESS, USDC_BASE_SEPOLIA } from "./token.js";
 
 export interface Seller {
   /** Base URL, `http://127.0.0.1:<port>`, no trailing slash. */
@@ -30,6 +32,12 @@ export interface StartSellerOptions {
    * Permit2 must be installed (localnet/permit2.ts). Default false.
    */
   permit2?: boolean;
+  /**
+   * Also serve the routes that declare gas sponsoring, `GET /sponsored/*` (see {@link startSeller}).
+   * Needs what `permit2` needs, PlainToken at {@link PLAIN_TOKEN_ADDRESS} (installPlainToken) and a
+   * facilitator that sponsors (startFacilitator({ sponsoring: true })). Default false.
+   */
+  sponsored?: boolean;
 }
 
 /** Price of every fixed-price route: "$0.001" = 1000 atomic units of a 6-decimal token. */
@@ -62,13 +70,21 @@ export const UPTO_MAX_ATOMIC = 10_000n;
  * - `GET /upto/metered`     `upto` with a maximum of {@link UPTO_MAX_PRICE}; settles `?charge=`
  *                           atomic units (the reference's settlement override), or the maximum
  *                           without it; answers `{ charged }`
+ *
+ * With `sponsored: true`, also (each answers like its unsponsored twin):
+ * - `GET /sponsored/permit`  as `/permit2/weather`, declaring `eip2612GasSponsoring` and
+ *                            `erc20ApprovalGasSponsoring`
+ * - `GET /sponsored/plain`   `exact` through Permit2 at 1000 atomic units of PlainToken (no EIP-2612,
+ *                            so no name/version in extra, as the reference advises), declaring
+ *                            `erc20ApprovalGasSponsoring`
+ * - `GET /sponsored/upto`    as `/upto/metered` (`?charge=`), declaring `eip2612GasSponsoring`
  */
-export async function startSeller({ facilitatorUrl, payTo, permit2 = false }: StartSellerOptions): Promise<Seller> {
+export async function startSeller({ facilitatorUrl, payTo, permit2 = false, sponsored = false }: StartSellerOptions): Promise<Seller> {
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register(
     SELLER_NETWORK,
     new ExactEvmScheme(),
   );
-  if (permit2) resourceServer.register(SELLER_NETWORK, new UptoEvmScheme());
+  if (permit2 || sponsored) resourceServer.register(SELLER_NETWORK, new UptoEvmScheme());
 
   const permit2Routes = {
     "GET /permit2/weather": {
@@ -92,6 +108,25 @@ export async function startSeller({ facilitatorUrl, payTo, permit2 = false }: St
       description: "Charges what was used, up to $0.01",
       mimeType: "application/json",
     },
+  };
+
+  const sponsoredRoutes = {
+    "GET /sponsored/permit": {
+      ...permit2Routes["GET /permit2/weather"],
+      extensions: { ...declareEip2612GasSponsoringExtension(), ...declareErc20ApprovalGasSponsoringExtension() },
+    },
+    "GET /sponsored/plain": {
+      accepts: {
+        scheme: "exact",
+        price: { amount: String(PRICE_ATOMIC), asset: PLAIN_TOKEN_ADDRESS, extra: { assetTransferMethod: "permit2" } },
+        network: SELLER_NETWORK,
+        payTo,
+      },
+      description: "Weather report, paid in a token without EIP-2612",
+      mimeType: "application/json",
+      extensions: declareErc20ApprovalGasSponsoringExtension(),
+    },
+    "GET /sponsored/upto": { ...permit2Routes["GET /upto/metered"], extensions: declareEip2612GasSponsoringExtension() },
   };
 
   let dynamicQuotes = 0;
@@ -127,6 +162,7 @@ export async function startSeller({ facilitatorUrl, payTo, permit2 = false }: St
           mimeType: "application/json",
         },
         ...(permit2 ? permit2Routes : {}),
+        ...(sponsored ? sponsoredRoutes : {}),
       },
       resourceServer,
     ),
@@ -147,17 +183,24 @@ export async function startSeller({ facilitatorUrl, payTo, permit2 = false }: St
   app.get("/free", (_req: Request, res: Response) => {
     res.json({ free: true });
   });
+  const weather = (_req: Request, res: Response) => {
+    res.json(WEATHER);
+  };
+  const metered = (req: Request, res: Response) => {
+    const charge = typeof req.query.charge === "string" ? req.query.charge : undefined;
+    // The settlement override: the middleware reads it from this response header, settles that
+    // amount instead of the maximum, and strips the header before the answer leaves.
+    if (charge !== undefined) setSettlementOverrides(res, { amount: charge });
+    res.json({ charged: charge ?? String(UPTO_MAX_ATOMIC) });
+  };
   if (permit2) {
-    app.get("/permit2/weather", (_req: Request, res: Response) => {
-      res.json(WEATHER);
-    });
-    app.get("/upto/metered", (req: Request, res: Response) => {
-      const charge = typeof req.query.charge === "string" ? req.query.charge : undefined;
-      // The settlement override: the middleware reads it from this response header, settles that
-      // amount instead of the maximum, and strips the header before the answer leaves.
-      if (charge !== undefined) setSettlementOverrides(res, { amount: charge });
-      res.json({ charged: charge ?? String(UPTO_MAX_ATOMIC) });
-    });
+    app.get("/permit2/weather", weather);
+    app.get("/upto/metered", metered);
+  }
+  if (sponsored) {
+    app.get("/sponsored/permit", weather);
+    app.get("/sponsored/plain", weather);
+    app.get("/sponsored/upto", metered);
   }
 
   const server = await serveSeller(app);

@@ -1,5 +1,5 @@
-// Everything at once: anvil + TestUSDC + facilitator + v2 seller (+ v1 seller, + Permit2 and upto),
-// for tests and demos.
+// Everything at once: anvil + TestUSDC + facilitator + v2 seller (+ v1 seller, + Permit2 and upto,
+// + gas sponsoring), for tests and demos.
 
 import type { Address, Hex } from "viem";
 import { newBuyer, randomAddress, type Buyer } from "./accounts.js";
@@ -8,7 +8,7 @@ import { stopStack } from "./cleanup.js";
 import { startFacilitator, type Facilitator } from "./facilitator.js";
 import { installPermit2 } from "./permit2.js";
 import { startSeller, startV1Seller, type Seller } from "./seller.js";
-import { installTestUsdc, type TestUsdc } from "./token.js";
+import { installPlainToken, installTestUsdc, type TestToken, type TestUsdc } from "./token.js";
 
 /** One test dollar in atomic units (6 decimals). */
 export const ONE_USDC = 1_000_000n;
@@ -34,10 +34,12 @@ export interface InteropStack {
   anvil: Anvil;
   usdc: TestUsdc;
   facilitator: Facilitator;
-  /** v2 seller (`/weather`, `/echo`, `/dynamic`, `/redirect`, `/free`; with `permit2`, `/permit2/weather`, `/upto/metered`). */
+  /** v2 seller (`/weather`, `/echo`, `/dynamic`, `/redirect`, `/free`; with `permit2`, `/permit2/weather`, `/upto/metered`; with `sponsored`, `/sponsored/*`). */
   seller: Seller;
   /** v1 seller (x402-express 1.x, `/weather`), when started with `v1: true`. */
   v1Seller?: Seller;
+  /** PlainToken (no EIP-2612), the asset of `/sponsored/plain`, when started with `sponsored: true`. */
+  plainToken?: TestToken;
   /** Stops everything, sellers first. Idempotent. */
   stop(): Promise<void>;
 }
@@ -52,28 +54,35 @@ export interface StartInteropStackOptions {
    * seller's Permit2 routes. Default false.
    */
   permit2?: boolean;
+  /**
+   * Everything `permit2` starts, plus PlainToken, a facilitator with the gas-sponsoring extensions
+   * and the seller's `/sponsored/*` routes. Default false.
+   */
+  sponsored?: boolean;
 }
 
 export async function startInteropStack({
   v1 = false,
   payTo = randomAddress(),
   permit2 = false,
+  sponsored = false,
 }: StartInteropStackOptions = {}): Promise<InteropStack> {
   const { add, stop } = stopStack();
   try {
     const anvil = await startAnvil();
     add(anvil.stop);
     const usdc = await installTestUsdc(anvil.rpcUrl);
-    if (permit2) await installPermit2(anvil.rpcUrl);
-    const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl, upto: permit2 });
+    if (permit2 || sponsored) await installPermit2(anvil.rpcUrl);
+    const plainToken = sponsored ? await installPlainToken(anvil.rpcUrl) : undefined;
+    const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl, upto: permit2 || sponsored, sponsoring: sponsored });
     add(facilitator.stop);
     const [seller, v1Seller] = await Promise.all([
-      startSeller({ facilitatorUrl: facilitator.url, payTo, permit2 }),
+      startSeller({ facilitatorUrl: facilitator.url, payTo, permit2: permit2 || sponsored, sponsored }),
       v1 ? startV1Seller({ facilitatorUrl: facilitator.url, payTo }) : undefined,
     ]);
     add(seller.stop);
     if (v1Seller) add(v1Seller.stop);
-    return { anvil, usdc, facilitator, seller, ...(v1Seller ? { v1Seller } : {}), stop };
+    return { anvil, usdc, facilitator, seller, ...(v1Seller ? { v1Seller } : {}), ...(plainToken ? { plainToken } : {}), stop };
   } catch (error) {
     await stop();
     throw error;

@@ -118,7 +118,7 @@ export interface X402Extension {
    * headers are tried per request.
    */
   beforePayment?(context: ExtensionContext): MaybePromise<Record<string, string> | undefined | void>;
-  /** Adds to the payload's `extensions[key]`: the fields returned are merged over the server's declaration. */
+  /** Adds to the payload's `extensions[key]`: the fields returned are added to the server's declaration, whose own fields stay as declared. */
   enrichPayload?(context: EnrichContext): MaybePromise<Record<string, unknown> | undefined | void>;
   /** Observes how the payment ended. Errors it throws are ignored. */
   onOutcome?(outcome: PaymentOutcome): MaybePromise<void>;

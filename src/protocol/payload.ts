@@ -7,14 +7,15 @@ import { SETTLEMENT_TEXT_FIELDS, isTooDeep, validateSettleResponse, type SettleR
 /** What a scheme produces: the scheme-specific `payload` and any extension data it adds. */
 export interface SchemePayload {
   readonly payload: Record<string, unknown>;
-  /** Per extension key, merged shallowly over the server's declaration. */
+  /** Per extension key, added to the server's declaration (see `buildPaymentPayload`). */
   readonly extensions?: Record<string, Record<string, unknown>>;
 }
 
 /**
  * Assembles the PaymentPayload. v2: `{x402Version, payload, extensions?, resource?, accepted}` with
  * every declared extension echoed and `accepted` the chosen requirement verbatim (the reference key
- * order). v1: `{x402Version, scheme, network, payload}`.
+ * order). Extension data is added to the declaration, objects within objects: a declared field is never
+ * dropped or changed (spec v2 §5.1.2). v1: `{x402Version, scheme, network, payload}`.
  */
 export function buildPaymentPayload(
   challenge: PaymentChallenge,
@@ -37,12 +38,22 @@ function mergeExtensions(
   added: Record<string, Record<string, unknown>> | undefined,
 ): Record<string, unknown> | undefined {
   const merged: Record<string, unknown> = { ...declared };
-  for (const [key, value] of Object.entries(added ?? {})) {
-    const base = merged[key];
-    merged[key] = base && typeof base === "object" ? { ...(base as Record<string, unknown>), ...value } : value;
-  }
+  for (const [key, value] of Object.entries(added ?? {})) merged[key] = addTo(merged[key], value);
   return Object.keys(merged).length > 0 ? merged : undefined;
 }
+
+/** `added`'s fields that `declared` lacks, added to it, and so on into objects both have. A declaration that is no object is replaced. */
+function addTo(declared: unknown, added: Record<string, unknown>): Record<string, unknown> {
+  if (!isRecord(declared)) return added;
+  const merged = { ...declared };
+  for (const [key, value] of Object.entries(added)) {
+    if (!Object.hasOwn(merged, key)) merged[key] = value;
+    else if (isRecord(merged[key]) && isRecord(value)) merged[key] = addTo(merged[key], value);
+  }
+  return merged;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Decodes a PAYMENT-RESPONSE / X-PAYMENT-RESPONSE value; `undefined` if it is not a settlement. */
 export function decodeSettlement(value: string | null | undefined): SettleResponse | undefined {

@@ -186,6 +186,15 @@ describe("extensions around a payment", () => {
     expect(payload.extensions).toEqual({ ...declared, gas: { permit: "0xsig" } });
   });
 
+  it("a scheme's info is added to the declared info: every declared field stays as the server wrote it (spec v2 §5.1.2)", async () => {
+    // The reference seller (2.27) refuses a payment whose echo drops or changes a declared field (extension_echo_mismatch).
+    const gas = { info: { description: "sponsored", version: "1" }, schema: { type: "object" } };
+    const adding = scheme(["eip155:*"], { createPayload: async () => ({ payload: {}, extensions: { gas: { info: { from: "0xabc", version: "2" } } } }) });
+    const { payload } = await createX402Client({ schemes: [adding] }).createPayment(withExtensions({ gas }), request);
+    const sent = (payload.extensions as Record<string, unknown>).gas;
+    expect(JSON.stringify(sent)).toBe(JSON.stringify({ info: { description: "sponsored", version: "1", from: "0xabc" }, schema: { type: "object" } }));
+  });
+
   it("an outcome without a challenge (the 402 could not be read) still reaches onPaymentFailed", async () => {
     const onPaymentFailed = vi.fn();
     const onOutcome = vi.fn();

@@ -61,8 +61,9 @@ describe("eip2612GasSponsoring", () => {
     );
     expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(v.schemeResult.payload));
     const extensions = payment.payload.extensions as Record<string, { info: object; schema: object }>;
-    expect(JSON.stringify(extensions.eip2612GasSponsoring!.info)).toBe(JSON.stringify(v.schemeResult.extensions.eip2612GasSponsoring.info));
-    // The server's schema is kept beside our info (shallow merge per key).
+    // The vector's info, added after the fields the server declared (kept as declared), and the server's schema beside it.
+    const declaredInfo = v.serverExtensions.eip2612GasSponsoring.info;
+    expect(JSON.stringify(extensions.eip2612GasSponsoring!.info)).toBe(JSON.stringify({ ...declaredInfo, ...v.schemeResult.extensions.eip2612GasSponsoring.info }));
     expect(extensions.eip2612GasSponsoring!.schema).toEqual(v.serverExtensions.eip2612GasSponsoring.schema);
     // The reads the vector lists, and nothing sent.
     expect(calls.map((c) => c.method)).toEqual(["eth_chainId", "eth_call", "eth_call"]);
@@ -94,7 +95,7 @@ describe("erc20ApprovalGasSponsoring", () => {
     );
     expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(v.schemeResult.payload));
     expect(JSON.stringify((payment.payload.extensions as any).erc20ApprovalGasSponsoring.info)).toBe(
-      JSON.stringify(v.schemeResult.extensions.erc20ApprovalGasSponsoring.info),
+      JSON.stringify({ ...declared.erc20ApprovalGasSponsoring.info, ...v.schemeResult.extensions.erc20ApprovalGasSponsoring.info }),
     );
   });
 
