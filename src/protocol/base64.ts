@@ -15,10 +15,7 @@ export function bytesToBase64(bytes: Uint8Array): string {
 
 /** Standard base64 → bytes; throws on anything `atob` refuses. Shared with the Solana RPC reads. */
 export function base64ToBytes(b64: string): Uint8Array {
-  const binary = atob(b64);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 }
 
 /** `JSON.stringify` → UTF-8 → standard base64 (`+/`, `=` padding): byte-identical to the reference. */

@@ -14,8 +14,7 @@ export interface KnownAsset {
 }
 
 /** Address equality: 0x addresses compare case-insensitively, others (base58) exactly. */
-export const sameAddress = (a: string, b: string) =>
-  a.startsWith("0x") || a.startsWith("0X") ? a.toLowerCase() === b.toLowerCase() : a === b;
+export const sameAddress = (a: string, b: string) => (/^0x/i.test(a) ? a.toLowerCase() === b.toLowerCase() : a === b);
 
 /** The asset at `address` on `network` in `assets`, if any (0x addresses compare case-insensitively). */
 export function findKnownAsset(network: string | undefined, address: string, assets: readonly KnownAsset[]): KnownAsset | undefined {

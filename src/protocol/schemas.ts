@@ -102,7 +102,7 @@ const optional =
     v === undefined || (nullable && v === null) ? undefined : rule(v, name);
 const resource: Rule = (v, name) => object(v, name) ?? nonEmpty((v as Record<string, unknown>).url, `${name}.url`);
 
-function validate<T>(value: unknown, rules: Record<string, Rule>): Checked<T> {
+export function validate<T>(value: unknown, rules: Record<string, Rule>): Checked<T> {
   if (!isObject(value)) return { ok: false, reason: "must be a JSON object" };
   for (const [key, rule] of Object.entries(rules)) {
     const reason = rule(value[key], key);
@@ -112,25 +112,11 @@ function validate<T>(value: unknown, rules: Record<string, Rule>): Checked<T> {
 }
 
 const requirementRules: Record<string, Rule> = {
-  scheme: nonEmpty,
   asset: nonEmpty,
   payTo: nonEmpty,
   maxTimeoutSeconds: timeout,
   extra: optional(object, true),
 };
-
-export const validateRequirementsV2 = (value: unknown) =>
-  validate<PaymentRequirementsV2>(value, { scheme: nonEmpty, network: caip2, amount: atomic, ...requirementRules });
-
-export const validateRequirementsV1 = (value: unknown) =>
-  validate<PaymentRequirementsV1>(value, {
-    scheme: nonEmpty,
-    network: nonEmpty,
-    maxAmountRequired: atomic,
-    ...requirementRules,
-    // The only descriptive field read (for the same-host check); others are not checked.
-    resource: optional(string),
-  });
 
 const paymentRequiredRules: Record<string, Rule> = {
   error: optional(string, true),
@@ -138,11 +124,24 @@ const paymentRequiredRules: Record<string, Rule> = {
   extensions: optional(object, true),
 };
 
-/** `x402Version` is checked before these run, to pick the validator. */
-export const validatePaymentRequiredV2 = (value: unknown) =>
-  validate<PaymentRequiredV2>(value, { ...paymentRequiredRules, resource: optional(resource) });
-
-export const validatePaymentRequiredV1 = (value: unknown) => validate<PaymentRequiredV1>(value, paymentRequiredRules);
+/** Per protocol version: the rules of a challenge (`x402Version` is checked first, to pick them) and of an element of its `accepts`. */
+export const rulesOf = {
+  1: {
+    challenge: paymentRequiredRules,
+    requirement: {
+      scheme: nonEmpty,
+      network: nonEmpty,
+      maxAmountRequired: atomic,
+      ...requirementRules,
+      // The only descriptive field read (for the same-host check); others are not checked.
+      resource: optional(string),
+    },
+  },
+  2: {
+    challenge: { ...paymentRequiredRules, resource: optional(resource) },
+    requirement: { scheme: nonEmpty, network: caip2, amount: atomic, ...requirementRules },
+  },
+};
 
 /** Optional text fields of a settlement. Some servers send an absent one as `null` (the Java reference's `"payer": null`). */
 export const SETTLEMENT_TEXT_FIELDS = ["errorReason", "errorMessage", "payer", "transaction", "network", "amount"] as const;
