@@ -95,15 +95,12 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       if (settlement?.success === true || transport.redirected(paid)) {
         throw new PaymentOutcomeUnknownError(
           `The paid request was ${settlement?.success ? "reported settled" : "redirected"}, then answered ${status}: the payment may have gone through.`,
-          { details: { ...paymentDetails(payment, where), status, settlement }, hidden: hidden(payment) },
+          aboutPayment(payment, where, { status, settlement }),
         );
       }
       const reason = await serverReason(transport, paid, settlement);
       const said = settlement?.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
-      throw new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, {
-        details: { ...paymentDetails(payment, where), reason: reason ?? "", status, settlement },
-        hidden: hidden(payment),
-      });
+      throw new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, aboutPayment(payment, where, { reason: reason ?? "", status, settlement }));
     }
 
     const receipt: PaymentReceipt = {
@@ -123,7 +120,7 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       // library would return it, and reported as what it is.
       const error = new PaymentOutcomeUnknownError(
         `The paid request was answered ${status} without a settlement report: the payment may have settled.`,
-        { details: { ...paymentDetails(payment, where), status, receipt }, hidden: hidden(payment) },
+        aboutPayment(payment, where, { status, receipt }),
       );
       await client.report({ settled: false, error, challenge, request });
     }
@@ -143,7 +140,7 @@ async function send<R>(transport: Transport<R>, payment: PreparedPayment, where:
   try {
     return await transport.resend({ [payment.headerName]: payment.headerValue });
   } catch (error) {
-    const options = { cause: error, details: paymentDetails(payment, where), hidden: hidden(payment) };
+    const options = { cause: error, ...aboutPayment(payment, where) };
     if (isX402Error(error) && error.code === "PAYMENT_NOT_SENT") throw new PaymentNotSentError(error.message, options);
     throw new PaymentOutcomeUnknownError("The paid request got no usable answer: the payment may have settled.", {
       ...options,
@@ -152,13 +149,15 @@ async function send<R>(transport: Transport<R>, payment: PreparedPayment, where:
   }
 }
 
-function paymentDetails(payment: PreparedPayment, where: RequestDetails) {
-  return { ...where, requirement: payment.requirement.raw, payer: payment.payer };
-}
-
-/** The signed header and payload: on `details`, but not enumerable, so logging `details` does not log them. */
-function hidden(payment: PreparedPayment) {
-  return { paymentHeader: { name: payment.headerName, value: payment.headerValue }, payload: payment.payload };
+/**
+ * Options of an error about a signed payment: `details` name it; the signed header and payload are on
+ * `details` too, but not enumerable, so logging `details` does not log them.
+ */
+function aboutPayment<M extends object>(payment: PreparedPayment, where: RequestDetails, more = {} as M) {
+  return {
+    details: { ...where, requirement: payment.requirement.raw, payer: payment.payer, ...more },
+    hidden: { paymentHeader: { name: payment.headerName, value: payment.headerValue }, payload: payment.payload },
+  };
 }
 
 /** The challenge of a 402 (or 412): the PAYMENT-REQUIRED header, else the body. */
@@ -171,12 +170,9 @@ async function readChallenge<R>(transport: Transport<R>, response: R) {
   });
 }
 
+/** The settlement the response reports (PAYMENT-RESPONSE first), if any. */
 function readSettlement<R>(transport: Transport<R>, response: R): SettleResponse | undefined {
-  for (const name of SETTLEMENT_HEADERS) {
-    const settlement = decodeSettlement(transport.header(response, name));
-    if (settlement) return settlement;
-  }
-  return undefined;
+  return SETTLEMENT_HEADERS.map((name) => decodeSettlement(transport.header(response, name))).find(Boolean);
 }
 
 /** A server's text, shortened for a message (the whole of it stays in `details`). */
