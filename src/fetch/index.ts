@@ -42,7 +42,7 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
         if (state.method !== "GET" && state.method !== "HEAD") {
           notReplayable = `The ${state.method} request was redirected before the 402 and the browser hides how (a 303 makes it a GET): it cannot be resent exactly.`;
         }
-        state = { ...state, url: hop.url, headers: without(state.headers, hop.dropHeaders) };
+        state = { ...state, url: hop.url, headers: copyHeaders(state.headers, hop.dropHeaders) };
       }
       // Stryker restore all
     }
@@ -93,7 +93,7 @@ async function follow(send: Send, sent: Sent, mode: RequestRedirect, guarded: st
     const settled = SETTLEMENT_HEADERS.filter((name) => response.headers.has(name));
     for (const name of settled) hops[name] = response.headers.get(name)!;
     const hop = redirectHop(sent, response.status, location, guarded, settled.length > 0);
-    sent = { url: hop.url, method: hop.method, headers: without(sent.headers, hop.dropHeaders), body: hop.dropBody ? undefined : sent.body };
+    sent = { url: hop.url, method: hop.method, headers: copyHeaders(sent.headers, hop.dropHeaders), body: hop.dropBody ? undefined : sent.body };
   }
 }
 
@@ -127,16 +127,12 @@ function discard(response: Response): void {
 }
 
 /**
- * Copies headers entry by entry. `new Headers(headers)` is not enough where `Headers` is patched:
- * msw's interceptor rebuilds a copy from raw headers it recorded, which for a `Request` with a body
- * hold only the Content-Type, silently dropping every other header.
+ * Copies headers entry by entry, leaving out `names`. `new Headers(headers)` is not enough where
+ * `Headers` is patched: msw's interceptor rebuilds a copy from raw headers it recorded, which for a
+ * `Request` with a body hold only the Content-Type, silently dropping every other header.
  */
-function copyHeaders(headers: Headers): Headers {
-  return new Headers([...headers]);
-}
-
-function without(headers: Headers, names: readonly string[]): Headers {
-  const copy = copyHeaders(headers);
+function copyHeaders(headers: Headers, names: readonly string[] = []): Headers {
+  const copy = new Headers([...headers]);
   for (const name of names) copy.delete(name);
   return copy;
 }
