@@ -149,5 +149,5 @@ export class X402Error<C extends X402ErrorCode = X402ErrorCode, D extends object
 
 /** True for errors from any copy of x402-pay (ESM and CJS builds, bundles), unlike `instanceof`. */
 export function isX402Error(value: unknown): value is import("./classes").AnyX402Error {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+  return (value as Record<symbol, unknown> | undefined)?.[brand] === true;
 }
