@@ -16,6 +16,7 @@ export {
   PaymentRejectedError,
   PaymentOutcomeUnknownError,
   requestDetails,
+  clip,
   type AnyX402Error,
   type X402ErrorClass,
   type RequestDetails,

@@ -7,6 +7,7 @@ import {
   PaymentNotSentError,
   PaymentOutcomeUnknownError,
   PaymentRejectedError,
+  clip,
   describeRejection,
   requestDetails,
   isX402Error,
@@ -175,8 +176,6 @@ function readSettlement<R>(transport: Transport<R>, response: R): SettleResponse
   return SETTLEMENT_HEADERS.map((name) => decodeSettlement(transport.header(response, name))).find(Boolean);
 }
 
-/** A server's text, shortened for a message (the whole of it stays in `details`). */
-const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
 
 /** The server's reason code for a 402: a failed settlement's, else the challenge's `error`. */
 async function serverReason<R>(transport: Transport<R>, response: R, settlement = readSettlement(transport, response)) {
