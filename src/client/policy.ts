@@ -110,12 +110,10 @@ export function resolvePolicy(policy: SpendPolicy = {}, v1Networks: Readonly<Rec
 
 /** `HTTPS://API.Example.com:443` → `https://api.example.com`; `undefined` for anything that is not an origin pattern. */
 function normalizeOrigin(origin: string): string | undefined {
-  const match = /^(https?):\/\/([a-z0-9*]([-a-z0-9.*]*[a-z0-9*])?|\[[0-9a-f:.]+\])(?::([0-9]{1,5}|\*))?$/i.exec(origin);
+  const match = /^(https?):\/\/([a-z0-9*]([-a-z0-9.*]*[a-z0-9*])?|\[[0-9a-f:.]+\])(?::([0-9]{1,5}|\*))?$/.exec(origin.toLowerCase());
   if (!match) return undefined;
   const [, scheme, host, , port] = match;
-  const lower = `${scheme!.toLowerCase()}://${host!.toLowerCase()}`;
-  const defaultPort = scheme!.toLowerCase() === "https" ? "443" : "80";
-  return port && port !== defaultPort ? `${lower}:${port}` : lower;
+  return port && port !== (scheme === "https" ? "443" : "80") ? `${scheme}://${host}:${port}` : `${scheme}://${host}`;
 }
 
 
@@ -183,7 +181,7 @@ function checkResourceHost(resourceUrl: unknown, requestUrl: string): string | u
     return `resource URL ${JSON.stringify(resourceUrl)} is not a valid URL`;
   }
   // Other schemes (an MCP tool's `mcp://tool/...`) name no host to compare.
-  if (resource.protocol !== "http:" && resource.protocol !== "https:") return undefined;
+  if (!/^https?:$/.test(resource.protocol)) return undefined;
   const requestHost = new URL(requestUrl).hostname;
   return resource.hostname === requestHost
     ? undefined
