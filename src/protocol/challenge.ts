@@ -109,9 +109,9 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
   if (version !== 1 && version !== 2) {
     throw new InvalidChallengeError(`Unsupported x402Version ${JSON.stringify(version) ?? "undefined"}: expected 1 or 2.`);
   }
-  const parsed = validate<PaymentRequiredV1 | PaymentRequiredV2>(value, rulesOf[version].challenge);
-  if (!parsed.ok) throw new InvalidChallengeError(`The x402 v${version} challenge is malformed: ${parsed.reason}.`);
-  const data = parsed.value;
+  const reason = validate(value, rulesOf[version].challenge);
+  if (reason) throw new InvalidChallengeError(`The x402 v${version} challenge is malformed: ${reason}.`);
+  const data = value as PaymentRequiredV1 | PaymentRequiredV2;
   const requirements: PaymentRequirement[] = [];
   const invalid: InvalidRequirement[] = [];
   data.accepts.forEach((raw, index) => {
@@ -132,9 +132,9 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
 }
 
 function toRequirement(raw: unknown, index: number, version: 1 | 2): PaymentRequirement | InvalidRequirement {
-  const parsed = validate<PaymentRequirementsV1 & PaymentRequirementsV2>(raw, rulesOf[version].requirement);
-  if (!parsed.ok) return { index, raw, reason: parsed.reason };
-  const r = parsed.value;
+  const reason = validate(raw, rulesOf[version].requirement);
+  if (reason) return { index, raw, reason };
+  const r = raw as PaymentRequirementsV1 & PaymentRequirementsV2;
   return Object.freeze({
     index,
     raw: raw as Record<string, unknown>,

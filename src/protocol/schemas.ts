@@ -63,9 +63,6 @@ export interface SettleResponse {
   [key: string]: unknown;
 }
 
-/** A validation result: the value (same object, typed) or the first problem found. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
-
 type Rule = (value: unknown, name: string) => string | undefined;
 
 /** Deepest nesting x402-pay reads in a challenge or settlement; deeper input is refused before any wallet prompt. */
@@ -102,13 +99,14 @@ const optional =
     v === undefined || (nullable && v === null) ? undefined : rule(v, name);
 const resource: Rule = (v, name) => object(v, name) ?? nonEmpty((v as Record<string, unknown>).url, `${name}.url`);
 
-export function validate<T>(value: unknown, rules: Record<string, Rule>): Checked<T> {
-  if (!isObject(value)) return { ok: false, reason: "must be a JSON object" };
+/** The first problem `value` has against `rules`, else `undefined`. */
+export function validate(value: unknown, rules: Record<string, Rule>): string | undefined {
+  if (!isObject(value)) return "must be a JSON object";
   for (const [key, rule] of Object.entries(rules)) {
     const reason = rule(value[key], key);
-    if (reason) return { ok: false, reason };
+    if (reason) return reason;
   }
-  return { ok: true, value: value as T };
+  return undefined;
 }
 
 const requirementRules: Record<string, Rule> = {
@@ -147,7 +145,7 @@ export const rulesOf = {
 export const SETTLEMENT_TEXT_FIELDS = ["errorReason", "errorMessage", "payer", "transaction", "network", "amount"] as const;
 
 export const validateSettleResponse = (value: unknown) =>
-  validate<SettleResponse>(value, {
+  validate(value, {
     success: boolean,
     ...Object.fromEntries(SETTLEMENT_TEXT_FIELDS.map((key) => [key, optional(string, true)])),
     extensions: optional(object, true),
