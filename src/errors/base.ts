@@ -58,7 +58,7 @@ function scrub(cause: unknown, depth = 0): unknown {
     try {
       return String(value);
     } catch {
-      return Object.prototype.toString.call(value);
+      return {}.toString.call(value);
     }
   };
   if (cause === undefined || cause === null || isX402Error(cause)) return cause;

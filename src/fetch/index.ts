@@ -25,7 +25,7 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
     const request = new Request(input, streaming ? ({ ...init, duplex: "half" } as RequestInit) : init);
     const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
     const base: RequestInit = { ...init, ...requestOptions(request) };
-    const send: Send = (to, options) => fetchFn(to.url, { ...base, method: to.method, headers: to.headers, body: to.body, ...options });
+    const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
     const page = browserOrigin();
     let state: Sent = { url: request.url, method: request.method, headers: copyHeaders(request.headers), body };
     let notReplayable: string | undefined;
@@ -140,7 +140,8 @@ function copyHeaders(headers: Headers, names: readonly string[] = []): Headers {
 /** Everything a `Request` normalised from `(input, init)`, as init options for `fetch(url, init)`. */
 function requestOptions(request: Request): RequestInit {
   const options: Record<string, unknown> = {};
-  for (const key of ["method", "signal", "credentials", "cache", "redirect", "integrity", "keepalive", "referrerPolicy"] as const) options[key] = request[key];
+  // The method is left out: every send gives its own.
+  for (const key of ["signal", "credentials", "cache", "redirect", "integrity", "keepalive", "referrerPolicy"] as const) options[key] = request[key];
   if (request.mode && request.mode !== "navigate") options.mode = request.mode;
   // "" is no referrer; "about:client" (the default) is left to fetch.
   if (request.referrer !== "about:client") options.referrer = request.referrer;
