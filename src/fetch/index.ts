@@ -123,7 +123,7 @@ async function sendFromPage(send: Send, to: Sent, page: string, request: Request
 
 /** Releases the connection of a response the caller never sees (Node keeps it busy until the body is read). */
 function discard(response: Response): void {
-  if (response.body && !response.bodyUsed) response.body.cancel().catch(() => {});
+  if (!response.bodyUsed) response.body?.cancel().catch(() => {});
 }
 
 /**

@@ -21,15 +21,17 @@ export async function readBody(source: unknown, signal: AbortSignal | undefined)
     return source;
   }
   if (typeof ReadableStream === "undefined" || !(source instanceof ReadableStream)) return source;
-  const reader = open(() => (source as ReadableStream).getReader());
   const decoder = new TextDecoder();
   let text = "";
   let size = 0;
+  let reader: ReadableStreamDefaultReader | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new InvalidChallengeError(`The 402 body did not finish within ${BODY_LIMITS.ms / 1000} s.`)), BODY_LIMITS.ms);
-  });
   try {
+    // A stream someone already reads (locked) fails here: it "could not be read".
+    reader = (source as ReadableStream).getReader();
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new InvalidChallengeError(`The 402 body did not finish within ${BODY_LIMITS.ms / 1000} s.`)), BODY_LIMITS.ms);
+    });
     for (;;) {
       const { done, value } = await raceAbort(Promise.race([reader.read(), late]), signal);
       if (done) return text + decoder.decode();
@@ -41,7 +43,7 @@ export async function readBody(source: unknown, signal: AbortSignal | undefined)
     throw isX402Error(error) ? error : unreadable(error);
   } finally {
     clearTimeout(timer);
-    reader.cancel().catch(() => {});
+    reader?.cancel().catch(() => {});
   }
 }
 
@@ -70,7 +72,7 @@ export function bodySource(data: unknown): unknown {
 
 const unreadable = (cause: unknown) => new InvalidChallengeError("The 402 body could not be read.", { cause });
 
-/** Starts reading a body (a stream someone already locked, an iterable that throws): failures are a typed error. */
+/** Starts reading a body (an iterable that throws): failures are a typed error. */
 function open<T>(start: () => T): T {
   try {
     return start();

@@ -87,15 +87,17 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
     const paid = await send(transport, payment, where);
     const status = transport.status(paid);
     const settlement = readSettlement(transport, paid);
-    const refused = status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || settlement?.success === false;
+    // true or false when the server reported the settlement, else undefined.
+    const success = settlement?.success;
+    const refused = status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || success === false;
     if (refused) {
       unseen.push(paid);
       // A refusal proves nothing was charged only as the direct answer to the payment, with no word of
       // a settlement: after a redirect (a seller settles a 3xx answer, and may not say so), or beside
       // a settlement reported as successful, the payment may have gone through.
-      if (settlement?.success === true || transport.redirected(paid)) {
+      if (success || transport.redirected(paid)) {
         throw new PaymentOutcomeUnknownError(
-          `The paid request was ${settlement?.success ? "reported settled" : "redirected"}, then answered ${status}: the payment may have gone through.`,
+          `The paid request was ${success ? "reported settled" : "redirected"}, then answered ${status}: the payment may have gone through.`,
           aboutPayment(payment, where, { status, settlement }),
         );
       }
@@ -108,7 +110,7 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       ...payment.terms,
       payer: settlement?.payer ?? payment.payer,
       status,
-      settled: settlement?.success === true,
+      settled: !!success,
       settlement,
       transaction: settlement?.transaction || undefined,
       settledAmount: parseAtomicAmount(settlement?.amount) === undefined ? undefined : settlement!.amount,
