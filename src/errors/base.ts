@@ -123,11 +123,7 @@ export class X402Error<C extends X402ErrorCode = X402ErrorCode, D extends object
     super(options.hint ? `${shortMessage} ${options.hint}` : shortMessage, { cause: scrub(options.cause) });
     const details = { ...options.details } as D;
     for (const [key, value] of Object.entries(options.hidden ?? {})) Object.defineProperty(details, key, { value });
-    this.name = name;
-    this.code = code;
-    this.phase = phase;
-    this.shortMessage = shortMessage;
-    this.details = Object.freeze(details);
+    Object.assign(this, { name, code, phase, shortMessage, details: Object.freeze(details) });
     Object.defineProperty(this, brand, { value: true });
   }
 
