@@ -51,8 +51,9 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
 
     async createPayload(requirement: PaymentRequirement) {
       const time = window(requirement);
+      const nonce = randomBytes(32);
       if (requirement.extra.assetTransferMethod === "permit2") {
-        return { payload: await signPermit2(signer, requirement, time, randomBytes(32), EXACT_PERMIT2_PROXY) };
+        return { payload: await signPermit2(signer, requirement, time, nonce, EXACT_PERMIT2_PROXY) };
       }
       const authorization = {
         from: signer.address,
@@ -60,7 +61,7 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
         value: requirement.amount,
         validAfter: time.validAfter,
         validBefore: time.deadline,
-        nonce: bytesToHex(randomBytes(32)),
+        nonce: bytesToHex(nonce),
       };
       const signature = await signer.signTypedData({
         domain: {
