@@ -13,6 +13,7 @@ import {
 import {
   buildPaymentPayload,
   encodeBase64Json,
+  findKnownAsset,
   formatUnits,
   patternSpecificity,
   matchesPattern,
@@ -122,33 +123,34 @@ export function createX402Client(options: X402ClientOptions): X402Client {
   const serving = (challenge: PaymentChallenge | undefined) => extensions.filter((e) => challenge?.extensions && Object.hasOwn(challenge.extensions, e.key));
 
   function evaluate(challenge: PaymentChallenge, request: X402Request) {
-    const rejected: RejectedRequirement[] = challenge.invalid.map(({ index, raw, reason }) => ({
-      ...describe(index, raw),
-      code: "invalid" as const,
-      reason,
-    }));
+    const rejected: RejectedRequirement[] = [];
     const payable: PaymentOption[] = [];
+    /** Lists a requirement as rejected, with the fields a message names (read from the raw element: it may be malformed). */
+    const reject = ({ index, raw }: { index: number; raw: unknown }, code: RejectedRequirement["code"], reason: string) => {
+      const r: Record<string, unknown> = Object(raw);
+      rejected.push({ index, scheme: r.scheme, network: r.network, amount: r.amount ?? r.maxAmountRequired, asset: r.asset, payTo: r.payTo, code, reason });
+    };
+    for (const invalid of challenge.invalid) reject(invalid, "invalid", invalid.reason);
     const originRefusal = checkOrigin(policy, request);
     for (const offered of challenge.requirements) {
       const requirement =
         offered.caip2 || !Object.hasOwn(v1Networks, offered.network)
           ? offered
           : Object.freeze({ ...offered, caip2: v1Networks[offered.network] });
-      const reject = (code: RejectedRequirement["code"], reason: string) =>
-        rejected.push({ ...describe(requirement.index, requirement.raw), code, reason });
       if (originRefusal) {
-        reject("policy", originRefusal);
+        reject(requirement, "policy", originRefusal);
         continue;
       }
       const found = findScheme(schemes, requirement);
       if ("reason" in found) {
-        reject("unsupported", found.reason);
+        reject(requirement, "unsupported", found.reason);
         continue;
       }
-      const verdict = checkRequirement(policy, requirement, challenge, request, knownAssets);
-      if (verdict.reason) reject("policy", verdict.reason);
+      const asset = findKnownAsset(requirement.caip2, requirement.asset, knownAssets);
+      const reason = checkRequirement(policy, requirement, asset, challenge, request);
+      if (reason) reject(requirement, "policy", reason);
       // Frozen: an option is what the policy approved, and a selector cannot change it in place.
-      else payable.push(Object.freeze({ requirement, scheme: found.scheme, asset: verdict.asset }));
+      else payable.push(Object.freeze({ requirement, scheme: found.scheme, asset }));
     }
     rejected.sort((a, b) => a.index - b.index);
     return { options: payable, rejected };
@@ -174,12 +176,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
 
     let chosen: PaymentOption | undefined = payable[0];
     if (options.selectRequirement) {
-      try {
-        chosen = await raceAbort(options.selectRequirement(Object.freeze([...payable]), request), request.signal, where);
-      } catch (error) {
-        if (isX402Error(error)) throw error;
-        throw new PaymentRefusedError("selectRequirement threw, so nothing was paid.", { cause: error, details: where });
-      }
+      chosen = await call(() => options.selectRequirement!(Object.freeze([...payable]), request), "selectRequirement", request, true);
       if (!chosen) throw new PaymentRefusedError("selectRequirement chose none of the payable requirements.", { details: where });
       if (!payable.includes(chosen)) {
         throw new InvalidConfigError("selectRequirement must return one of the options it was given, unchanged.", {
@@ -208,7 +205,10 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     if (options.onBeforePayment) {
       // A frozen deep copy: a hook cannot change what gets signed.
       const snapshot = deepFreeze(structuredClone({ ...terms, resource: challenge.resource, extensions: challenge.extensions }));
-      await approve(options.onBeforePayment, snapshot, request);
+      const verdict = await call(() => options.onBeforePayment!(snapshot), "onBeforePayment", request, true);
+      // `false` or `{ abort: true }` refuses (anything else approves).
+      const { abort, reason } = Object(verdict) as { abort?: unknown; reason?: string };
+      if (verdict === false || abort) throw new PaymentRefusedError(`onBeforePayment refused the payment${reason ? `: ${reason}` : ""}.`, { details: where });
     }
 
     const what = `the ${requirement.scheme} payment on ${requirement.network}`;
@@ -261,15 +261,20 @@ export function assertX402Client(client: unknown): asserts client is X402Client 
   });
 }
 
-/** Runs a step of the user's code or a wallet, raced against the signal; failures become typed errors. */
-async function call<T>(step: () => T | Promise<T>, what: string, request: X402Request): Promise<T> {
+/**
+ * Runs a step of the user's code or a wallet, raced against the signal; failures become typed errors:
+ * a `hook` that throws refuses the payment, anything else failed to sign.
+ */
+async function call<T>(step: () => T | Promise<T>, what: string, request: X402Request, hook?: boolean): Promise<T> {
   const where = requestDetails(request);
-  // A request already aborted never reaches the wallet (or an extension): the step is not started.
+  // A request already aborted never reaches the wallet (or an extension, or a hook): the step is not started.
   throwIfAborted(request.signal, where);
   try {
     return await raceAbort(step(), request.signal, where);
   } catch (error) {
-    throw toWalletError(error, what, where);
+    throw hook && !isX402Error(error)
+      ? new PaymentRefusedError(`${what} threw, so nothing was paid.`, { cause: error, details: where })
+      : toWalletError(error, what, where);
   }
 }
 
@@ -284,36 +289,13 @@ function findScheme(schemes: readonly PaymentScheme[], requirement: PaymentRequi
       : Math.max(-1, ...scheme.networks.filter((pattern) => matchesPattern(pattern, network)).map(patternSpecificity));
   // A stable sort: among equally specific schemes, the first registered is asked first.
   const candidates = schemes.filter((scheme) => rank(scheme) >= 0).sort((a, b) => rank(b) - rank(a));
-  if (candidates.length === 0) {
-    return { reason: `no registered scheme pays "${requirement.scheme}" on ${network} (x402 v${requirement.x402Version})` };
-  }
-  let firstReason = "";
+  let firstReason: string | undefined;
   for (const scheme of candidates) {
     const reason = scheme.check(requirement);
     if (!reason) return { scheme };
-    firstReason ||= reason;
+    firstReason ??= reason;
   }
-  return { reason: firstReason };
-}
-
-function describe(index: number, raw: unknown) {
-  const r = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
-  return { index, scheme: r.scheme, network: r.network, amount: r.amount ?? r.maxAmountRequired, asset: r.asset, payTo: r.payTo };
-}
-
-async function approve(hook: NonNullable<X402ClientOptions["onBeforePayment"]>, payment: PaymentSnapshot, request: X402Request): Promise<void> {
-  const where = requestDetails(request);
-  let verdict: BeforePaymentResult;
-  try {
-    verdict = await raceAbort(hook(payment), request.signal, where);
-  } catch (error) {
-    if (isX402Error(error)) throw error;
-    throw new PaymentRefusedError("onBeforePayment threw, so the payment was refused.", { cause: error, details: where });
-  }
-  if (verdict === false) throw new PaymentRefusedError("onBeforePayment refused the payment.", { details: where });
-  if (verdict && typeof verdict === "object" && verdict.abort) {
-    throw new PaymentRefusedError(`onBeforePayment refused the payment${verdict.reason ? `: ${verdict.reason}` : ""}.`, { details: where });
-  }
+  return { reason: firstReason ?? `no registered scheme pays "${requirement.scheme}" on ${network} (x402 v${requirement.x402Version})` };
 }
 
 function deepFreeze<T>(value: T): T {

@@ -110,12 +110,10 @@ export function resolvePolicy(policy: SpendPolicy = {}, v1Networks: Readonly<Rec
 
 /** `HTTPS://API.Example.com:443` → `https://api.example.com`; `undefined` for anything that is not an origin pattern. */
 function normalizeOrigin(origin: string): string | undefined {
-  const match = /^(https?):\/\/([a-z0-9*]([-a-z0-9.*]*[a-z0-9*])?|\[[0-9a-f:.]+\])(?::([0-9]{1,5}|\*))?$/i.exec(origin);
+  const match = /^(https?):\/\/([a-z0-9*]([-a-z0-9.*]*[a-z0-9*])?|\[[0-9a-f:.]+\])(?::([0-9]{1,5}|\*))?$/.exec(origin.toLowerCase());
   if (!match) return undefined;
   const [, scheme, host, , port] = match;
-  const lower = `${scheme!.toLowerCase()}://${host!.toLowerCase()}`;
-  const defaultPort = scheme!.toLowerCase() === "https" ? "443" : "80";
-  return port && port !== defaultPort ? `${lower}:${port}` : lower;
+  return port && port !== (scheme === "https" ? "443" : "80") ? `${scheme}://${host}:${port}` : `${scheme}://${host}`;
 }
 
 
@@ -130,58 +128,46 @@ export function checkOrigin(policy: ResolvedPolicy, request: X402Request): strin
 /** Payees that are nobody's: the EVM zero address, and Solana's all-zero key (the system program). */
 const nobody = /^(0x0{40}|1{32})$/i;
 
+/** An allow-list (`undefined`: no list) lets in an entry that passes `test`. */
+const allows = (list: readonly string[] | undefined, test: (entry: string) => boolean) => !list || list.some(test);
+
 /**
- * Why the policy refuses this requirement, else `undefined`. Also returns the asset it priced from
- * `knownAssets` (the policy's own, then the registered schemes').
+ * Why the policy refuses this requirement, else `undefined`. Called once a scheme can pay it (so its
+ * network has a CAIP-2 id), with the asset priced from the known assets (the policy's own, then the
+ * registered schemes').
  */
 export function checkRequirement(
   policy: ResolvedPolicy,
   requirement: PaymentRequirement,
+  asset: KnownAsset | undefined,
   challenge: PaymentChallenge,
   request: X402Request,
-  knownAssets: readonly KnownAsset[],
-): { reason?: string; asset?: KnownAsset } {
-  const network = requirement.caip2 ?? requirement.network;
-  if (policy.networks && !policy.networks.some((p) => matchesPattern(p, network))) {
-    return { reason: `network ${network} is not in policy.networks` };
-  }
-  if (nobody.test(requirement.payTo)) return { reason: `payTo ${requirement.payTo} is the zero address: the money would be lost` };
-  if (policy.payees && !policy.payees.some((p) => sameAddress(p, requirement.payTo))) {
-    return { reason: `payee ${requirement.payTo} is not in policy.payees` };
-  }
-  if (policy.requireSameHostResource) {
-    const resourceUrl = requirement.x402Version === 2 ? challenge.resource?.url : requirement.raw.resource;
-    const reason = checkResourceHost(resourceUrl, request.url);
-    if (reason) return { reason };
-  }
+): string | undefined {
+  const { caip2: network, payTo } = requirement;
+  if (!allows(policy.networks, (p) => matchesPattern(p, network!))) return `network ${network} is not in policy.networks`;
+  if (nobody.test(payTo)) return `payTo ${payTo} is the zero address: the money would be lost`;
+  if (!allows(policy.payees, (p) => sameAddress(p, payTo))) return `payee ${payTo} is not in policy.payees`;
+  const resourceUrl = requirement.x402Version === 2 ? challenge.resource?.url : requirement.raw.resource;
+  const elsewhere = policy.requireSameHostResource && checkResourceHost(resourceUrl, request.url);
+  if (elsewhere) return elsewhere;
   if (policy.maxTimeoutSeconds !== false && requirement.maxTimeoutSeconds > policy.maxTimeoutSeconds) {
-    return {
-      reason: `maxTimeoutSeconds ${requirement.maxTimeoutSeconds} is over policy.maxTimeoutSeconds (${policy.maxTimeoutSeconds})`,
-    };
+    return `maxTimeoutSeconds ${requirement.maxTimeoutSeconds} is over policy.maxTimeoutSeconds (${policy.maxTimeoutSeconds})`;
   }
   const amount = BigInt(requirement.amount);
-  const asset = findKnownAsset(requirement.caip2, requirement.asset, knownAssets);
-  const cap = requirement.caip2
-    ? policy.assetCaps.find((c) => c.network === requirement.caip2 && sameAddress(c.asset, requirement.asset))
-    : undefined;
+  const cap = policy.assetCaps.find((c) => c.network === network && sameAddress(c.asset, requirement.asset));
   if (cap && amount > BigInt(cap.maxAmount)) {
-    return { asset, reason: `${requirement.amount} base units of ${requirement.asset} is over its policy.assetCaps entry (${cap.maxAmount})` };
+    return `${requirement.amount} base units of ${requirement.asset} is over its policy.assetCaps entry (${cap.maxAmount})`;
   }
   if (!asset) {
     return cap || policy.allowUnknownAssets
-      ? {}
-      : {
-          reason: `asset ${requirement.asset} on ${network} is not a known stablecoin (add it to policy.assets or policy.assetCaps, or set policy.allowUnknownAssets)`,
-        };
+      ? undefined
+      : `asset ${requirement.asset} on ${network} is not a known stablecoin (add it to policy.assets or policy.assetCaps, or set policy.allowUnknownAssets)`;
   }
   const usdCap = policy.maxAmountPerPayment;
   if (usdCap !== false && !isWithinUsd(amount, asset.decimals, usdCap)) {
-    return {
-      asset,
-      reason: `${formatUnits(amount, asset.decimals)} ${asset.symbol} is over policy.maxAmountPerPayment (${formatUsd(usdCap)})`,
-    };
+    return `${formatUnits(amount, asset.decimals)} ${asset.symbol} is over policy.maxAmountPerPayment (${formatUsd(usdCap)})`;
   }
-  return { asset };
+  return undefined;
 }
 
 function checkResourceHost(resourceUrl: unknown, requestUrl: string): string | undefined {
@@ -195,7 +181,7 @@ function checkResourceHost(resourceUrl: unknown, requestUrl: string): string | u
     return `resource URL ${JSON.stringify(resourceUrl)} is not a valid URL`;
   }
   // Other schemes (an MCP tool's `mcp://tool/...`) name no host to compare.
-  if (resource.protocol !== "http:" && resource.protocol !== "https:") return undefined;
+  if (!/^https?:$/.test(resource.protocol)) return undefined;
   const requestHost = new URL(requestUrl).hostname;
   return resource.hostname === requestHost
     ? undefined

@@ -59,7 +59,7 @@ function scrub(cause: unknown, depth = 0): unknown {
     try {
       return String(value);
     } catch {
-      return Object.prototype.toString.call(value);
+      return {}.toString.call(value);
     }
   };
   if (cause === undefined || cause === null || isX402Error(cause)) return cause;
@@ -124,11 +124,7 @@ export class X402Error<C extends X402ErrorCode = X402ErrorCode, D extends object
     super(options.hint ? `${shortMessage} ${options.hint}` : shortMessage, { cause: scrub(options.cause) });
     const details = { ...options.details } as D;
     for (const [key, value] of Object.entries(options.hidden ?? {})) Object.defineProperty(details, key, { value });
-    this.name = name;
-    this.code = code;
-    this.phase = phase;
-    this.shortMessage = shortMessage;
-    this.details = Object.freeze(details);
+    Object.assign(this, { name, code, phase, shortMessage, details: Object.freeze(details) });
     Object.defineProperty(this, brand, { value: true });
   }
 
@@ -150,5 +146,5 @@ export class X402Error<C extends X402ErrorCode = X402ErrorCode, D extends object
 
 /** True for errors from any copy of x402-pay (ESM and CJS builds, bundles), unlike `instanceof`. */
 export function isX402Error(value: unknown): value is import("./classes").AnyX402Error {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[brand] === true;
+  return (value as Record<symbol, unknown> | undefined)?.[brand] === true;
 }

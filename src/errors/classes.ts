@@ -70,20 +70,20 @@ export type ChallengeNotFoundError = X402Error<"CHALLENGE_NOT_FOUND", RequestDet
 const NAMED_IN_MESSAGE = 3;
 
 /** No offered requirement can be paid. `details.rejected` lists every one with its reason. */
-export class NoPayableRequirementError extends X402Error<
+export class NoPayableRequirementError extends /* @__PURE__ */ defineError<
   "NO_PAYABLE_REQUIREMENT",
   RequestDetails & { readonly rejected: readonly RejectedRequirement[] }
-> {
+>("NO_PAYABLE_REQUIREMENT", "select") {
   declare readonly rejected: readonly RejectedRequirement[];
   constructor(rejected: readonly RejectedRequirement[], options: X402ErrorOptions<RequestDetails> = {}) {
     // However long the list, the message names the first few and counts the rest.
     const named = rejected.slice(0, NAMED_IN_MESSAGE).map((r) => {
-      const what = `#${r.index} ${text(r.scheme)} on ${text(r.network)} (${text(r.amount)} of ${text(r.asset)})`;
-      return `${what}: ${text(r.reason, 200)}`;
+      const what = `#${r.index} ${clip(r.scheme, 66)} on ${clip(r.network, 66)} (${clip(r.amount, 66)} of ${clip(r.asset, 66)})`;
+      return `${what}: ${clip(r.reason)}`;
     });
     const more = rejected.length - named.length;
     const summary = rejected.length === 0 ? "the server offered no payment requirements" : named.join("; ") + (more > 0 ? `; and ${more} more` : "");
-    super("NoPayableRequirementError", "NO_PAYABLE_REQUIREMENT", "select", `Nothing payable: ${summary}.`, {
+    super(`Nothing payable: ${summary}.`, {
       ...options,
       details: { ...options.details, rejected },
     });
@@ -91,8 +91,8 @@ export class NoPayableRequirementError extends X402Error<
   }
 }
 
-/** A value from a challenge, shortened for a message. */
-function text(value: unknown, max = 66): string {
+/** A value from a server, shortened for a message (the whole of it stays in `details`). */
+export function clip(value: unknown, max = 200): string {
   const s = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
@@ -150,10 +150,10 @@ export interface RejectedDetails extends PaymentDetails {
 }
 
 /** The server refused the signed payment (a 402 or 412 after paying, or a failed settlement). Nothing was charged. */
-export class PaymentRejectedError extends X402Error<"PAYMENT_REJECTED", RejectedDetails> {
+export class PaymentRejectedError extends /* @__PURE__ */ defineError<"PAYMENT_REJECTED", RejectedDetails>("PAYMENT_REJECTED", "settle") {
   declare readonly reason: string;
   constructor(sentence: string, options: X402ErrorOptions<RejectedDetails>) {
-    super("PaymentRejectedError", "PAYMENT_REJECTED", "settle", sentence, options);
+    super(sentence, options);
     this.reason = options.details!.reason;
   }
 }

@@ -17,6 +17,7 @@ export {
   Permit2AllowanceError,
   PaymentOutcomeUnknownError,
   requestDetails,
+  clip,
   type AnyX402Error,
   type X402ErrorClass,
   type RequestDetails,

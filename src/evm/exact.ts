@@ -51,8 +51,9 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
 
     async createPayload(requirement: PaymentRequirement, context) {
       const time = window(requirement);
+      const nonce = randomBytes(32);
       if (requirement.extra.assetTransferMethod === "permit2") {
-        const sign = () => signPermit2(signer, requirement, time, randomBytes(32), EXACT_PERMIT2_PROXY);
+        const sign = () => signPermit2(signer, requirement, time, nonce, EXACT_PERMIT2_PROXY);
         return payWithPermit2(signer, requirement, context, sign, "exactEvm", options.permit2);
       }
       const authorization = {
@@ -61,7 +62,7 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
         value: requirement.amount,
         validAfter: time.validAfter,
         validBefore: time.deadline,
-        nonce: bytesToHex(randomBytes(32)),
+        nonce: bytesToHex(nonce),
       };
       const signature = await signer.signTypedData({
         domain: {

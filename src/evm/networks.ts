@@ -45,8 +45,6 @@ export const EVM_KNOWN_ASSETS: readonly KnownAsset[] = [
 
 /** The numeric chain id of an `eip155:N` network, or `undefined`. Strict: decimal digits only. */
 export function toEvmChainId(caip2: string): number | undefined {
-  const match = /^eip155:([1-9][0-9]{0,15})$/.exec(caip2);
-  if (!match) return undefined;
-  const id = Number(match[1]);
+  const id = Number(/^eip155:([1-9][0-9]{0,15})$/.exec(caip2)?.[1]);
   return Number.isSafeInteger(id) ? id : undefined;
 }

@@ -25,7 +25,7 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
     const request = new Request(input, streaming ? ({ ...init, duplex: "half" } as RequestInit) : init);
     const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
     const base: RequestInit = { ...init, ...requestOptions(request) };
-    const send: Send = (to, options) => fetchFn(to.url, { ...base, method: to.method, headers: to.headers, body: to.body, ...options });
+    const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
     const page = browserOrigin();
     let state: Sent = { url: request.url, method: request.method, headers: copyHeaders(request.headers), body };
     let notReplayable: string | undefined;
@@ -42,7 +42,7 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
         if (state.method !== "GET" && state.method !== "HEAD") {
           notReplayable = `The ${state.method} request was redirected before the 402 and the browser hides how (a 303 makes it a GET): it cannot be resent exactly.`;
         }
-        state = { ...state, url: hop.url, headers: without(state.headers, hop.dropHeaders) };
+        state = { ...state, url: hop.url, headers: copyHeaders(state.headers, hop.dropHeaders) };
       }
       // Stryker restore all
     }
@@ -93,7 +93,7 @@ async function follow(send: Send, sent: Sent, mode: RequestRedirect, guarded: st
     const settled = SETTLEMENT_HEADERS.filter((name) => response.headers.has(name));
     for (const name of settled) hops[name] = response.headers.get(name)!;
     const hop = redirectHop(sent, response.status, location, guarded, settled.length > 0);
-    sent = { url: hop.url, method: hop.method, headers: without(sent.headers, hop.dropHeaders), body: hop.dropBody ? undefined : sent.body };
+    sent = { url: hop.url, method: hop.method, headers: copyHeaders(sent.headers, hop.dropHeaders), body: hop.dropBody ? undefined : sent.body };
   }
 }
 
@@ -123,20 +123,16 @@ async function sendFromPage(send: Send, to: Sent, page: string, request: Request
 
 /** Releases the connection of a response the caller never sees (Node keeps it busy until the body is read). */
 function discard(response: Response): void {
-  if (response.body && !response.bodyUsed) response.body.cancel().catch(() => {});
+  if (!response.bodyUsed) response.body?.cancel().catch(() => {});
 }
 
 /**
- * Copies headers entry by entry. `new Headers(headers)` is not enough where `Headers` is patched:
- * msw's interceptor rebuilds a copy from raw headers it recorded, which for a `Request` with a body
- * hold only the Content-Type, silently dropping every other header.
+ * Copies headers entry by entry, leaving out `names`. `new Headers(headers)` is not enough where
+ * `Headers` is patched: msw's interceptor rebuilds a copy from raw headers it recorded, which for a
+ * `Request` with a body hold only the Content-Type, silently dropping every other header.
  */
-function copyHeaders(headers: Headers): Headers {
-  return new Headers([...headers]);
-}
-
-function without(headers: Headers, names: readonly string[]): Headers {
-  const copy = copyHeaders(headers);
+function copyHeaders(headers: Headers, names: readonly string[] = []): Headers {
+  const copy = new Headers([...headers]);
   for (const name of names) copy.delete(name);
   return copy;
 }
@@ -144,7 +140,8 @@ function without(headers: Headers, names: readonly string[]): Headers {
 /** Everything a `Request` normalised from `(input, init)`, as init options for `fetch(url, init)`. */
 function requestOptions(request: Request): RequestInit {
   const options: Record<string, unknown> = {};
-  for (const key of ["method", "signal", "credentials", "cache", "redirect", "integrity", "keepalive", "referrerPolicy"] as const) options[key] = request[key];
+  // The method is left out: every send gives its own.
+  for (const key of ["signal", "credentials", "cache", "redirect", "integrity", "keepalive", "referrerPolicy"] as const) options[key] = request[key];
   if (request.mode && request.mode !== "navigate") options.mode = request.mode;
   // "" is no referrer; "about:client" (the default) is left to fetch.
   if (request.referrer !== "about:client") options.referrer = request.referrer;

@@ -3,6 +3,7 @@
  * AbortSignal. A hostile server that drips or floods its body cannot hang the call or grow memory.
  */
 import { InvalidChallengeError, isX402Error, raceAbort } from "../errors";
+import { utf8 } from "../protocol";
 
 /** Largest 402 body read (bytes) and longest time spent reading it (ms). */
 export const BODY_LIMITS = { bytes: 1024 * 1024, ms: 10_000 };
@@ -19,12 +20,31 @@ export async function readBody(source: unknown, signal: AbortSignal | undefined)
     if (source.length > BODY_LIMITS.bytes) throw tooLarge();
     return source;
   }
-  if (typeof ReadableStream !== "undefined" && source instanceof ReadableStream) {
-    const stream = source;
-    const reader = open(() => stream.getReader());
-    return drain(() => reader.read(), () => void reader.cancel().catch(() => {}), signal);
+  if (typeof ReadableStream === "undefined" || !(source instanceof ReadableStream)) return source;
+  const decoder = new TextDecoder();
+  let text = "";
+  let size = 0;
+  let reader: ReadableStreamDefaultReader | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    // A stream someone already reads (locked) fails here: it "could not be read".
+    reader = (source as ReadableStream).getReader();
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new InvalidChallengeError(`The 402 body did not finish within ${BODY_LIMITS.ms / 1000} s.`)), BODY_LIMITS.ms);
+    });
+    for (;;) {
+      const { done, value } = await raceAbort(Promise.race([reader.read(), late]), signal);
+      if (done) return text + decoder.decode();
+      const bytes = toBytes(value);
+      if ((size += bytes.length) > BODY_LIMITS.bytes) throw tooLarge();
+      text += decoder.decode(bytes, { stream: true });
+    }
+  } catch (error) {
+    throw isX402Error(error) ? error : unreadable(error);
+  } finally {
+    clearTimeout(timer);
+    reader?.cancel().catch(() => {});
   }
-  return source;
 }
 
 /**
@@ -50,49 +70,20 @@ export function bodySource(data: unknown): unknown {
   return data;
 }
 
-/** Starts reading a body (a stream someone already locked, an iterable that throws): failures are a typed error. */
+const unreadable = (cause: unknown) => new InvalidChallengeError("The 402 body could not be read.", { cause });
+
+/** Starts reading a body (an iterable that throws): failures are a typed error. */
 function open<T>(start: () => T): T {
   try {
     return start();
   } catch (error) {
-    throw new InvalidChallengeError("The 402 body could not be read.", { cause: error });
+    throw unreadable(error);
   }
-}
-
-async function drain(
-  next: () => Promise<IteratorResult<Uint8Array | string>> | Promise<ReadableStreamReadResult<Uint8Array>>,
-  release: () => void,
-  signal: AbortSignal | undefined,
-): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new InvalidChallengeError(`The 402 body did not finish within ${BODY_LIMITS.ms / 1000} s.`)), BODY_LIMITS.ms);
-  });
-  try {
-    for (;;) {
-      const { done, value } = await raceAbort(Promise.race([next(), late]), signal);
-      if (done) break;
-      const bytes = toBytes(value);
-      if ((size += bytes.length) > BODY_LIMITS.bytes) throw tooLarge();
-      chunks.push(bytes);
-    }
-  } catch (error) {
-    if (isX402Error(error)) throw error;
-    throw new InvalidChallengeError("The 402 body could not be read.", { cause: error });
-  } finally {
-    clearTimeout(timer);
-    release();
-  }
-  const all = new Uint8Array(size);
-  chunks.reduce((offset, chunk) => (all.set(chunk, offset), offset + chunk.length), 0);
-  return new TextDecoder().decode(all);
 }
 
 /** A chunk as bytes: text is UTF-8 encoded, any ArrayBuffer or view read as its bytes; anything else cannot be read. */
 function toBytes(chunk: unknown): Uint8Array {
-  if (typeof chunk === "string") return new TextEncoder().encode(chunk);
+  if (typeof chunk === "string") return utf8.encode(chunk);
   if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
   throw new TypeError(`A body chunk is ${chunk === null ? "null" : typeof chunk}, not bytes or text.`);

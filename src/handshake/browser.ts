@@ -16,17 +16,12 @@ export function browserOrigin(): string | undefined {
  * them, and then with a placeholder value.)
  */
 export async function throwIfPreflightRefused(fetchFn: typeof fetch, url: string, names: readonly string[], cause: unknown, init: RequestInit = {}) {
-  if (await preflightRefuses(fetchFn, url, names, init)) {
-    const listed = names.join(", ");
-    throw new PaymentNotSentError(`The browser did not send the request: the server's CORS preflight must list ${listed} in Access-Control-Allow-Headers.`, { cause });
-  }
-}
-
-async function preflightRefuses(fetchFn: typeof fetch, url: string, names: readonly string[], init: RequestInit): Promise<boolean> {
   const probe = (headers: [string, string][]) =>
     fetchFn(url, { ...init, method: "HEAD", headers, body: null, redirect: "manual" }).then(
       (response) => (void response.body?.cancel().catch(() => {}), true),
       () => false,
     );
-  return !(await probe(names.map((name) => [name, "probe"]))) && (await probe([]));
+  if (!(await probe(names.map((name) => [name, "probe"]))) && (await probe([]))) {
+    throw new PaymentNotSentError(`The browser did not send the request: the server's CORS preflight must list ${names.join(", ")} in Access-Control-Allow-Headers.`, { cause });
+  }
 }

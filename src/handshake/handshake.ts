@@ -8,11 +8,11 @@ import {
   PaymentOutcomeUnknownError,
   PaymentRejectedError,
   Permit2AllowanceError,
+  clip,
   describeRejection,
   requestDetails,
   isX402Error,
   throwIfAborted,
-  type RejectedDetails,
   type RequestDetails,
 } from "../errors";
 import {
@@ -89,30 +89,32 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
     const paid = await send(transport, payment, where);
     const status = transport.status(paid);
     const settlement = readSettlement(transport, paid);
-    const refused = status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || settlement?.success === false;
+    // true or false when the server reported the settlement, else undefined.
+    const success = settlement?.success;
+    const refused = status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || success === false;
     if (refused) {
       unseen.push(paid);
       // A refusal proves nothing was charged only as the direct answer to the payment, with no word of
       // a settlement: after a redirect (a seller settles a 3xx answer, and may not say so), or beside
       // a settlement reported as successful, the payment may have gone through.
-      if (settlement?.success === true || transport.redirected(paid)) {
+      if (success || transport.redirected(paid)) {
         throw new PaymentOutcomeUnknownError(
-          `The paid request was ${settlement?.success ? "reported settled" : "redirected"}, then answered ${status}: the payment may have gone through.`,
-          { details: { ...paymentDetails(payment, where), status, settlement }, hidden: hidden(payment) },
+          `The paid request was ${success ? "reported settled" : "redirected"}, then answered ${status}: the payment may have gone through.`,
+          aboutPayment(payment, where, { status, settlement }),
         );
       }
       const reason = await serverReason(transport, paid, settlement);
-      const details = { ...paymentDetails(payment, where), reason: reason ?? "", status, settlement };
-      if (reason && /permit2_allowance/i.test(reason)) throw permit2AllowanceError(payment, details);
+      const about = aboutPayment(payment, where, { reason: reason ?? "", status, settlement });
+      if (reason && /permit2_allowance/i.test(reason)) throw permit2AllowanceError(payment, about);
       const said = settlement?.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
-      throw new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, { details, hidden: hidden(payment) });
+      throw new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, about);
     }
 
     const receipt: PaymentReceipt = {
       ...payment.terms,
       payer: settlement?.payer ?? payment.payer,
       status,
-      settled: settlement?.success === true,
+      settled: !!success,
       settlement,
       transaction: settlement?.transaction || undefined,
       settledAmount: parseAtomicAmount(settlement?.amount) === undefined ? undefined : settlement!.amount,
@@ -125,7 +127,7 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       // library would return it, and reported as what it is.
       const error = new PaymentOutcomeUnknownError(
         `The paid request was answered ${status} without a settlement report: the payment may have settled.`,
-        { details: { ...paymentDetails(payment, where), status, receipt }, hidden: hidden(payment) },
+        aboutPayment(payment, where, { status, receipt }),
       );
       await client.report({ settled: false, error, challenge, request });
     }
@@ -145,7 +147,7 @@ async function send<R>(transport: Transport<R>, payment: PreparedPayment, where:
   try {
     return await transport.resend({ [payment.headerName]: payment.headerValue });
   } catch (error) {
-    const options = { cause: error, details: paymentDetails(payment, where), hidden: hidden(payment) };
+    const options = { cause: error, ...aboutPayment(payment, where) };
     if (isX402Error(error) && error.code === "PAYMENT_NOT_SENT") throw new PaymentNotSentError(error.message, options);
     throw new PaymentOutcomeUnknownError("The paid request got no usable answer: the payment may have settled.", {
       ...options,
@@ -155,26 +157,29 @@ async function send<R>(transport: Transport<R>, payment: PreparedPayment, where:
 }
 
 /** The payer never approved Permit2 for the token: what to approve, named in full. */
-function permit2AllowanceError(payment: PreparedPayment, details: Omit<RejectedDetails, "paymentHeader" | "payload">) {
+function permit2AllowanceError(payment: PreparedPayment, about: ReturnType<typeof aboutPayment<{ reason: string }>>) {
   const { asset: token, amount, caip2, network } = payment.requirement;
   const owner = payment.payer;
+  const on = caip2 ?? network;
   return new Permit2AllowanceError(
-    `The server refused the payment (${details.reason}): ${owner} must first let Permit2 (${PERMIT2_ADDRESS}) spend at least ${amount} base units of ${token} on ${caip2 ?? network}. Nothing was charged.`,
+    `The server refused the payment (${about.details.reason}): ${owner} must first let Permit2 (${PERMIT2_ADDRESS}) spend at least ${amount} base units of ${token} on ${on}. Nothing was charged.`,
     {
-      details: { ...details, token, owner, spender: PERMIT2_ADDRESS, network: caip2 ?? network, amount },
-      hidden: hidden(payment),
+      details: { ...about.details, token, owner, spender: PERMIT2_ADDRESS, network: on, amount },
+      hidden: about.hidden,
       hint: "Send permit2ApprovalTransaction({ token, amount }) from x402-pay/evm once from that wallet, then retry.",
     },
   );
 }
 
-function paymentDetails(payment: PreparedPayment, where: RequestDetails) {
-  return { ...where, requirement: payment.requirement.raw, payer: payment.payer };
-}
-
-/** The signed header and payload: on `details`, but not enumerable, so logging `details` does not log them. */
-function hidden(payment: PreparedPayment) {
-  return { paymentHeader: { name: payment.headerName, value: payment.headerValue }, payload: payment.payload };
+/**
+ * Options of an error about a signed payment: `details` name it; the signed header and payload are on
+ * `details` too, but not enumerable, so logging `details` does not log them.
+ */
+function aboutPayment<M extends object>(payment: PreparedPayment, where: RequestDetails, more = {} as M) {
+  return {
+    details: { ...where, requirement: payment.requirement.raw, payer: payment.payer, ...more },
+    hidden: { paymentHeader: { name: payment.headerName, value: payment.headerValue }, payload: payment.payload },
+  };
 }
 
 /** The challenge of a 402 (or 412): the PAYMENT-REQUIRED header, else the body. */
@@ -187,16 +192,11 @@ async function readChallenge<R>(transport: Transport<R>, response: R) {
   });
 }
 
+/** The settlement the response reports (PAYMENT-RESPONSE first), if any. */
 function readSettlement<R>(transport: Transport<R>, response: R): SettleResponse | undefined {
-  for (const name of SETTLEMENT_HEADERS) {
-    const settlement = decodeSettlement(transport.header(response, name));
-    if (settlement) return settlement;
-  }
-  return undefined;
+  return SETTLEMENT_HEADERS.map((name) => decodeSettlement(transport.header(response, name))).find(Boolean);
 }
 
-/** A server's text, shortened for a message (the whole of it stays in `details`). */
-const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
 
 /** The server's reason code for a 402: a failed settlement's, else the challenge's `error`. */
 async function serverReason<R>(transport: Transport<R>, response: R, settlement = readSettlement(transport, response)) {

@@ -31,7 +31,7 @@ export function redirectHop(
   settled: boolean,
 ): RedirectHop {
   const next = new URL(location, from.url);
-  if (next.protocol !== "http:" && next.protocol !== "https:") {
+  if (!/^https?:$/.test(next.protocol)) {
     throw new TypeError(`fetch failed: a redirect to a ${next.protocol} URL is not followed`);
   }
   const crossOrigin = next.origin !== new URL(from.url).origin;

@@ -8,17 +8,14 @@ const base64Shape = /^[A-Za-z0-9+/]*={0,2}$/;
 export function bytesToBase64(bytes: Uint8Array): string {
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000) as unknown as number[]);
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   }
   return btoa(binary);
 }
 
 /** Standard base64 → bytes; throws on anything `atob` refuses. Shared with the Solana RPC reads. */
 export function base64ToBytes(b64: string): Uint8Array {
-  const binary = atob(b64);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 }
 
 /** `JSON.stringify` → UTF-8 → standard base64 (`+/`, `=` padding): byte-identical to the reference. */

@@ -7,10 +7,9 @@ import {
   MAX_JSON_DEPTH,
   isObject,
   isTooDeep,
-  validatePaymentRequiredV1,
-  validatePaymentRequiredV2,
-  validateRequirementsV1,
-  validateRequirementsV2,
+  rulesOf,
+  validate,
+  type PaymentRequiredV1,
   type PaymentRequiredV2,
   type PaymentRequirementsV1,
   type PaymentRequirementsV2,
@@ -110,9 +109,9 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
   if (version !== 1 && version !== 2) {
     throw new InvalidChallengeError(`Unsupported x402Version ${JSON.stringify(version) ?? "undefined"}: expected 1 or 2.`);
   }
-  const parsed = version === 2 ? validatePaymentRequiredV2(value) : validatePaymentRequiredV1(value);
-  if (!parsed.ok) throw new InvalidChallengeError(`The x402 v${version} challenge is malformed: ${parsed.reason}.`);
-  const data = parsed.value;
+  const reason = validate(value, rulesOf[version].challenge);
+  if (reason) throw new InvalidChallengeError(`The x402 v${version} challenge is malformed: ${reason}.`);
+  const data = value as PaymentRequiredV1 | PaymentRequiredV2;
   const requirements: PaymentRequirement[] = [];
   const invalid: InvalidRequirement[] = [];
   data.accepts.forEach((raw, index) => {
@@ -133,14 +132,14 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
 }
 
 function toRequirement(raw: unknown, index: number, version: 1 | 2): PaymentRequirement | InvalidRequirement {
-  const parsed = version === 2 ? validateRequirementsV2(raw) : validateRequirementsV1(raw);
-  if (!parsed.ok) return { index, raw, reason: parsed.reason };
-  const r = parsed.value;
+  const reason = validate(raw, rulesOf[version].requirement);
+  if (reason) return { index, raw, reason };
+  const r = raw as PaymentRequirementsV1 & PaymentRequirementsV2;
   return Object.freeze({
     index,
     raw: raw as Record<string, unknown>,
     x402Version: version,
-    amount: version === 2 ? (r as PaymentRequirementsV2).amount : (r as PaymentRequirementsV1).maxAmountRequired,
+    amount: version === 2 ? r.amount : r.maxAmountRequired,
     network: r.network,
     // v2 networks are validated CAIP-2 ids; a v1 name waits for a scheme that knows it.
     caip2: isCaip2(r.network) ? r.network : undefined,

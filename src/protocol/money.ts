@@ -14,8 +14,7 @@ export interface KnownAsset {
 }
 
 /** Address equality: 0x addresses compare case-insensitively, others (base58) exactly. */
-export const sameAddress = (a: string, b: string) =>
-  a.startsWith("0x") || a.startsWith("0X") ? a.toLowerCase() === b.toLowerCase() : a === b;
+export const sameAddress = (a: string, b: string) => (/^0x/i.test(a) ? a.toLowerCase() === b.toLowerCase() : a === b);
 
 /** The asset at `address` on `network` in `assets`, if any (0x addresses compare case-insensitively). */
 export function findKnownAsset(network: string | undefined, address: string, assets: readonly KnownAsset[]): KnownAsset | undefined {
@@ -27,9 +26,8 @@ const USD_SCALE = 18;
 
 /** Parses a USD amount into 10^-18 dollar units. `undefined` when it is not a plain decimal amount. */
 export function parseUsd(money: Money): bigint | undefined {
-  const match = /^\$?\s*([0-9]+)(?:\.([0-9]*))?$/.exec(money.trim().replace(/_/g, ""));
-  if (!match || (match[2] ?? "").length > USD_SCALE) return undefined;
-  return BigInt(match[1] + (match[2] ?? "").padEnd(USD_SCALE, "0"));
+  const [, whole, fraction = ""] = /^\$?\s*([0-9]+)(?:\.([0-9]*))?$/.exec(money.trim().replace(/_/g, "")) ?? [];
+  return whole === undefined || fraction.length > USD_SCALE ? undefined : BigInt(whole + fraction.padEnd(USD_SCALE, "0"));
 }
 
 /** Is `atomic` units of a token with `decimals` worth at most `limit` (from `parseUsd`)? */

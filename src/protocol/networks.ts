@@ -16,7 +16,6 @@ export function isCaip2(network: string): boolean {
  * and origins (`https://*.example.com`).
  */
 export function matchesPattern(pattern: string, value: string, star = "."): boolean {
-  if (!pattern.includes("*")) return pattern === value;
   const parts = pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${parts.join(`${star}*`)}$`).test(value);
 }

@@ -26,11 +26,8 @@ export function buildPaymentPayload(
     return { x402Version: 1, scheme: requirement.scheme, network: requirement.network, payload: result.payload };
   }
   const extensions = mergeExtensions(challenge.extensions, result.extensions);
-  const envelope: Record<string, unknown> = { x402Version: 2, payload: result.payload };
-  if (extensions) envelope.extensions = extensions;
-  if (challenge.raw.resource !== undefined) envelope.resource = challenge.raw.resource;
-  envelope.accepted = requirement.raw;
-  return envelope;
+  const { resource } = challenge.raw;
+  return { x402Version: 2, payload: result.payload, ...(extensions && { extensions }), ...(resource !== undefined && { resource }), accepted: requirement.raw };
 }
 
 function mergeExtensions(
@@ -59,11 +56,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 export function decodeSettlement(value: string | null | undefined): SettleResponse | undefined {
   if (!value || value.length > MAX_HEADER_BYTES) return undefined;
   const decoded = decodeBase64Json(value);
-  if (!decoded.ok || isTooDeep(decoded.value)) return undefined;
-  const parsed = validateSettleResponse(decoded.value);
-  if (!parsed.ok) return undefined;
+  if (!decoded.ok || isTooDeep(decoded.value) || validateSettleResponse(decoded.value)) return undefined;
   // A text field sent as null is read as absent, so the fields are strings or undefined.
-  const settlement = { ...parsed.value };
+  const settlement = { ...(decoded.value as SettleResponse) };
   for (const key of SETTLEMENT_TEXT_FIELDS) if (settlement[key] === null) delete settlement[key];
   return settlement;
 }

@@ -63,9 +63,6 @@ export interface SettleResponse {
   [key: string]: unknown;
 }
 
-/** A validation result: the value (same object, typed) or the first problem found. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
-
 type Rule = (value: unknown, name: string) => string | undefined;
 
 /** Deepest nesting x402-pay reads in a challenge or settlement; deeper input is refused before any wallet prompt. */
@@ -102,35 +99,22 @@ const optional =
     v === undefined || (nullable && v === null) ? undefined : rule(v, name);
 const resource: Rule = (v, name) => object(v, name) ?? nonEmpty((v as Record<string, unknown>).url, `${name}.url`);
 
-function validate<T>(value: unknown, rules: Record<string, Rule>): Checked<T> {
-  if (!isObject(value)) return { ok: false, reason: "must be a JSON object" };
+/** The first problem `value` has against `rules`, else `undefined`. */
+export function validate(value: unknown, rules: Record<string, Rule>): string | undefined {
+  if (!isObject(value)) return "must be a JSON object";
   for (const [key, rule] of Object.entries(rules)) {
     const reason = rule(value[key], key);
-    if (reason) return { ok: false, reason };
+    if (reason) return reason;
   }
-  return { ok: true, value: value as T };
+  return undefined;
 }
 
 const requirementRules: Record<string, Rule> = {
-  scheme: nonEmpty,
   asset: nonEmpty,
   payTo: nonEmpty,
   maxTimeoutSeconds: timeout,
   extra: optional(object, true),
 };
-
-export const validateRequirementsV2 = (value: unknown) =>
-  validate<PaymentRequirementsV2>(value, { scheme: nonEmpty, network: caip2, amount: atomic, ...requirementRules });
-
-export const validateRequirementsV1 = (value: unknown) =>
-  validate<PaymentRequirementsV1>(value, {
-    scheme: nonEmpty,
-    network: nonEmpty,
-    maxAmountRequired: atomic,
-    ...requirementRules,
-    // The only descriptive field read (for the same-host check); others are not checked.
-    resource: optional(string),
-  });
 
 const paymentRequiredRules: Record<string, Rule> = {
   error: optional(string, true),
@@ -138,17 +122,30 @@ const paymentRequiredRules: Record<string, Rule> = {
   extensions: optional(object, true),
 };
 
-/** `x402Version` is checked before these run, to pick the validator. */
-export const validatePaymentRequiredV2 = (value: unknown) =>
-  validate<PaymentRequiredV2>(value, { ...paymentRequiredRules, resource: optional(resource) });
-
-export const validatePaymentRequiredV1 = (value: unknown) => validate<PaymentRequiredV1>(value, paymentRequiredRules);
+/** Per protocol version: the rules of a challenge (`x402Version` is checked first, to pick them) and of an element of its `accepts`. */
+export const rulesOf = {
+  1: {
+    challenge: paymentRequiredRules,
+    requirement: {
+      scheme: nonEmpty,
+      network: nonEmpty,
+      maxAmountRequired: atomic,
+      ...requirementRules,
+      // The only descriptive field read (for the same-host check); others are not checked.
+      resource: optional(string),
+    },
+  },
+  2: {
+    challenge: { ...paymentRequiredRules, resource: optional(resource) },
+    requirement: { scheme: nonEmpty, network: caip2, amount: atomic, ...requirementRules },
+  },
+};
 
 /** Optional text fields of a settlement. Some servers send an absent one as `null` (the Java reference's `"payer": null`). */
 export const SETTLEMENT_TEXT_FIELDS = ["errorReason", "errorMessage", "payer", "transaction", "network", "amount"] as const;
 
 export const validateSettleResponse = (value: unknown) =>
-  validate<SettleResponse>(value, {
+  validate(value, {
     success: boolean,
     ...Object.fromEntries(SETTLEMENT_TEXT_FIELDS.map((key) => [key, optional(string, true)])),
     extensions: optional(object, true),
