@@ -58,13 +58,14 @@ function toEndpoint(value: unknown, verify: boolean, where: string): Endpoint {
 export function routeChainReads(option: unknown, timeoutMs: number): (network: string, signal?: AbortSignal) => ChainReads | undefined {
   const route = new Map<string, Endpoint>();
   let single: Endpoint | undefined;
-  if (typeof option === "string" || isRequester(option)) single = toEndpoint(option, true, "rpc");
-  else if (option && typeof option === "object") {
+  if (option === undefined || option === null) throw invalid("rpc is missing; pass an http(s) URL, a viem PublicClient, or a map { [network]: rpc }");
+  if (typeof option !== "object" || isRequester(option)) single = toEndpoint(option, true, "rpc");
+  else {
     for (const [network, value] of Object.entries(option)) {
       if (!network.startsWith("eip155:") || !isCaip2(network)) throw invalid(`rpc key ${JSON.stringify(network)} is not an EVM network id such as eip155:8453`);
       route.set(network, toEndpoint(value, false, network));
     }
-  } else throw invalid("rpc is missing; pass an http(s) URL, a viem PublicClient, or a map { [network]: rpc }");
+  }
 
   return (network, signal) => {
     const endpoint = single ?? route.get(network);

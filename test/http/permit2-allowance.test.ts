@@ -82,6 +82,17 @@ describe("permit2ApprovalTransaction", () => {
     expect(ours).toEqual(createPermit2ApprovalTx(USDC_BASE_SEPOLIA));
   });
 
+  it("its messages name the bad value", () => {
+    expect(() => permit2ApprovalTransaction({ token: "USDC", amount: 1n })).toThrow('permit2ApprovalTransaction: token "USDC" is not an EVM address.');
+    expect(() => permit2ApprovalTransaction({ token: 7 as never, amount: 1n })).toThrow("permit2ApprovalTransaction: token 7 is not an EVM address.");
+    expect(() => permit2ApprovalTransaction({ token: USDC_BASE_SEPOLIA, amount: 0n })).toThrow(
+      'permit2ApprovalTransaction: amount 0n is not a positive number of base units or "unlimited".',
+    );
+    expect(() => permit2ApprovalTransaction({ token: USDC_BASE_SEPOLIA, amount: "0.01" })).toThrow(
+      'permit2ApprovalTransaction: amount "0.01" is not a positive number of base units or "unlimited".',
+    );
+  });
+
   it.each([
     ["a token that is not an address", { token: "USDC", amount: 1n }, "token"],
     ["no amount", { token: USDC_BASE_SEPOLIA, amount: undefined }, "amount"],

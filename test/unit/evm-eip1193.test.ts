@@ -77,6 +77,18 @@ describe("eip1193Signer", () => {
     expect(seen[0]!.method).toBe("eth_requestAccounts");
   });
 
+  it("says what to do: connect, or which address is missing", async () => {
+    await expect(eip1193Signer(undefined as never)).rejects.toThrow("eip1193Signer needs an EIP-1193 provider, such as window.ethereum.");
+    await expect(eip1193Signer(injectedWallet({ accounts: [] }).provider)).rejects.toThrow(
+      "The wallet exposes no account: connect it first, or pass eip1193Signer(provider, { connect: true }).",
+    );
+    const other = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
+    await expect(eip1193Signer(injectedWallet().provider, { address: other })).rejects.toThrow(`The wallet does not expose ${other}.`);
+    // Entries that are not strings are skipped, not taken for the first account.
+    const signer = await eip1193Signer(injectedWallet({ accounts: [42 as never, account.address.toLowerCase()] }).provider);
+    expect(signer.address).toBe(account.address);
+  });
+
   it.each([
     ["no provider", undefined, {}, "provider"],
     ["no connected account", injectedWallet({ accounts: [] }).provider, {}, "provider"],

@@ -75,11 +75,22 @@ describe("eip2612GasSponsoring", () => {
     const { requester } = chain();
     const scheme = uptoEvm({ signer: account, now: () => VECTOR_NOW_MS, randomBytes: countingBytes, permit2: permit2Allowance({ rpc: { "eip155:84532": requester } }) });
     const payment = await createX402Client({ schemes: [scheme], policy: { maxAmountPerPayment: "$5" } }).createPayment(
-      challengeOf(v.requirements, { eip2612GasSponsoring: { info: { version: "1" } } }),
+      challengeOf(v.requirements, { eip2612GasSponsoring: {} }),
       request,
     );
     const info = (payment.payload.extensions as any).eip2612GasSponsoring.info;
-    expect(info).toMatchObject({ amount: "5000000", deadline: "1740672300", spender: PERMIT2_ADDRESS, nonce: "7" });
+    // The extension's own schema version, "1", when the server declared none.
+    expect(info).toMatchObject({ amount: "5000000", deadline: "1740672300", spender: PERMIT2_ADDRESS, nonce: "7", version: "1" });
+  });
+
+  it("uptoEvm without permit2, on a server offering sponsorship: INVALID_CONFIG naming uptoEvm's option", async () => {
+    const v = evmVectors.upto_permit2;
+    const error = await createX402Client({ schemes: [uptoEvm({ signer: account })], policy: { maxAmountPerPayment: "$5" } })
+      .createPayment(challengeOf(v.requirements, { eip2612GasSponsoring: {}, erc20ApprovalGasSponsoring: {} }), request)
+      .catch((e) => e);
+    expect(error.message).toBe(
+      "The server sponsors the Permit2 approval (eip2612GasSponsoring, erc20ApprovalGasSponsoring), which needs the allowance read first: give uptoEvm a chain for eip155:84532, uptoEvm({ signer, permit2: permit2Allowance({ rpc }) }).",
+    );
   });
 });
 
@@ -101,9 +112,13 @@ describe("erc20ApprovalGasSponsoring", () => {
 
   it("by default approves exactly the payment, never unlimited; the transaction is signed by the payer, not sent", async () => {
     const { requester, calls } = chain();
-    const payment = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }))] }).createPayment(challengeOf(v.requirements, declared), request);
+    const payment = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }))] }).createPayment(
+      challengeOf(v.requirements, { erc20ApprovalGasSponsoring: {} }),
+      request,
+    );
     const info = (payment.payload.extensions as any).erc20ApprovalGasSponsoring.info;
     expect(info.amount).toBe("10000");
+    expect(info.version).toBe("1");
     const tx = parseTransaction(info.signedTransaction);
     expect(decodeFunctionData({ abi: erc20Abi, data: tx.data! }).args).toEqual([PERMIT2_ADDRESS, 10_000n]);
     expect(tx).toMatchObject({ chainId: 84532, nonce: 3, gas: 70_000n, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 1_000_000n });

@@ -66,3 +66,25 @@ describe("EVM Permit2 reproduces the reference's golden vectors", () => {
     expect(payment.payload.accepted).toStrictEqual(v.requirements);
   });
 });
+
+describe("what every EVM requirement must be, whatever the transfer method", () => {
+  const evaluate = (over: object, schemes = [scheme(), uptoEvm({ signer: account })]) => {
+    const challenge = parseChallenge({
+      header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [{ ...evmVectors.upto_permit2.requirements, ...over }] }),
+    });
+    return createX402Client({ schemes, policy: { maxAmountPerPayment: "$10" } }).evaluate(challenge, request);
+  };
+
+  it("maxTimeoutSeconds must exceed the facilitators' 6 s margin", () => {
+    expect(evaluate({ maxTimeoutSeconds: 6 }).rejected[0]?.reason).toBe("maxTimeoutSeconds 6 is too short: facilitators need more than 6");
+    expect(evaluate({ maxTimeoutSeconds: 7 }).options).toHaveLength(1);
+  });
+
+  it("payTo and asset must be addresses, with a right checksum when mixed case", () => {
+    expect(evaluate({ payTo: 12 }).rejected[0]?.reason).toMatch(/payTo/);
+    expect(evaluate({ asset: "0x036cbd53842c5426634e7929541ec2318f3dCF7e" }).rejected[0]?.reason).toBe(
+      "asset 0x036cbd53842c5426634e7929541ec2318f3dCF7e has a wrong EIP-55 checksum (a mistyped address)",
+    );
+    expect(evaluate({ asset: "0x036CBD53842C5426634E7929541EC2318F3DCF7E" }).options).toHaveLength(1);
+  });
+});
