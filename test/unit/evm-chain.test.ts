@@ -164,7 +164,7 @@ describe("RPC URLs: JSON-RPC over fetch", () => {
   });
 
   it("answers split in multi-byte characters are decoded whole", async () => {
-    const body = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"result":"0x14a34","note":"été ✓"}');
+    const body = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"nœud arrêté ✓"}}');
     server.use(
       http.post(url, () => {
         const stream = new ReadableStream({
@@ -177,7 +177,15 @@ describe("RPC URLs: JSON-RPC over fetch", () => {
       }),
     );
     const error = await pay(url).payment;
-    expect(error.details.rpcMethod).toBe("eth_call (allowance)");
+    expect(error.message).toContain("(JSON-RPC error -32000: nœud arrêté ✓)");
+  });
+
+  it("a long failure is cut to 160 characters in the message (the whole of it stays in cause)", async () => {
+    const long = `${"x".repeat(150)}${"y".repeat(150)}`;
+    answering((b) => ({ jsonrpc: "2.0", id: b.id, error: { code: -1, message: long } }));
+    const error = await pay(url).payment;
+    expect(error.message).toContain(`(${`JSON-RPC error -1: ${long}`.slice(0, 160)}):`);
+    expect(error.cause.message).toContain(long);
   });
 });
 
