@@ -179,6 +179,9 @@ export interface Permit2AllowanceDetails extends Partial<RejectedDetails> {
  * and nothing the server sponsors could cover it (nothing was signed). Approve once, with
  * `permit2ApprovalTransaction` from `x402-pay/evm`, then retry.
  */
+/** What to do about a PERMIT2_ALLOWANCE_REQUIRED, said the same wherever it is found. */
+export const PERMIT2_APPROVAL_HINT = "Send permit2ApprovalTransaction({ token, amount }) from x402-pay/evm once from that wallet, then retry.";
+
 export const Permit2AllowanceError: X402ErrorClass<"PERMIT2_ALLOWANCE_REQUIRED", Permit2AllowanceDetails> =
   /* @__PURE__ */ defineError("PERMIT2_ALLOWANCE_REQUIRED", "settle", "Permit2AllowanceError");
 export type Permit2AllowanceError = X402Error<"PERMIT2_ALLOWANCE_REQUIRED", Permit2AllowanceDetails>;

@@ -15,6 +15,7 @@ export {
   PaymentNotSentError,
   PaymentRejectedError,
   Permit2AllowanceError,
+  PERMIT2_APPROVAL_HINT,
   PaymentOutcomeUnknownError,
   requestDetails,
   clip,

@@ -1,7 +1,7 @@
 /** The one-time ERC-20 approval that lets Permit2 move a token for its owner. */
 import { encodeFunctionData, getAddress, maxUint256 } from "viem";
 import { InvalidConfigError } from "../errors";
-import { PERMIT2_ADDRESS } from "../protocol";
+import { PERMIT2_ADDRESS, parseAtomicAmount } from "../protocol";
 import { isEvmAddress, type Hex } from "./signer";
 
 const approve = [
@@ -36,7 +36,7 @@ export function permit2ApprovalTransaction({ token, amount }: Permit2ApprovalOpt
   if (typeof token !== "string" || !isEvmAddress(token)) {
     throw new InvalidConfigError(`permit2ApprovalTransaction: token ${JSON.stringify(token)} is not an EVM address.`, { details: { option: "token" } });
   }
-  const value = amount === "unlimited" ? maxUint256 : typeof amount === "bigint" ? amount : typeof amount === "string" && /^[0-9]{1,78}$/.test(amount) ? BigInt(amount) : -1n;
+  const value = amount === "unlimited" ? maxUint256 : typeof amount === "bigint" ? amount : (parseAtomicAmount(amount) ?? -1n);
   if (value <= 0n || value > maxUint256) {
     throw new InvalidConfigError(
       `permit2ApprovalTransaction: amount ${typeof amount === "bigint" ? `${amount}n` : JSON.stringify(amount)} is not a positive number of base units or "unlimited".`,

@@ -6,7 +6,7 @@
  * PERMIT2_ALLOWANCE_REQUIRED. Kept apart from the schemes so a bundle without it carries none of it.
  */
 import { decodeFunctionResult, encodeFunctionData, erc20Abi, getAddress, maxUint256 } from "viem";
-import { Permit2AllowanceError, UnpayableRequirementError } from "../errors";
+import { PERMIT2_APPROVAL_HINT, Permit2AllowanceError, UnpayableRequirementError } from "../errors";
 import { PERMIT2_ADDRESS, type PaymentRequirement } from "../protocol";
 import { routeChainReads, type EvmRpcOption } from "./chain";
 import { EIP2612_GAS_SPONSORING, ERC20_APPROVAL_GAS_SPONSORING } from "./permit2";
@@ -102,7 +102,7 @@ export function permit2Allowance(options: Permit2AllowanceOptions): Permit2Allow
         `Refused before signing: ${owner} lets Permit2 (${PERMIT2_ADDRESS}) spend ${allowance} base units of ${token} on ${network}, less than ${amount}, and the server sponsors no approval this wallet can sign. Nothing was signed.`,
         {
           details: { token, owner, spender: PERMIT2_ADDRESS, network, amount: requirement.amount, allowance: String(allowance) },
-          hint: "Send permit2ApprovalTransaction({ token, amount }) from x402-pay/evm once from that wallet, then retry.",
+          hint: PERMIT2_APPROVAL_HINT,
         },
       );
     },

@@ -7,6 +7,7 @@ import {
   PaymentNotSentError,
   PaymentOutcomeUnknownError,
   PaymentRejectedError,
+  PERMIT2_APPROVAL_HINT,
   Permit2AllowanceError,
   clip,
   describeRejection,
@@ -166,7 +167,7 @@ function permit2AllowanceError(payment: PreparedPayment, about: ReturnType<typeo
     {
       details: { ...about.details, token, owner, spender: PERMIT2_ADDRESS, network: on, amount },
       hidden: about.hidden,
-      hint: "Send permit2ApprovalTransaction({ token, amount }) from x402-pay/evm once from that wallet, then retry.",
+      hint: PERMIT2_APPROVAL_HINT,
     },
   );
 }
