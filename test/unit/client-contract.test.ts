@@ -297,5 +297,7 @@ describe("the same-host check", () => {
 
   it("a resource named by another scheme (an MCP tool) names no host to compare", () => {
     expect(evaluate("mcp://tool/weather", "https://api.example.com/premium").options).toHaveLength(1);
+    // A scheme that merely ends in "http:" is another scheme too.
+    expect(evaluate("xhttps://other.example/weather", "https://api.example.com/premium").options).toHaveLength(1);
   });
 });
