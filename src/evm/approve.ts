@@ -1,21 +1,8 @@
 /** The one-time ERC-20 approval that lets Permit2 move a token for its owner. */
-import { encodeFunctionData, getAddress, maxUint256 } from "viem";
 import { InvalidConfigError } from "../errors";
 import { PERMIT2_ADDRESS, parseAtomicAmount } from "../protocol";
 import { isEvmAddress, type Hex } from "./signer";
-
-const approve = [
-  {
-    type: "function",
-    name: "approve",
-    stateMutability: "nonpayable",
-    inputs: [
-      { name: "spender", type: "address" },
-      { name: "value", type: "uint256" },
-    ],
-    outputs: [{ type: "bool" }],
-  },
-] as const;
+import { checksumAddress, ERC20, erc20Call, MAX_UINT256 } from "./words";
 
 export interface Permit2ApprovalOptions {
   /** The token (`asset`) to let Permit2 move. */
@@ -36,12 +23,12 @@ export function permit2ApprovalTransaction({ token, amount }: Permit2ApprovalOpt
   if (typeof token !== "string" || !isEvmAddress(token)) {
     throw new InvalidConfigError(`permit2ApprovalTransaction: token ${JSON.stringify(token)} is not an EVM address.`, { details: { option: "token" } });
   }
-  const value = amount === "unlimited" ? maxUint256 : typeof amount === "bigint" ? amount : (parseAtomicAmount(amount) ?? -1n);
-  if (value <= 0n || value > maxUint256) {
+  const value = amount === "unlimited" ? MAX_UINT256 : typeof amount === "bigint" ? amount : (parseAtomicAmount(amount) ?? -1n);
+  if (value <= 0n || value > MAX_UINT256) {
     throw new InvalidConfigError(
       `permit2ApprovalTransaction: amount ${typeof amount === "bigint" ? `${amount}n` : JSON.stringify(amount)} is not a positive number of base units or "unlimited".`,
       { details: { option: "amount" } },
     );
   }
-  return { to: getAddress(token), data: encodeFunctionData({ abi: approve, functionName: "approve", args: [PERMIT2_ADDRESS, value] }) };
+  return { to: checksumAddress(token), data: erc20Call(ERC20.approve, [PERMIT2_ADDRESS, value]) };
 }

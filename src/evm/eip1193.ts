@@ -3,10 +3,10 @@
  * through `eth_signTypedData_v4`, the address from `eth_accounts`. For a dapp that does not otherwise
  * ship viem's WalletClient.
  */
-import { getAddress } from "viem";
 import { InvalidConfigError } from "../errors";
 import type { EvmRequester } from "./chain";
 import { isEvmAddress, normalizeSignature, type EvmSigner, type TypedDataRequest } from "./signer";
+import { checksumAddress } from "./words";
 
 export interface Eip1193SignerOptions {
   /** Ask the wallet to connect (`eth_requestAccounts`, which may prompt) instead of reading `eth_accounts`. Default false. */
@@ -43,7 +43,7 @@ export async function eip1193Signer(provider: EvmRequester, options: Eip1193Sign
       { details: { option: options.address === undefined ? "provider" : "address" } },
     );
   }
-  const address = getAddress(chosen);
+  const address = checksumAddress(chosen);
   return {
     address,
     async signTypedData({ domain, types, primaryType, message }: TypedDataRequest) {

@@ -3,7 +3,6 @@
  * Permit2 contract, naming an x402 proxy as the only spender and the payee in a witness. Used by
  * `exact` with `assetTransferMethod: "permit2"` and by every `upto` payment.
  */
-import { bytesToHex, getAddress } from "viem";
 import type { PaymentContext } from "../client";
 import { InvalidConfigError } from "../errors";
 import { PERMIT2_ADDRESS, type PaymentRequirement } from "../protocol";
@@ -12,6 +11,7 @@ import type { Permit2Allowance } from "./sponsor";
 export { PERMIT2_ADDRESS };
 import { normalizeSignature, type EvmSigner, type Hex } from "./signer";
 import { toEvmChainId } from "./networks";
+import { bytesToHex, checksumAddress } from "./words";
 
 /** The x402 proxies Permit2 lets spend: `exact` and `upto` (same address on every chain). */
 export const EXACT_PERMIT2_PROXY = "0x402085c248EeA27D92E8b30b2C58ed07f9E20001";
@@ -63,10 +63,10 @@ export async function signPermit2(
   spender: Hex,
   facilitator?: Hex,
 ) {
-  const witness = { to: getAddress(requirement.payTo), ...(facilitator && { facilitator: getAddress(facilitator) }), validAfter: time.validAfter };
+  const witness = { to: checksumAddress(requirement.payTo), ...(facilitator && { facilitator: checksumAddress(facilitator) }), validAfter: time.validAfter };
   const permit2Authorization = {
     from: signer.address,
-    permitted: { token: getAddress(requirement.asset), amount: requirement.amount },
+    permitted: { token: checksumAddress(requirement.asset), amount: requirement.amount },
     spender,
     nonce: BigInt(bytesToHex(nonceBytes)).toString(),
     deadline: time.deadline,

@@ -1,9 +1,9 @@
 /** What `exact` and `upto` on EVM share: their options, the clock, and the checks every requirement must pass. */
-import { isAddress } from "viem";
 import type { PaymentRequirement } from "../protocol";
 import { toEvmChainId } from "./networks";
 import { isEvmAddress, toEvmSigner, type EvmSigner, type EvmSignerInput } from "./signer";
 import type { Permit2Allowance } from "./sponsor";
+import { checksumAddress } from "./words";
 
 export interface EvmSchemeOptions {
   signer: EvmSignerInput;
@@ -59,6 +59,6 @@ export function checkAddress(name: string, value: unknown): string | undefined {
   // Mixed case is an EIP-55 checksum (all lower or all upper case carries none); a wrong one is
   // a typo in the address, not a format.
   const hex = value.slice(2);
-  if (hex !== hex.toUpperCase() && !isAddress(value, { strict: true })) return `${name} ${value} has a wrong EIP-55 checksum (a mistyped address)`;
+  if (hex !== hex.toLowerCase() && hex !== hex.toUpperCase() && checksumAddress(value) !== value) return `${name} ${value} has a wrong EIP-55 checksum (a mistyped address)`;
   return undefined;
 }

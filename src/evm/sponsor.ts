@@ -5,13 +5,13 @@
  * that the facilitator sends. Without either, the payment is refused before signing with
  * PERMIT2_ALLOWANCE_REQUIRED. Kept apart from the schemes so a bundle without it carries none of it.
  */
-import { decodeFunctionResult, encodeFunctionData, erc20Abi, getAddress, maxUint256 } from "viem";
 import { PERMIT2_APPROVAL_HINT, Permit2AllowanceError, UnpayableRequirementError } from "../errors";
 import { PERMIT2_ADDRESS, type PaymentRequirement } from "../protocol";
 import { routeChainReads, type EvmRpcOption } from "./chain";
 import { EIP2612_GAS_SPONSORING, ERC20_APPROVAL_GAS_SPONSORING } from "./permit2";
 import { toEvmChainId } from "./networks";
 import { normalizeSignature, type EvmSigner, type Hex } from "./signer";
+import { checksumAddress, ERC20, erc20Call, MAX_UINT256 } from "./words";
 
 
 /** Gas for the sponsored approval: enough for an ERC-20 `approve` (the reference's limit). */
@@ -51,15 +51,13 @@ export function permit2Allowance(options: Permit2AllowanceOptions): Permit2Allow
     async prepare(requirement, signer, declared, signal) {
       const chain = reads(requirement.caip2!, signal);
       if (!chain) return false;
-      const token = getAddress(requirement.asset);
+      const token = checksumAddress(requirement.asset);
       const owner = signer.address;
       const amount = BigInt(requirement.amount);
       /** A uint256 view of the token; `undefined` when it answers anything else (no such function, no code). */
       const readUint = async (functionName: "allowance" | "nonces", args: readonly Hex[]) => {
-        const abi = functionName === "nonces" ? noncesAbi : erc20Abi;
-        const data = encodeFunctionData({ abi, functionName, args } as never);
-        const answer = await chain.call(token, data, functionName);
-        return answer.length === 66 ? (decodeFunctionResult({ abi, functionName, data: answer } as never) as bigint) : undefined;
+        const answer = await chain.call(token, erc20Call(ERC20[functionName], args), functionName);
+        return answer.length === 66 ? BigInt(answer) : undefined;
       };
       const allowance = await readUint("allowance", [owner, PERMIT2_ADDRESS]);
       if (allowance === undefined) {
@@ -89,10 +87,10 @@ export function permit2Allowance(options: Permit2AllowanceOptions): Permit2Allow
       }
       const signTransaction = signer.signTransaction;
       if (declared.includes(ERC20_APPROVAL_GAS_SPONSORING) && signTransaction) {
-        const value = unlimited ? maxUint256 : amount;
+        const value = unlimited ? MAX_UINT256 : amount;
         const [nonce, fees] = [await chain.nonce(owner), await chain.fees()];
         return async () => {
-          const data = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [PERMIT2_ADDRESS, value] });
+          const data = erc20Call(ERC20.approve, [PERMIT2_ADDRESS, value]);
           const signedTransaction = await signTransaction({ type: "eip1559", chainId, to: token, data, nonce, gas: APPROVE_GAS, ...fees });
           return { [ERC20_APPROVAL_GAS_SPONSORING]: { info: { ...info, amount: String(value), signedTransaction, version: "1" } } };
         };
@@ -108,10 +106,6 @@ export function permit2Allowance(options: Permit2AllowanceOptions): Permit2Allow
     },
   };
 }
-
-const noncesAbi = [
-  { type: "function", name: "nonces", stateMutability: "view", inputs: [{ name: "owner", type: "address" }], outputs: [{ type: "uint256" }] },
-] as const;
 
 const permitFields = [
   { name: "owner", type: "address" },
