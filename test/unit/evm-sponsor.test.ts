@@ -194,6 +194,7 @@ describe("the allowance decides, before anything is signed", () => {
       .createPayment(challengeOf(requirements), request)
       .catch((e) => e);
     expect(error.code).toBe("UNPAYABLE_REQUIREMENT");
+    expect(error.message).toContain("does not answer ERC-20 allowance(): not a token there");
     expect(calls).toEqual([]);
   });
 
