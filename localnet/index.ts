@@ -8,6 +8,10 @@
 //   ... pay `${stack.seller.url}/weather` with buyer.account ...
 //   await stack.stop();
 //
+// `startExtensionSeller` serves the extension cases (sign-in-with-x, payment-identifier,
+// offer-and-receipt) with the reference's server parts, and `startFaultProxy` cuts a paid answer
+// after the seller settled it.
+//
 // The Solana side (LiteSVM-backed RPC, devnet USDC + Token-2022 mints, facilitator serving Solana
 // and EVM, sellers) has its own door, localnet/svm/index.ts. It is not re-exported here: it loads
 // litesvm, @solana/kit and @x402/svm, about 0.4 s of import time that EVM-only tests need not pay.
@@ -76,3 +80,12 @@ export {
   type TestToken,
   type TestUsdc,
 } from "./token.js";
+export {
+  fingerprint,
+  startExtensionSeller,
+  startFaultProxy,
+  type CachedPayment,
+  type ExtensionSeller,
+  type ExtensionSellerOptions,
+  type FaultProxy,
+} from "./extensions.js";
