@@ -19,6 +19,8 @@ export {
   type X402Extension,
   type ExtensionContext,
   type EnrichContext,
+  type RequirementReview,
+  type SettlementContext,
 } from "./client";
 export { handlePaymentRequired, getPaymentReceipt, type Transport } from "./handshake";
 export {

@@ -21,10 +21,11 @@ import {
   type KnownAsset,
   type PaymentChallenge,
   type PaymentRequirement,
+  type SettleResponse,
 } from "../protocol";
 import { checkOptions, every, is, nonEmpty } from "./options";
 import { checkOrigin, checkRequirement, resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
-import type { PaymentOutcome, PaymentReceipt, PaymentScheme, PaymentTerms, X402Extension, X402Request } from "./types";
+import type { PaymentOutcome, PaymentReceipt, PaymentScheme, PaymentTerms, RequirementReview, X402Extension, X402Request } from "./types";
 
 /** A requirement that can be paid: the scheme that will pay it and the asset the policy priced. */
 export interface PaymentOption {
@@ -79,8 +80,15 @@ export interface X402Client {
   readonly schemes: readonly PaymentScheme[];
   readonly policy: ResolvedPolicy;
   readonly extensions: readonly X402Extension[];
-  /** Every requirement of a challenge, each either payable (with its scheme) or rejected (with a reason). */
-  evaluate(challenge: PaymentChallenge, request: X402Request): { options: PaymentOption[]; rejected: RejectedRequirement[] };
+  /**
+   * Every requirement of a challenge, each either payable (with its scheme) or rejected (with a reason).
+   * `refused`: what extensions' reviews refused (`review`); without it, no extension is asked.
+   */
+  evaluate(challenge: PaymentChallenge, request: X402Request, refused?: readonly RequirementReview[]): { options: PaymentOption[]; rejected: RejectedRequirement[] };
+  /** What the extensions serving the challenge refuse before the spend policy sees it (signed offers that fail). */
+  review(challenge: PaymentChallenge, request: X402Request): Promise<RequirementReview[]>;
+  /** What the extensions serving the challenge read from a reported settlement, by key (for the receipt). */
+  describeSettlement(challenge: PaymentChallenge, request: X402Request, settlement: SettleResponse): Promise<Record<string, unknown>>;
   /** Headers an extension offers to try instead of paying (a sign-in), or `undefined`. */
   beforePayment(challenge: PaymentChallenge, request: X402Request): Promise<Record<string, string> | undefined>;
   /** Selects, approves and signs a payment for a challenge; throws a typed error if it will not pay. */
@@ -104,8 +112,10 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     policy: () => undefined, // resolvePolicy checks it
     extensions: every(
       is(
-        (e) => nonEmpty(e?.key) && ["beforePayment", "enrichPayload", "onOutcome"].every((step) => e[step] === undefined || typeof e[step] === "function"),
-        "an extension { key, beforePayment?, enrichPayload?, onOutcome? }",
+        (e) =>
+          nonEmpty(e?.key) &&
+          ["beforePayment", "reviewRequirements", "enrichPayload", "describeSettlement", "onOutcome"].every((step) => e[step] === undefined || typeof e[step] === "function"),
+        "an extension { key, beforePayment?, reviewRequirements?, enrichPayload?, describeSettlement?, onOutcome? }",
       ),
     ),
     selectRequirement: fn,
@@ -122,7 +132,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
   /** The extensions whose key the challenge declares, in registration order. */
   const serving = (challenge: PaymentChallenge | undefined) => extensions.filter((e) => challenge?.extensions && Object.hasOwn(challenge.extensions, e.key));
 
-  function evaluate(challenge: PaymentChallenge, request: X402Request) {
+  function evaluate(challenge: PaymentChallenge, request: X402Request, refused: readonly RequirementReview[] = []) {
     const rejected: RejectedRequirement[] = [];
     const payable: PaymentOption[] = [];
     /** Lists a requirement as rejected, with the fields a message names (read from the raw element: it may be malformed). */
@@ -141,6 +151,11 @@ export function createX402Client(options: X402ClientOptions): X402Client {
         reject(requirement, "policy", originRefusal);
         continue;
       }
+      const review = refused.find((r) => r.index === offered.index);
+      if (review) {
+        reject(requirement, review.code, review.reason);
+        continue;
+      }
       const found = findScheme(schemes, requirement);
       if ("reason" in found) {
         reject(requirement, "unsupported", found.reason);
@@ -154,6 +169,31 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     }
     rejected.sort((a, b) => a.index - b.index);
     return { options: payable, rejected };
+  }
+
+  async function review(challenge: PaymentChallenge, request: X402Request) {
+    const refused: RequirementReview[] = [];
+    for (const extension of serving(challenge)) {
+      if (!extension.reviewRequirements) continue;
+      const context = { declaration: challenge.extensions![extension.key], challenge, request, signal: request.signal };
+      const found = await call(() => extension.reviewRequirements!(context), `the ${extension.key} extension's review of the requirements`, request);
+      if (Array.isArray(found)) refused.push(...found);
+    }
+    return refused;
+  }
+
+  async function describeSettlement(challenge: PaymentChallenge, request: X402Request, settlement: SettleResponse) {
+    const described: Record<string, unknown> = {};
+    for (const extension of serving(challenge)) {
+      if (!extension.describeSettlement) continue;
+      try {
+        const value = await extension.describeSettlement({ declaration: challenge.extensions![extension.key], challenge, request, signal: request.signal, settlement });
+        if (value !== undefined) described[extension.key] = value;
+      } catch {
+        // The payment is made: a reader that fails leaves its key out, and never turns the paid response into an error.
+      }
+    }
+    return described;
   }
 
   async function beforePayment(challenge: PaymentChallenge, request: X402Request) {
@@ -171,7 +211,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
 
   async function createPayment(challenge: PaymentChallenge, request: X402Request): Promise<PreparedPayment> {
     const where = requestDetails(request);
-    const { options: payable, rejected } = evaluate(challenge, request);
+    const { options: payable, rejected } = evaluate(challenge, request, await review(challenge, request));
     if (payable.length === 0) throw new NoPayableRequirementError(rejected, { details: where });
 
     let chosen: PaymentOption | undefined = payable[0];
@@ -249,7 +289,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     }
   }
 
-  return Object.freeze({ [brand]: true, schemes, policy, extensions, evaluate, beforePayment, createPayment, report });
+  return Object.freeze({ [brand]: true, schemes, policy, extensions, evaluate, review, describeSettlement, beforePayment, createPayment, report });
 }
 
 /** Throws `InvalidConfigError` unless `client` is one of ours (a reference `x402Client` is told apart). */

@@ -19,4 +19,6 @@ export type {
   X402Extension,
   ExtensionContext,
   EnrichContext,
+  RequirementReview,
+  SettlementContext,
 } from "./types";

@@ -73,6 +73,8 @@ export interface PaymentReceipt extends PaymentTerms {
   readonly transaction: string | undefined;
   /** Base units the server reports it settled (the settlement's `amount`); for `upto`, at most `amount`. */
   readonly settledAmount: string | undefined;
+  /** What extensions read from the settlement, by key (`offer-receipt`: the checked signed receipt). */
+  readonly extensions: Readonly<Record<string, unknown>>;
 }
 
 /** How one payment attempt ended: what outcome hooks and extensions observe. */
@@ -93,6 +95,19 @@ export interface ExtensionContext {
   readonly challenge: PaymentChallenge;
   readonly request: X402Request;
   readonly signal?: AbortSignal | undefined;
+}
+
+/** A requirement an extension refuses before the spend policy sees it: its index in `accepts`, and why. */
+export interface RequirementReview {
+  readonly index: number;
+  /** `invalid`: what the server sent for it does not hold up (a signed offer that fails); `policy`: the extension's options refuse it. */
+  readonly code: "invalid" | "policy";
+  readonly reason: string;
+}
+
+/** What `describeSettlement` sees besides the declaration: the settlement the paid response reported. */
+export interface SettlementContext extends ExtensionContext {
+  readonly settlement: SettleResponse;
 }
 
 /** What `enrichPayload` sees besides the declaration: the requirement being paid and who pays it. */
@@ -118,6 +133,10 @@ export interface X402Extension {
    * headers are tried per request.
    */
   beforePayment?(context: ExtensionContext): MaybePromise<Record<string, string> | undefined | void>;
+  /** Before choosing: requirements to refuse (a signed offer that fails), each with its reason. */
+  reviewRequirements?(context: ExtensionContext): MaybePromise<readonly RequirementReview[] | undefined | void>;
+  /** After a reported settlement: what the receipt says under `extensions[key]` (a checked signed receipt). */
+  describeSettlement?(context: SettlementContext): MaybePromise<unknown>;
   /** Adds to the payload's `extensions[key]`: the fields returned are added to the server's declaration, whose own fields stay as declared. */
   enrichPayload?(context: EnrichContext): MaybePromise<Record<string, unknown> | undefined | void>;
   /** Observes how the payment ended. Errors it throws are ignored. */

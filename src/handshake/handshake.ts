@@ -119,6 +119,7 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       settlement,
       transaction: settlement?.transaction || undefined,
       settledAmount: parseAtomicAmount(settlement?.amount) === undefined ? undefined : settlement!.amount,
+      extensions: settlement ? await client.describeSettlement(challenge, request, settlement) : {},
     };
     recordReceipt(paid as object, receipt);
     if (receipt.settled || (status >= 200 && status < 400)) {

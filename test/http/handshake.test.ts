@@ -67,6 +67,7 @@ describe.each(wrappers)("$name: x402 v2", (wrapper) => {
       transaction: TX_HASH,
       upTo: false,
       settledAmount: undefined,
+      extensions: {},
     });
   });
 

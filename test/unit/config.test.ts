@@ -195,10 +195,10 @@ describe("createX402Client: option mistakes", () => {
     expectConfigError(() => createX402Client({ schemes: [{}] as never }), "schemes", /not a payment scheme/);
   });
 
-  it.each(["beforePayment", "enrichPayload", "onOutcome"])("an extension whose %s is not a function", (step) => {
+  it.each(["beforePayment", "reviewRequirements", "enrichPayload", "describeSettlement", "onOutcome"])("an extension whose %s is not a function", (step) => {
     // Otherwise found only at a paid request (enrichPayload: after the wallet signed), or never (onOutcome's errors are ignored).
     const extension = { key: "payment-identifier", [step]: { id: "order-42" } };
-    const error = expectConfigError(withOptions({ extensions: [extension] }), "extensions", /is not an extension \{ key, beforePayment\?, enrichPayload\?, onOutcome\? \}/);
+    const error = expectConfigError(withOptions({ extensions: [extension] }), "extensions", /is not an extension \{ key, beforePayment\?, reviewRequirements\?, enrichPayload\?, describeSettlement\?, onOutcome\? \}/);
     expect(error.message).toContain(`{"key":"payment-identifier","${step}":{"id":"order-42"}}`);
   });
 
