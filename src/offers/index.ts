@@ -31,7 +31,8 @@ export interface OfferReceiptOptions {
    * Pay only requirements that carry a valid offer signed by: `"payTo"`, the requirement's own
    * receiving address (an EIP-712 offer recovering to it), or one of the listed signers (EVM
    * addresses, or the DIDs of JWS keys). Default: none required; an offer that fails still drops
-   * the requirement it names.
+   * the requirement it names. Without it, an EIP-712 offer proves only that some key signed those
+   * terms: a field changed on the way recovers another address, which nothing then refuses.
    */
   requireSigner?: "payTo" | readonly string[] | undefined;
   /** The clock offers' `validUntil` is read against, in ms. Default `Date.now`. */
@@ -85,7 +86,11 @@ export async function reviewOffers(challenge: PaymentChallenge, resourceUrl: str
       const offer = offers.get(requirement.index);
       if (!offer) refuse(requirement.index, "policy", "it carries no valid signed offer, and offerReceipt({ requireSigner }) asks for one");
       else if (!acceptedSigner(options, requirement, offer.signer)) {
-        refuse(requirement.index, "policy", `its offer is signed by ${offer.signer}, not by ${options.requireSigner === "payTo" ? "its payTo" : "an accepted signer"}`);
+        refuse(
+          requirement.index,
+          "policy",
+          `its offer is signed by ${offer.signer}, not by ${options.requireSigner === "payTo" ? "its payTo" : "an accepted signer"} (signed by another key, or changed after signing)`,
+        );
       }
     }
   }
