@@ -3,6 +3,8 @@
  * (and against its builder on generated fields), the refusals before signing, chain choice, the
  * store of paid routes, and the wallets.
  */
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { createSIWxMessage } from "@x402/extensions/sign-in-with-x";
 import fc from "fast-check";
 import { createWalletClient, custom, verifyMessage } from "viem";
@@ -53,6 +55,11 @@ describe("messages: byte for byte the reference's (golden vectors)", () => {
     expect(solanaServer).toContain(`${siwxVectors.solanaAddress}\n\nURI: `); // one blank line
     expect(solanaEmpty).not.toMatch(/Resources|\n\n\n/);
     for (const message of vectors.map((v) => v.message)) expect(message.endsWith("\n")).toBe(false);
+  });
+
+  it("are what the installed reference makes (scripts/siwx-vectors.mjs --check)", () => {
+    const root = fileURLToPath(new URL("../../", import.meta.url));
+    expect(execFileSync(process.execPath, ["scripts/siwx-vectors.mjs", "--check"], { cwd: root, encoding: "utf8" })).toMatch(/is what the reference makes/);
   });
 
   it("the reference's signatures verify over those messages (EIP-191 and Ed25519)", async () => {
