@@ -110,7 +110,8 @@ export function chooseChain(declaration: Declaration, wallets: readonly SignInWa
   const reasons: string[] = [];
   // A stable sort: equal ranks keep the server's order.
   for (const chain of [...declaration.chains].sort((a, b) => rank(a) - rank(b))) {
-    const named = families[chain.chainId.split(":")[0]!];
+    const namespace = chain.chainId.split(":")[0]!;
+    const named = Object.hasOwn(families, namespace) ? families[namespace] : undefined;
     const wallet = named && wallets.find((w) => w.family === named.family);
     const fields = { ...declaration.info, chainId: chain.chainId };
     const problem = !named

@@ -282,6 +282,10 @@ describe("chain choice", () => {
       "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1: no Solana wallet that may sign in is registered",
       "cosmos:hub: x402-pay signs in on eip155 and solana chains only",
     ]);
+    expect(chosen(choose([{ chainId: "constructor:x", type: "eip191" }, { chainId: "__proto__:x", type: "eip191" }], [evm]))).toEqual([
+      "constructor:x: x402-pay signs in on eip155 and solana chains only",
+      "__proto__:x: x402-pay signs in on eip155 and solana chains only",
+    ]);
   });
 
   it("the message names the chosen wallet and chain", () => {
