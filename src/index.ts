@@ -23,6 +23,8 @@ export {
   type SettlementContext,
 } from "./client";
 export { handlePaymentRequired, getPaymentReceipt, type Transport } from "./handshake";
+// sign-in-with-x; the folder's other exports are internal (tests).
+export { signInWithX, SIGN_IN_WITH_X, CLOCK_SKEW_SECONDS, MAX_AGE_SECONDS, type SignInWithXOptions, type SignInStore } from "./siwx";
 export {
   X402Error,
   isX402Error,
@@ -42,6 +44,7 @@ export {
   PaymentRejectedError,
   Permit2AllowanceError,
   PaymentOutcomeUnknownError,
+  SignInRefusedError,
   redactSecrets,
   type AnyX402Error,
   type X402ErrorCode,
@@ -54,6 +57,8 @@ export {
   type Permit2AllowanceDetails,
   type OutcomeUnknownDetails,
   type RejectedRequirement,
+  type SignInRefusal,
+  type SignInRefusedDetails,
 } from "./errors";
 // The protocol codec and types; the folder's other exports are internal (shared by the schemes).
 export {

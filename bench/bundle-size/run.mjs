@@ -98,6 +98,29 @@ const cases = [
       client.register("solana:*", new ExactSvmScheme(await createKeyPairSignerFromBytes(globalThis.key)));
       globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
   },
+  {
+    // Sign-in-with-x beside the payment: ours as an extension, the reference as its HTTP client hook.
+    job: "fetch + EVM exact + signInWithX + viem privateKeyToAccount",
+    floor: `import { privateKeyToAccount } from "viem/accounts"; globalThis.a = privateKeyToAccount(globalThis.key);`,
+    ours: `
+      import { privateKeyToAccount } from "viem/accounts";
+      import { createX402Client, signInWithX } from "x402-pay";
+      import { exactEvm } from "x402-pay/evm";
+      import { wrapFetchWithPayment } from "x402-pay/fetch";
+      const signer = privateKeyToAccount(globalThis.key);
+      const client = createX402Client({ schemes: [exactEvm({ signer })], extensions: [signInWithX({ evm: signer })] });
+      globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
+    reference: `
+      import { privateKeyToAccount } from "viem/accounts";
+      import { wrapFetchWithPayment, x402Client, x402HTTPClient } from "@x402/fetch";
+      import { ExactEvmScheme } from "@x402/evm/exact/client";
+      import { createSIWxClientHook } from "@x402/extensions/sign-in-with-x";
+      const signer = privateKeyToAccount(globalThis.key);
+      const client = new x402Client();
+      client.register("eip155:*", new ExactEvmScheme(signer));
+      const http = new x402HTTPClient(client).onPaymentRequired(createSIWxClientHook(signer));
+      globalThis.paidFetch = wrapFetchWithPayment(fetch, http);`,
+  },
 ];
 
 // This repository's dev tree holds two generations of @solana/* (the legacy v1 seller used by the

@@ -26,7 +26,8 @@ export type X402ErrorCode =
   | "PAYMENT_NOT_SENT"
   | "PAYMENT_REJECTED"
   | "PERMIT2_ALLOWANCE_REQUIRED"
-  | "PAYMENT_OUTCOME_UNKNOWN";
+  | "PAYMENT_OUTCOME_UNKNOWN"
+  | "SIGN_IN_REFUSED";
 
 const brand = Symbol.for("x402-pay.error");
 

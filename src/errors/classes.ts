@@ -211,6 +211,39 @@ export interface OutcomeUnknownDetails extends PaymentDetails {
 export const PaymentOutcomeUnknownError: X402ErrorClass<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails> = /* @__PURE__ */ defineError("PAYMENT_OUTCOME_UNKNOWN", "send");
 export type PaymentOutcomeUnknownError = X402Error<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails>;
 
+/** Why a sign-in-with-x challenge was refused before anything was signed (`SignInRefusedError.reason`). */
+export type SignInRefusal =
+  /** `domain` is not the request's host (with or without its port): a proof for another site. */
+  | "domain_mismatch"
+  /** `uri` is not on the request's origin. */
+  | "uri_mismatch"
+  /** `issuedAt` is later than now, beyond the allowed clock skew. */
+  | "issued_in_future"
+  /** `issuedAt` is older than the servers accept (a replayed or cached 402). */
+  | "issued_too_long_ago"
+  /** `expirationTime` has passed. */
+  | "expired"
+  /** `notBefore` is still ahead. */
+  | "not_yet_valid"
+  /** `nonce` is not the 8 or more letters and digits EIP-4361 requires. */
+  | "weak_nonce"
+  /** The declaration lacks a field or has one of the wrong type or format. */
+  | "malformed"
+  /** On a route with no payment option: no declared chain that a registered wallet can sign for. */
+  | "unsupported_chain";
+
+export interface SignInRefusedDetails extends RequestDetails {
+  readonly reason: SignInRefusal;
+}
+
+/**
+ * A sign-in-with-x challenge x402-pay will not sign: bound to another origin (the phishing guard),
+ * stale, expired, with a weak nonce or malformed; or, on a route with no payment option, one no
+ * registered wallet can sign. Nothing was signed and nothing was paid. `details.reason` says which.
+ */
+export const SignInRefusedError: X402ErrorClass<"SIGN_IN_REFUSED", SignInRefusedDetails> = /* @__PURE__ */ defineError("SIGN_IN_REFUSED", "challenge");
+export type SignInRefusedError = X402Error<"SIGN_IN_REFUSED", SignInRefusedDetails>;
+
 /** Every error x402-pay throws; `switch (error.code)` narrows to one of them. */
 export type AnyX402Error =
   | InvalidConfigError
@@ -228,4 +261,5 @@ export type AnyX402Error =
   | PaymentNotSentError
   | PaymentRejectedError
   | Permit2AllowanceError
-  | PaymentOutcomeUnknownError;
+  | PaymentOutcomeUnknownError
+  | SignInRefusedError;

@@ -17,6 +17,7 @@ export {
   Permit2AllowanceError,
   PERMIT2_APPROVAL_HINT,
   PaymentOutcomeUnknownError,
+  SignInRefusedError,
   requestDetails,
   clip,
   type AnyX402Error,
@@ -27,6 +28,8 @@ export {
   type Permit2AllowanceDetails,
   type OutcomeUnknownDetails,
   type RejectedRequirement,
+  type SignInRefusal,
+  type SignInRefusedDetails,
 } from "./classes";
 export { throwIfAborted, raceAbort } from "./abort";
 export { toWalletError } from "./wallet";

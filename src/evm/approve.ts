@@ -1,8 +1,8 @@
 /** The one-time ERC-20 approval that lets Permit2 move a token for its owner. */
 import { InvalidConfigError } from "../errors";
-import { PERMIT2_ADDRESS, parseAtomicAmount } from "../protocol";
+import { PERMIT2_ADDRESS, checksumAddress, parseAtomicAmount } from "../protocol";
 import { isEvmAddress, type Hex } from "./signer";
-import { checksumAddress, ERC20, erc20Call, MAX_UINT256 } from "./words";
+import { ERC20, erc20Call, MAX_UINT256 } from "./words";
 
 export interface Permit2ApprovalOptions {
   /** The token (`asset`) to let Permit2 move. */

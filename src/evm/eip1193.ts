@@ -1,12 +1,13 @@
 /**
  * A signer straight from an EIP-1193 provider (`window.ethereum`, a wallet SDK's provider): typed data
- * through `eth_signTypedData_v4`, the address from `eth_accounts`. For a dapp that does not otherwise
- * ship viem's WalletClient.
+ * through `eth_signTypedData_v4`, messages (sign-in-with-x) through `personal_sign`, the address from
+ * `eth_accounts`. For a dapp that does not otherwise ship viem's WalletClient.
  */
 import { InvalidConfigError } from "../errors";
+import { checksumAddress, utf8 } from "../protocol";
 import type { EvmRequester } from "./chain";
-import { isEvmAddress, normalizeSignature, type EvmSigner, type TypedDataRequest } from "./signer";
-import { checksumAddress } from "./words";
+import { isEvmAddress, normalizeSignature, type EvmMessageSigner, type EvmSigner, type Hex, type TypedDataRequest } from "./signer";
+import { bytesToHex } from "./words";
 
 export interface Eip1193SignerOptions {
   /** Ask the wallet to connect (`eth_requestAccounts`, which may prompt) instead of reading `eth_accounts`. Default false. */
@@ -25,10 +26,11 @@ const domainFields: [string, string][] = [
 ];
 
 /**
- * An `EvmSigner` over an EIP-1193 provider. Throws `InvalidConfigError` when the wallet exposes no
- * account (not connected: pass `{ connect: true }`, or connect first).
+ * An `EvmSigner` over an EIP-1193 provider, which also signs messages (for `signInWithX`). Throws
+ * `InvalidConfigError` when the wallet exposes no account (not connected: pass `{ connect: true }`,
+ * or connect first).
  */
-export async function eip1193Signer(provider: EvmRequester, options: Eip1193SignerOptions = {}): Promise<EvmSigner> {
+export async function eip1193Signer(provider: EvmRequester, options: Eip1193SignerOptions = {}): Promise<EvmSigner & EvmMessageSigner> {
   if (typeof provider?.request !== "function") {
     throw new InvalidConfigError("eip1193Signer needs an EIP-1193 provider, such as window.ethereum.", { details: { option: "provider" } });
   }
@@ -52,5 +54,9 @@ export async function eip1193Signer(provider: EvmRequester, options: Eip1193Sign
       const json = JSON.stringify({ types: { EIP712Domain, ...types }, domain, primaryType, message }, (_, v) => (typeof v === "bigint" ? v.toString() : v));
       return normalizeSignature(await provider.request({ method: "eth_signTypedData_v4", params: [address, json] }));
     },
+    // personal_sign takes the message's UTF-8 bytes as hex, then the account; the signature is passed
+    // on as the wallet made it (a smart wallet's ERC-1271 or ERC-6492 signature included).
+    signMessage: ({ message }: { message: string }) =>
+      provider.request({ method: "personal_sign", params: [bytesToHex(utf8.encode(message)), address] }) as Promise<Hex>,
   };
 }

@@ -7,5 +7,14 @@ export { EIP2612_GAS_SPONSORING, ERC20_APPROVAL_GAS_SPONSORING } from "./permit2
 export type { EvmRequester, EvmRpcOption } from "./chain";
 export { eip1193Signer, type Eip1193SignerOptions } from "./eip1193";
 export type { EvmSchemeOptions } from "./shared";
-export { toEvmSigner, normalizeSignature, type EvmSigner, type EvmSignerInput, type WalletClientLike, type TypedDataRequest, type Hex } from "./signer";
+export {
+  toEvmSigner,
+  normalizeSignature,
+  type EvmSigner,
+  type EvmMessageSigner,
+  type EvmSignerInput,
+  type WalletClientLike,
+  type TypedDataRequest,
+  type Hex,
+} from "./signer";
 export { EVM_V1_NETWORKS, EVM_KNOWN_ASSETS, toEvmChainId } from "./networks";

@@ -1,9 +1,8 @@
 /** What `exact` and `upto` on EVM share: their options, the clock, and the checks every requirement must pass. */
-import type { PaymentRequirement } from "../protocol";
+import { checksumAddress, type PaymentRequirement } from "../protocol";
 import { toEvmChainId } from "./networks";
 import { isEvmAddress, toEvmSigner, type EvmSigner, type EvmSignerInput } from "./signer";
 import type { Permit2Allowance } from "./sponsor";
-import { checksumAddress } from "./words";
 
 export interface EvmSchemeOptions {
   signer: EvmSignerInput;

@@ -31,6 +31,15 @@ export interface EvmSigner {
   signTransaction?(transaction: TransactionToSign): Promise<Hex>;
 }
 
+/**
+ * A wallet that signs EIP-191 messages (`personal_sign`), as sign-in-with-x asks: a viem account, or
+ * the signer `eip1193Signer` returns. The signature comes back as the wallet made it.
+ */
+export interface EvmMessageSigner {
+  readonly address: Hex;
+  signMessage(request: { message: string }): Promise<Hex>;
+}
+
 /** A viem WalletClient (JSON-RPC or local account), e.g. over an injected EIP-1193 provider. */
 export interface WalletClientLike {
   readonly address?: undefined;

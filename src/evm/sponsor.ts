@@ -6,12 +6,12 @@
  * PERMIT2_ALLOWANCE_REQUIRED. Kept apart from the schemes so a bundle without it carries none of it.
  */
 import { PERMIT2_APPROVAL_HINT, Permit2AllowanceError, UnpayableRequirementError } from "../errors";
-import { PERMIT2_ADDRESS, type PaymentRequirement } from "../protocol";
+import { PERMIT2_ADDRESS, checksumAddress, type PaymentRequirement } from "../protocol";
 import { routeChainReads, type EvmRpcOption } from "./chain";
 import { EIP2612_GAS_SPONSORING, ERC20_APPROVAL_GAS_SPONSORING } from "./permit2";
 import { toEvmChainId } from "./networks";
 import { normalizeSignature, type EvmSigner, type Hex } from "./signer";
-import { checksumAddress, ERC20, erc20Call, MAX_UINT256 } from "./words";
+import { ERC20, erc20Call, MAX_UINT256 } from "./words";
 
 
 /** Gas for the sponsored approval: enough for an ERC-20 `approve` (the reference's limit). */

@@ -3,7 +3,7 @@
  * (`getAddressEncoder`, `isAddress`, `getProgramDerivedAddress`), which would add 1.6 KB gzipped
  * to a browser bundle for four small functions. Tests compare both on random inputs.
  */
-import { utf8 } from "../protocol";
+import { BASE58_ALPHABET as ALPHABET, utf8 } from "../protocol";
 
 /** Joins byte arrays (or arrays of byte values) into one. */
 export function concatBytes(parts: (Uint8Array | number[])[]): Uint8Array<ArrayBuffer> {
@@ -12,8 +12,6 @@ export function concatBytes(parts: (Uint8Array | number[])[]): Uint8Array<ArrayB
   for (const part of parts) out.set(part, (offset += part.length) - part.length);
   return out;
 }
-
-const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 
 /** The 32 bytes of a base58 address, or `undefined` when it is not one. */
 export function addressToBytes(address: unknown): Uint8Array | undefined {

@@ -17,6 +17,7 @@ export interface Outgoing {
   method?: string;
   headers?: Record<string, string>;
   body?: string;
+  signal?: AbortSignal;
   /** axios only: the adapter to use (default: axios's choice, the Node http adapter here). */
   axiosAdapter?: "fetch" | "http";
 }
@@ -31,7 +32,7 @@ export const fetchWrapper: Wrapper = {
   async send(client, request) {
     // msw patches globalThis.fetch in server.listen(): look it up at call time.
     const paidFetch = wrapFetchWithPayment((input, init) => globalThis.fetch(input, init), client);
-    const response = await paidFetch(request.url, { method: request.method ?? "GET", headers: request.headers, body: request.body });
+    const response = await paidFetch(request.url, { method: request.method ?? "GET", headers: request.headers, body: request.body, signal: request.signal });
     const text = await response.clone().text();
     return { status: response.status, header: (name) => response.headers.get(name), text, raw: response };
   },
@@ -46,6 +47,7 @@ export const axiosWrapper: Wrapper = {
       method: request.method ?? "GET",
       headers: request.headers,
       data: request.body,
+      signal: request.signal,
       ...(request.axiosAdapter ? { adapter: request.axiosAdapter } : {}),
     });
     const text = typeof response.data === "string" ? response.data : JSON.stringify(response.data);

@@ -26,6 +26,11 @@ function injectedWallet({ accounts = [account.address.toLowerCase()], reject = f
         if (from.toLowerCase() !== account.address.toLowerCase()) throw new Error("unknown account");
         return account.signTypedData(JSON.parse(json));
       }
+      if (args.method === "personal_sign") {
+        const [hex, from] = args.params as [`0x${string}`, string];
+        if (from.toLowerCase() !== account.address.toLowerCase()) throw new Error("unknown account");
+        return account.signMessage({ message: { raw: hex } });
+      }
       throw new Error(`unsupported ${args.method}`);
     },
   };
@@ -96,5 +101,23 @@ describe("eip1193Signer", () => {
     ["an address the wallet does not expose", injectedWallet().provider, { address: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" }, "address"],
   ])("%s: INVALID_CONFIG", async (_, provider, options, option) => {
     await expect(eip1193Signer(provider as never, options)).rejects.toMatchObject({ code: "INVALID_CONFIG", details: { option } });
+  });
+});
+
+describe("eip1193Signer: messages (sign-in-with-x)", () => {
+  it("signs with personal_sign: the message's UTF-8 bytes in hex, then the checksummed address; viem's own signature", async () => {
+    const { provider, seen } = injectedWallet();
+    const signer = await eip1193Signer(provider);
+    const signature = await signer.signMessage({ message: "héllo" });
+    expect(seen.at(-1)).toEqual({ method: "personal_sign", params: ["0x68c3a96c6c6f", account.address] });
+    expect(signature).toBe(await account.signMessage({ message: "héllo" }));
+  });
+
+  it("passes the wallet's signature on untouched: a smart wallet's longer one, a v of 0", async () => {
+    const answers = [`0x${"cd".repeat(200)}`, `0x${"ab".repeat(64)}00`];
+    const provider: EvmRequester = { request: async ({ method }) => (method === "eth_accounts" ? [account.address] : answers[0] && answers.shift()) };
+    const signer = await eip1193Signer(provider);
+    expect(await signer.signMessage({ message: "x" })).toBe(`0x${"cd".repeat(200)}`);
+    expect(await signer.signMessage({ message: "x" })).toBe(`0x${"ab".repeat(64)}00`);
   });
 });

@@ -39,7 +39,7 @@ describe("package exports (dist, built by npm test)", () => {
  * error codes, which must narrow `details`.
  */
 const app = `
-import { createX402Client, isX402Error, getPaymentReceipt, type X402Extension } from "x402-pay";
+import { createX402Client, isX402Error, getPaymentReceipt, signInWithX, type X402Extension } from "x402-pay";
 import { exactEvm } from "x402-pay/evm";
 import { exactSvm } from "x402-pay/svm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
@@ -47,11 +47,13 @@ import { wrapAxiosWithPayment } from "x402-pay/axios";
 
 declare const signer: { address: \`0x\${string}\`; signTypedData(request: never): Promise<\`0x\${string}\`> };
 const extension: X402Extension = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
-declare const maybe: { policy?: { origins?: string[] }; hook?: () => boolean };
+declare const messageSigner: { address: \`0x\${string}\`; signMessage(request: { message: string }): Promise<\`0x\${string}\`> };
+declare const kitSigner: { address: string; signMessages(messages: readonly { content: Uint8Array; signatures: Readonly<Record<string, Uint8Array>> }[]): Promise<readonly Readonly<Record<string, Uint8Array>>[]> };
+declare const maybe: { policy?: { origins?: string[] }; hook?: () => boolean; store?: { get(key: string): Promise<string | null>; set(key: string, value: string): Promise<unknown> } };
 // Options read from elsewhere may be undefined: under exactOptionalPropertyTypes that must still type-check.
 const client = createX402Client({
   schemes: [exactEvm({ signer, networks: undefined })],
-  extensions: [extension],
+  extensions: [extension, signInWithX({ evm: messageSigner, solana: kitSigner, store: maybe.store })],
   policy: { maxAmountPerPayment: "$0.10", origins: maybe.policy?.origins },
   onBeforePayment: maybe.hook,
 });
@@ -69,6 +71,8 @@ export function explain(error: unknown): string {
       return error.details.paymentHeader.value + (error.details.receipt?.status ?? "");
     case "RPC_FAILED":
       return error.details.rpcMethod + (error.details.rpcUrl ?? "");
+    case "SIGN_IN_REFUSED":
+      return error.details.reason;
     case "INVALID_CONFIG":
       return error.details.option ?? error.shortMessage;
     default:

@@ -1,13 +1,22 @@
 // x402-pay's own base58 address reading and program-derived addresses, compared with kit's on
 // random and edge-case inputs: they must agree on every one.
-import { getAddressDecoder, getAddressEncoder, getProgramDerivedAddress, isAddress, isOffCurveAddress, type Address } from "@solana/kit";
+import { getAddressDecoder, getAddressEncoder, getBase58Decoder, getProgramDerivedAddress, isAddress, isOffCurveAddress, type Address } from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { D, P, addressToBytes, findProgramAddress, isOnCurve, isSolanaAddress, power } from "../../src/svm/address";
 import { findAssociatedTokenAddress, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../src/svm";
+import { bytesToBase58 } from "../../src/protocol";
 import { findAssociatedTokenPda } from "@solana-program/token";
 
 const toAddress = (bytes: Uint8Array) => getAddressDecoder().decode(bytes);
 const random = (n: number) => crypto.getRandomValues(new Uint8Array(n));
+
+describe("base58", () => {
+  it("writes random bytes (signatures, addresses, leading zeros, none) exactly as kit does", () => {
+    const samples = [new Uint8Array(0), new Uint8Array(3), ...Array.from({ length: 200 }, (_, i) => random(1 + (i % 70)))];
+    for (let zeros = 1; zeros <= 64; zeros += 7) samples.push(new Uint8Array(64).map((b, i) => (i < zeros ? 0 : random(1)[0]!)));
+    for (const bytes of samples) expect(bytesToBase58(bytes)).toBe(getBase58Decoder().decode(bytes));
+  });
+});
 
 describe("Solana address bytes", () => {
   it("reads random addresses, and those with leading zero bytes, exactly as kit does", () => {
