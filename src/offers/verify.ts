@@ -7,7 +7,7 @@
  */
 import { recoverTypedDataAddress } from "viem/utils";
 import * as z from "zod/mini";
-import { base64ToBytes, utf8 } from "../protocol";
+import { base58ToBytes, base64ToBytes, utf8 } from "../protocol";
 
 export const OFFER_RECEIPT = "offer-receipt";
 
@@ -192,22 +192,6 @@ function bytesToBase64Url(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-
-/** Base58 (Bitcoin alphabet) → bytes, `undefined` when it is not base58. */
-function base58ToBytes(text: string): Uint8Array | undefined {
-  let n = 0n;
-  for (const char of text) {
-    const digit = BASE58.indexOf(char);
-    if (digit < 0) return undefined;
-    n = n * 58n + BigInt(digit);
-  }
-  const bytes: number[] = [];
-  for (; n > 0n; n >>= 8n) bytes.unshift(Number(n & 255n));
-  const zeros = /^1*/.exec(text)![0].length;
-  return Uint8Array.from([...new Array<number>(zeros).fill(0), ...bytes]);
 }
 
 // P-256: y² = x³ − 3x + b over p, where p ≡ 3 (mod 4), so a square root is a power (p + 1) / 4.

@@ -30,3 +30,16 @@ export function bytesToBase58(bytes: Uint8Array): string {
   for (let i = 0; i < bytes.length && bytes[i] === 0; i++) out = "1" + out;
   return out;
 }
+
+/** Base58 → bytes (each leading "1" a zero byte), or `undefined` when a character is not base58. */
+export function base58ToBytes(text: string): Uint8Array | undefined {
+  let n = 0n;
+  for (const char of text) {
+    const digit = BASE58_ALPHABET.indexOf(char);
+    if (digit < 0) return undefined;
+    n = n * 58n + BigInt(digit);
+  }
+  const bytes: number[] = [];
+  for (; n > 0n; n >>= 8n) bytes.unshift(Number(n & 255n));
+  return Uint8Array.from([...new Array<number>(/^1*/.exec(text)![0].length).fill(0), ...bytes]);
+}

@@ -3,7 +3,7 @@
  * (`getAddressEncoder`, `isAddress`, `getProgramDerivedAddress`), which would add 1.6 KB gzipped
  * to a browser bundle for four small functions. Tests compare both on random inputs.
  */
-import { BASE58_ALPHABET as ALPHABET, utf8 } from "../protocol";
+import { base58ToBytes, utf8 } from "../protocol";
 
 /** Joins byte arrays (or arrays of byte values) into one. */
 export function concatBytes(parts: (Uint8Array | number[])[]): Uint8Array<ArrayBuffer> {
@@ -16,18 +16,8 @@ export function concatBytes(parts: (Uint8Array | number[])[]): Uint8Array<ArrayB
 /** The 32 bytes of a base58 address, or `undefined` when it is not one. */
 export function addressToBytes(address: unknown): Uint8Array | undefined {
   if (typeof address !== "string" || address.length < 32 || address.length > 44) return undefined;
-  let n = 0n;
-  for (const char of address) {
-    const digit = ALPHABET.indexOf(char);
-    if (digit < 0) return undefined;
-    n = n * 58n + BigInt(digit);
-  }
-  // Each leading "1" is a leading zero byte; the rest is the number, big-endian.
-  const bytes = new Uint8Array(32);
-  for (let i = 31; i >= 0 && n > 0n; i--, n >>= 8n) bytes[i] = Number(n & 255n);
-  const zeros = /^1*/.exec(address)![0].length;
-  const significant = bytes.findIndex((b) => b !== 0);
-  return n === 0n && (significant < 0 ? 32 : significant) === zeros ? bytes : undefined;
+  const bytes = base58ToBytes(address);
+  return bytes?.length === 32 ? bytes : undefined;
 }
 
 export const isSolanaAddress = (value: unknown): value is string => addressToBytes(value) !== undefined;
