@@ -20,7 +20,14 @@ export {
   type ExtensionContext,
   type EnrichContext,
 } from "./client";
-export { handlePaymentRequired, getPaymentReceipt, type Transport } from "./handshake";
+export {
+  handlePaymentRequired,
+  resendPayment,
+  getPaymentReceipt,
+  type Transport,
+  type PaymentRequestOptions,
+  type ResendablePayment,
+} from "./handshake";
 export {
   X402Error,
   isX402Error,
@@ -39,6 +46,7 @@ export {
   PaymentNotSentError,
   PaymentRejectedError,
   Permit2AllowanceError,
+  PaymentIdConflictError,
   PaymentOutcomeUnknownError,
   redactSecrets,
   type AnyX402Error,
@@ -50,6 +58,7 @@ export {
   type PaymentDetails,
   type RejectedDetails,
   type Permit2AllowanceDetails,
+  type PaymentIdConflictDetails,
   type OutcomeUnknownDetails,
   type RejectedRequirement,
 } from "./errors";
@@ -84,6 +93,9 @@ export {
   type InvalidRequirement,
   buildPaymentPayload,
   decodeSettlement,
+  PAYMENT_IDENTIFIER,
+  isPaymentId,
+  generatePaymentId,
   type SchemePayload,
   type ResourceInfo,
   type PaymentRequirementsV1,

@@ -7,6 +7,8 @@ export interface X402Request {
   readonly method: string;
   /** The caller's AbortSignal: every phase (hooks, wallet, RPC reads, sending) stops when it fires. */
   readonly signal?: AbortSignal | undefined;
+  /** The caller's payment-identifier id for this request (`x402: { paymentId }`); default: a fresh one. */
+  readonly paymentId?: string | undefined;
 }
 
 /** What a scheme gets besides the requirement when asked to build a payment. */

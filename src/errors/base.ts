@@ -26,6 +26,7 @@ export type X402ErrorCode =
   | "PAYMENT_NOT_SENT"
   | "PAYMENT_REJECTED"
   | "PERMIT2_ALLOWANCE_REQUIRED"
+  | "PAYMENT_ID_CONFLICT"
   | "PAYMENT_OUTCOME_UNKNOWN";
 
 const brand = Symbol.for("x402-pay.error");

@@ -16,6 +16,7 @@ export {
   PaymentRejectedError,
   Permit2AllowanceError,
   PERMIT2_APPROVAL_HINT,
+  PaymentIdConflictError,
   PaymentOutcomeUnknownError,
   requestDetails,
   clip,
@@ -25,6 +26,7 @@ export {
   type PaymentDetails,
   type RejectedDetails,
   type Permit2AllowanceDetails,
+  type PaymentIdConflictDetails,
   type OutcomeUnknownDetails,
   type RejectedRequirement,
 } from "./classes";

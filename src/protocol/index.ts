@@ -29,6 +29,12 @@ export {
   type InvalidRequirement,
 } from "./challenge";
 export { buildPaymentPayload, decodeSettlement, type SchemePayload } from "./payload";
+export {
+  PAYMENT_IDENTIFIER,
+  isPaymentId,
+  generatePaymentId,
+  paymentIdOf,
+} from "./extensions";
 export type {
   ResourceInfo,
   PaymentRequirementsV1,

@@ -1,6 +1,6 @@
 /** Both wrappers behind one small interface, so a behaviour can be checked through each (describe.each). */
 import axios, { type AxiosResponse } from "axios";
-import type { X402Client } from "../../src";
+import type { PaymentRequestOptions, X402Client } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { wrapFetchWithPayment } from "../../src/fetch";
 
@@ -19,6 +19,9 @@ export interface Outgoing {
   body?: string;
   /** axios only: the adapter to use (default: axios's choice, the Node http adapter here). */
   axiosAdapter?: "fetch" | "http";
+  /** x402-pay's per-request options (fetch's `init.x402`, axios's `config.x402`). */
+  x402?: PaymentRequestOptions;
+  signal?: AbortSignal;
 }
 
 export interface Wrapper {
@@ -31,7 +34,13 @@ export const fetchWrapper: Wrapper = {
   async send(client, request) {
     // msw patches globalThis.fetch in server.listen(): look it up at call time.
     const paidFetch = wrapFetchWithPayment((input, init) => globalThis.fetch(input, init), client);
-    const response = await paidFetch(request.url, { method: request.method ?? "GET", headers: request.headers, body: request.body });
+    const response = await paidFetch(request.url, {
+      method: request.method ?? "GET",
+      headers: request.headers,
+      body: request.body,
+      ...(request.x402 && { x402: request.x402 }),
+      ...(request.signal && { signal: request.signal }),
+    });
     const text = await response.clone().text();
     return { status: response.status, header: (name) => response.headers.get(name), text, raw: response };
   },
@@ -47,6 +56,8 @@ export const axiosWrapper: Wrapper = {
       headers: request.headers,
       data: request.body,
       ...(request.axiosAdapter ? { adapter: request.axiosAdapter } : {}),
+      ...(request.x402 && { x402: request.x402 }),
+      ...(request.signal && { signal: request.signal }),
     });
     const text = typeof response.data === "string" ? response.data : JSON.stringify(response.data);
     return {
