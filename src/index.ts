@@ -20,6 +20,7 @@ export {
   type ExtensionContext,
   type EnrichContext,
 } from "./client";
+export { builderCode } from "./extensions";
 export {
   handlePaymentRequired,
   resendPayment,
@@ -96,6 +97,7 @@ export {
   PAYMENT_IDENTIFIER,
   isPaymentId,
   generatePaymentId,
+  BUILDER_CODE,
   type SchemePayload,
   type ResourceInfo,
   type PaymentRequirementsV1,

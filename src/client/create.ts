@@ -222,7 +222,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     const added: Record<string, Record<string, unknown>> = { ...result.extensions };
     for (const extension of requirement.x402Version === 2 ? active : []) {
       const { key } = extension;
-      if (!extension.enrichPayload || !declares(challenge, key)) continue;
+      if (!extension.enrichPayload || !(extension.enrichUndeclared || declares(challenge, key))) continue;
       const context = { declaration: challenge.extensions?.[key], challenge, request, signal, requirement, payer: scheme.payer, current: added[key] };
       const fields = await call(() => extension.enrichPayload!(context), `the ${key} extension's data`, request);
       if (fields) added[key] = { ...added[key], ...fields };

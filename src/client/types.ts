@@ -120,8 +120,16 @@ export interface X402Extension {
    * headers are tried per request.
    */
   beforePayment?(context: ExtensionContext): MaybePromise<Record<string, string> | undefined | void>;
-  /** Adds to the payload's `extensions[key]`: the fields returned are added to the server's declaration, whose own fields stay as declared. */
+  /**
+   * Adds to the payload's `extensions[key]`: the fields returned are added to the server's declaration,
+   * whose own fields stay as declared (a declared list gives way only to one that keeps every entry).
+   */
   enrichPayload?(context: EnrichContext): MaybePromise<Record<string, unknown> | undefined | void>;
+  /**
+   * `enrichPayload` runs for v2 payments whose 402 does not declare `key` too (its `declaration` is then
+   * `undefined`): data the client sends on its own account, such as builder-code service codes.
+   */
+  readonly enrichUndeclared?: boolean | undefined;
   /** Observes how the payment ended. Errors it throws are ignored. */
   onOutcome?(outcome: PaymentOutcome): MaybePromise<void>;
 }

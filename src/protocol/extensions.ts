@@ -1,4 +1,4 @@
-/** Wire facts of the extensions x402-pay serves itself. */
+/** Wire facts of the extensions x402-pay serves itself: payment-identifier and builder-code. */
 
 /** payment-identifier (wire.md §7): an idempotency key in the v2 PaymentPayload's `extensions[key].info.id`. */
 export const PAYMENT_IDENTIFIER = "payment-identifier";
@@ -17,3 +17,13 @@ export function paymentIdOf(payload: unknown): string | undefined {
   const id = Object(Object(Object(Object(payload).extensions)[PAYMENT_IDENTIFIER]).info).id;
   return isPaymentId(id) ? id : undefined;
 }
+
+/** builder-code (ERC-8021 Schema 2 attribution): the payload's `extensions[key].info`, `a` the server's, `s` service codes. */
+export const BUILDER_CODE = "builder-code";
+
+/** A builder code: 1 to 32 characters of `a-z 0-9 _`. */
+export const isBuilderCode = (value: unknown): value is string => typeof value === "string" && /^[a-z0-9_]{1,32}$/.test(value);
+
+/** Service codes a client may add (`MAX_CLIENT_SERVICE_CODES`), and how many the payload's `s` may hold in all (client and server reservations). */
+export const MAX_CLIENT_SERVICE_CODES = 5;
+export const MAX_ECHOED_SERVICE_CODES = 10;

@@ -34,6 +34,10 @@ export {
   isPaymentId,
   generatePaymentId,
   paymentIdOf,
+  BUILDER_CODE,
+  isBuilderCode,
+  MAX_CLIENT_SERVICE_CODES,
+  MAX_ECHOED_SERVICE_CODES,
 } from "./extensions";
 export type {
   ResourceInfo,

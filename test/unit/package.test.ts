@@ -39,7 +39,7 @@ describe("package exports (dist, built by npm test)", () => {
  * error codes, which must narrow `details`.
  */
 const app = `
-import { createX402Client, isX402Error, getPaymentReceipt, resendPayment, type PaymentOutcomeUnknownError, type X402Extension } from "x402-pay";
+import { builderCode, createX402Client, isX402Error, getPaymentReceipt, resendPayment, type PaymentOutcomeUnknownError, type X402Extension } from "x402-pay";
 import { exactEvm } from "x402-pay/evm";
 import { exactSvm } from "x402-pay/svm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
@@ -51,7 +51,7 @@ declare const maybe: { policy?: { origins?: string[] }; hook?: () => boolean };
 // Options read from elsewhere may be undefined: under exactOptionalPropertyTypes that must still type-check.
 const client = createX402Client({
   schemes: [exactEvm({ signer, networks: undefined })],
-  extensions: [extension],
+  extensions: [extension, builderCode(["bc_my_agent"])],
   policy: { maxAmountPerPayment: "$0.10", origins: maybe.policy?.origins },
   onBeforePayment: maybe.hook,
 });

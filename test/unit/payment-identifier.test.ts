@@ -1,7 +1,7 @@
 /**
  * payment-identifier without HTTP: the id format (against the reference's own checks), the built-in
  * extension that attaches an id where a 402 declares the extension, the request options that carry a
- * caller's id or a payment to resend.
+ * caller's id or a payment to resend, and the payload merge rule they rely on.
  */
 import { x402ResourceServer } from "@x402/core/server";
 import {
@@ -13,6 +13,7 @@ import {
 } from "@x402/extensions/payment-identifier";
 import { describe, expect, it, vi } from "vitest";
 import {
+  buildPaymentPayload,
   createX402Client,
   encodeBase64Json,
   generatePaymentId,
@@ -231,5 +232,22 @@ describe("per-request options (x402)", () => {
 
   it("resendPayment takes a header name in any case (X-PAYMENT for v1)", () => {
     expect(resendPayment({ details: { ...kept.details, paymentHeader: { ...header, name: "x-payment" } } }).resend).toBeTypeOf("function");
+  });
+});
+
+describe("the payload merge: a declared list gives way only to one that keeps every entry", () => {
+  const challenge = (info: Record<string, unknown>) => challengeOf({ ext: { info } });
+  const merged = (info: Record<string, unknown>, added: Record<string, unknown>) =>
+    (buildPaymentPayload(challenge(info), challenge(info).requirements[0]!, { payload: {}, extensions: { ext: { info: added } } }).extensions as any).ext.info;
+
+  it.each([
+    { name: "a longer list with every declared entry", declared: { s: ["b"] }, added: { s: ["a", "b"] }, sent: { s: ["a", "b"] } },
+    { name: "a single declared value, kept in the list", declared: { s: "b" }, added: { s: ["a", "b"] }, sent: { s: ["a", "b"] } },
+    { name: "a list that drops a declared entry", declared: { s: ["b", "c"] }, added: { s: ["a", "b"] }, sent: { s: ["b", "c"] } },
+    { name: "a list in place of a declared object", declared: { s: { x: 1 } }, added: { s: [{ x: 1 }] }, sent: { s: { x: 1 } } },
+    { name: "a single value in place of a list", declared: { s: ["b"] }, added: { s: "a" }, sent: { s: ["b"] } },
+    { name: "a new field", declared: { a: "app" }, added: { s: ["a"] }, sent: { a: "app", s: ["a"] } },
+  ])("$name", ({ declared, added, sent }) => {
+    expect(merged(declared, added)).toEqual(sent);
   });
 });
