@@ -22,7 +22,15 @@ export {
   type RequirementReview,
   type SettlementContext,
 } from "./client";
-export { handlePaymentRequired, getPaymentReceipt, type Transport } from "./handshake";
+export { builderCode } from "./extensions";
+export {
+  handlePaymentRequired,
+  resendPayment,
+  getPaymentReceipt,
+  type Transport,
+  type PaymentRequestOptions,
+  type ResendablePayment,
+} from "./handshake";
 // sign-in-with-x; the folder's other exports are internal (tests).
 export { signInWithX, SIGN_IN_WITH_X, CLOCK_SKEW_SECONDS, MAX_AGE_SECONDS, type SignInWithXOptions, type SignInStore } from "./siwx";
 export {
@@ -43,6 +51,7 @@ export {
   PaymentNotSentError,
   PaymentRejectedError,
   Permit2AllowanceError,
+  PaymentIdConflictError,
   PaymentOutcomeUnknownError,
   SignInRefusedError,
   redactSecrets,
@@ -55,6 +64,7 @@ export {
   type PaymentDetails,
   type RejectedDetails,
   type Permit2AllowanceDetails,
+  type PaymentIdConflictDetails,
   type OutcomeUnknownDetails,
   type RejectedRequirement,
   type SignInRefusal,
@@ -91,6 +101,10 @@ export {
   type InvalidRequirement,
   buildPaymentPayload,
   decodeSettlement,
+  PAYMENT_IDENTIFIER,
+  isPaymentId,
+  generatePaymentId,
+  BUILDER_CODE,
   type SchemePayload,
   type ResourceInfo,
   type PaymentRequirementsV1,

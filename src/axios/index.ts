@@ -14,8 +14,16 @@ import axios, {
   type InternalAxiosRequestConfig,
 } from "axios";
 import { assertX402Client, type X402Client } from "../client";
-import { REDIRECT_STATUSES, bodySource, browserOrigin, handlePaymentRequired, redirectHop, throwIfPreflightRefused, type Transport } from "../handshake";
+import { REDIRECT_STATUSES, bodySource, browserOrigin, handlePaymentRequired, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
 import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
+
+declare module "axios" {
+  // No type parameters: axios 1.7 declares one, later versions two, and a merge without any fits both.
+  interface AxiosRequestConfig {
+    /** x402-pay's options for this request, read by `wrapAxiosWithPayment`: `{ paymentId }`, or `resendPayment(error)`. */
+    x402?: PaymentRequestOptions | undefined;
+  }
+}
 
 const PAYING = Symbol.for("x402-pay.axios");
 type Config = InternalAxiosRequestConfig;
@@ -37,6 +45,7 @@ export function wrapAxiosWithPayment<T extends AxiosInstance>(instance: T, clien
 
 function paying(instance: AxiosInstance, client: X402Client, original: Config["adapter"]): AxiosAdapter {
   const adapter = async (dispatched: Config): Promise<AxiosResponse> => {
+    const options = readPaymentOptions(dispatched.x402);
     let config = dispatched;
     // With none on the instance, axios falls back to its global defaults' adapter.
     let send = getAdapter(original ?? axios.defaults.adapter, config);
@@ -45,14 +54,15 @@ function paying(instance: AxiosInstance, client: X402Client, original: Config["a
       config = withTracking(config);
       send = getAdapter("fetch", config);
     }
-    let first: AxiosResponse;
+    // A resend goes out only with its signed header (in pay).
+    let first: AxiosResponse | undefined;
     try {
-      first = await send(config);
+      first = options.resend ? undefined : await send(config);
     } catch (error) {
       if ((error as AxiosError)?.response?.status !== 402) throw error;
       first = (error as AxiosError).response!;
     }
-    return first.status === 402 ? pay(instance, client, send, config, dispatched, first) : first;
+    return !first || first.status === 402 ? pay(instance, client, send, config, dispatched, first, options) : first;
   };
   return Object.assign(adapter, { [PAYING]: true as const });
 }
@@ -68,7 +78,7 @@ function isFetchAdapter(send: AxiosAdapter, config: Config): boolean {
 
 /**
  * `config` sends the paid request; `dispatched` is the one axios dispatched, whose signal axios checks
- * again when the adapter settles.
+ * again when the adapter settles. `first` is the 402, none for a resend.
  */
 async function pay(
   instance: AxiosInstance,
@@ -76,12 +86,13 @@ async function pay(
   send: AxiosAdapter,
   config: Config,
   dispatched: Config,
-  first: AxiosResponse,
+  first: AxiosResponse | undefined,
+  { paymentId, resend }: PaymentRequestOptions,
 ): Promise<AxiosResponse> {
   const page = browserOrigin();
   // Where the 402 came from: after redirects (followed by axios itself), the last URL and, in Node, its method.
   const requested = new URL(instance.getUri(config), page).href;
-  const last = first.request as { res?: { responseUrl?: string }; responseURL?: string; method?: string; getHeader?: unknown } | undefined;
+  const last = first?.request as { res?: { responseUrl?: string }; responseURL?: string; method?: string; getHeader?: unknown } | undefined;
   const url = last?.res?.responseUrl || last?.responseURL || (last && finalUrls.get(last)) || requested;
   // axios sets the method (lower case) before any adapter runs.
   const asked = config.method!.toUpperCase();
@@ -98,7 +109,7 @@ async function pay(
 
   let paymentLeft = false;
   const transport: Transport<AxiosResponse> = {
-    request: { url, method, signal: config.signal as AbortSignal | undefined },
+    request: { url, method, signal: config.signal as AbortSignal | undefined, paymentId },
     notReplayable: isStream(config.data)
       ? "The request body is a stream, which axios cannot send twice, so the 402 cannot be paid: send it as a string, Buffer, ArrayBuffer or FormData."
       : moved
@@ -118,7 +129,7 @@ async function pay(
   };
   let paid: AxiosResponse;
   try {
-    paid = await handlePaymentRequired(client, transport, first);
+    paid = first ? await handlePaymentRequired(client, transport, first) : await resend!(transport);
   } finally {
     // Once the payment may have left, axios must not turn the outcome into a cancellation.
     if (paymentLeft) dispatched.signal = dispatched.cancelToken = undefined;

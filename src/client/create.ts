@@ -23,7 +23,8 @@ import {
   type PaymentRequirement,
   type SettleResponse,
 } from "../protocol";
-import { checkOptions, every, is, nonEmpty } from "./options";
+import { checkOptions, checkPaymentId, every, is, nonEmpty } from "./options";
+import { paymentIdentifier } from "./payment-identifier";
 import { checkOrigin, checkRequirement, resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
 import type { PaymentOutcome, PaymentReceipt, PaymentScheme, PaymentTerms, RequirementReview, X402Extension, X402Request } from "./types";
 
@@ -124,13 +125,16 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     onPaymentFailed: fn,
   });
   const extensions = Object.freeze([...(options.extensions ?? [])]);
+  // Built-in extensions serve too, unless one registered under the same key replaces them.
+  const active = [...extensions, ...[paymentIdentifier].filter((builtIn) => !extensions.some((e) => e.key === builtIn.key))];
   const schemes = Object.freeze([...options.schemes]);
   // Chain-family facts come with the schemes: v1 network names and the stablecoins they know.
   const v1Networks: Record<string, string> = Object.assign({}, ...schemes.map((s) => s.v1Networks));
   const policy = resolvePolicy(options.policy, v1Networks);
   const knownAssets = [...policy.assets, ...schemes.flatMap((s) => s.knownAssets ?? [])];
-  /** The extensions whose key the challenge declares, in registration order. */
-  const serving = (challenge: PaymentChallenge | undefined) => extensions.filter((e) => challenge?.extensions && Object.hasOwn(challenge.extensions, e.key));
+  const declares = (challenge: PaymentChallenge | undefined, key: string) => !!challenge?.extensions && Object.hasOwn(challenge.extensions, key);
+  /** The extensions whose key the challenge declares, in registration order (built-ins last). */
+  const serving = (challenge: PaymentChallenge | undefined) => active.filter((e) => declares(challenge, e.key));
 
   function evaluate(challenge: PaymentChallenge, request: X402Request, refused: readonly RequirementReview[] = []) {
     const rejected: RejectedRequirement[] = [];
@@ -211,6 +215,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
 
   async function createPayment(challenge: PaymentChallenge, request: X402Request): Promise<PreparedPayment> {
     const where = requestDetails(request);
+    checkOptions("x402.", { paymentId: request.paymentId }, { paymentId: checkPaymentId });
     const { options: payable, rejected } = evaluate(challenge, request, await review(challenge, request));
     if (payable.length === 0) throw new NoPayableRequirementError(rejected, { details: where });
 
@@ -255,10 +260,10 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     const signal = request.signal;
     const result = await call(() => scheme.createPayload(requirement, { challenge, request, signal }), what, request);
     const added: Record<string, Record<string, unknown>> = { ...result.extensions };
-    for (const extension of requirement.x402Version === 2 ? serving(challenge) : []) {
-      if (!extension.enrichPayload) continue;
+    for (const extension of requirement.x402Version === 2 ? active : []) {
       const { key } = extension;
-      const context = { declaration: challenge.extensions![key], challenge, request, signal, requirement, payer: scheme.payer, current: added[key] };
+      if (!extension.enrichPayload || !(extension.enrichUndeclared || declares(challenge, key))) continue;
+      const context = { declaration: challenge.extensions?.[key], challenge, request, signal, requirement, payer: scheme.payer, current: added[key] };
       const fields = await call(() => extension.enrichPayload!(context), `the ${key} extension's data`, request);
       if (fields) added[key] = { ...added[key], ...fields };
     }

@@ -1,5 +1,6 @@
 /** Options checked at construction, by one mechanism for the client's options and for the policy. */
 import { InvalidConfigError } from "../errors";
+import { isPaymentId } from "../protocol";
 
 /** What is wrong with a value (`"5" is not a function`), or `undefined` when it is fine. */
 export type Check = (value: any) => string | undefined;
@@ -20,6 +21,9 @@ export const every =
   (check: Check): Check =>
   (value) =>
     Array.isArray(value) ? value.map(check).find(Boolean) : "must be a list";
+
+/** A payment-identifier id given by the caller (`x402.paymentId`). */
+export const checkPaymentId: Check = is(isPaymentId, "a payment id: 16 to 128 characters of a-z, A-Z, 0-9, _ and -");
 
 export function fail(option: string, problem: string): never {
   throw new InvalidConfigError(`${option}: ${problem}.`, { details: { option } });

@@ -7,6 +7,8 @@ export interface X402Request {
   readonly method: string;
   /** The caller's AbortSignal: every phase (hooks, wallet, RPC reads, sending) stops when it fires. */
   readonly signal?: AbortSignal | undefined;
+  /** The caller's payment-identifier id for this request (`x402: { paymentId }`); default: a fresh one. */
+  readonly paymentId?: string | undefined;
 }
 
 /** What a scheme gets besides the requirement when asked to build a payment. */
@@ -137,8 +139,16 @@ export interface X402Extension {
   reviewRequirements?(context: ExtensionContext): MaybePromise<readonly RequirementReview[] | undefined | void>;
   /** After a reported settlement: what the receipt says under `extensions[key]` (a checked signed receipt). */
   describeSettlement?(context: SettlementContext): MaybePromise<unknown>;
-  /** Adds to the payload's `extensions[key]`: the fields returned are added to the server's declaration, whose own fields stay as declared. */
+  /**
+   * Adds to the payload's `extensions[key]`: the fields returned are added to the server's declaration,
+   * whose own fields stay as declared (a declared list gives way only to one that keeps every entry).
+   */
   enrichPayload?(context: EnrichContext): MaybePromise<Record<string, unknown> | undefined | void>;
+  /**
+   * `enrichPayload` runs for v2 payments whose 402 does not declare `key` too (its `declaration` is then
+   * `undefined`): data the client sends on its own account, such as builder-code service codes.
+   */
+  readonly enrichUndeclared?: boolean | undefined;
   /** Observes how the payment ended. Errors it throws are ignored. */
   onOutcome?(outcome: PaymentOutcome): MaybePromise<void>;
 }

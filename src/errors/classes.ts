@@ -186,9 +186,28 @@ export const Permit2AllowanceError: X402ErrorClass<"PERMIT2_ALLOWANCE_REQUIRED",
   /* @__PURE__ */ defineError("PERMIT2_ALLOWANCE_REQUIRED", "settle", "Permit2AllowanceError");
 export type Permit2AllowanceError = X402Error<"PERMIT2_ALLOWANCE_REQUIRED", Permit2AllowanceDetails>;
 
+export interface PaymentIdConflictDetails extends PaymentDetails {
+  /** The payment-identifier id the server already holds with another payment. */
+  readonly paymentId: string;
+  readonly status: number;
+}
+
+/**
+ * The server answered 409 to the payment: it already holds another payment under the same
+ * payment-identifier id (a caller-supplied id used twice, or a payment signed again under its id), and
+ * refused this one, so nothing was charged for it. The earlier payment under that id may have been:
+ * resend its own header (`x402: resendPayment(error)`) to be served from the server's idempotency cache.
+ */
+export const PaymentIdConflictError: X402ErrorClass<"PAYMENT_ID_CONFLICT", PaymentIdConflictDetails> = /* @__PURE__ */ defineError("PAYMENT_ID_CONFLICT", "settle");
+export type PaymentIdConflictError = X402Error<"PAYMENT_ID_CONFLICT", PaymentIdConflictDetails>;
+
 export interface OutcomeUnknownDetails extends PaymentDetails {
   /** The status of the paid response, when one came. */
   readonly status?: number;
+  /** The server's reason, when it refused the payment after it had been sent more than once. */
+  readonly reason?: string;
+  /** True when the identical signed header was sent more than once (payment-identifier's idempotent retry, or `resendPayment`). */
+  readonly resent?: boolean;
   /** The decoded PAYMENT-RESPONSE, when one came (a successful settlement beside a refusal). */
   readonly settlement?: Readonly<Record<string, unknown>>;
   /** The receipt of the paid response (a `PaymentReceipt`), when one came: a 4xx/5xx without a settlement. */
@@ -205,8 +224,9 @@ export interface OutcomeUnknownDetails extends PaymentDetails {
 
 /**
  * The signed payment left, but how it ended is unknown: no answer (network failure, abort while in
- * flight), or an error status without a settlement report. `details.paymentHeader` holds the exact
- * signed header to reconcile or resend: resending it cannot pay twice (the nonce is one-time).
+ * flight), an error status without a settlement report, or a refusal of a payment sent twice.
+ * `details.paymentHeader` holds the exact signed header to reconcile or resend (`x402: resendPayment(error)`):
+ * resending it cannot pay twice (the nonce is one-time).
  */
 export const PaymentOutcomeUnknownError: X402ErrorClass<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails> = /* @__PURE__ */ defineError("PAYMENT_OUTCOME_UNKNOWN", "send");
 export type PaymentOutcomeUnknownError = X402Error<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails>;
@@ -261,5 +281,6 @@ export type AnyX402Error =
   | PaymentNotSentError
   | PaymentRejectedError
   | Permit2AllowanceError
+  | PaymentIdConflictError
   | PaymentOutcomeUnknownError
   | SignInRefusedError;

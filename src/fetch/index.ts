@@ -1,9 +1,11 @@
 /** `wrapFetchWithPayment`: a fetch with the same signature that pays 402 answers once. */
 import { assertX402Client, type X402Client } from "../client";
-import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, redirectHop, throwIfPreflightRefused, type Transport } from "../handshake";
+import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
 import { SETTLEMENT_HEADERS } from "../protocol";
 
 type Fetch = typeof globalThis.fetch;
+/** A fetch that pays: `fetch`'s call signature, with x402-pay's options for this request in `init.x402`. */
+export type PaidFetch = (input: RequestInfo | URL, init?: RequestInit & { x402?: PaymentRequestOptions | undefined }) => Promise<Response>;
 
 /** The request as sent to one URL: what a redirect may change. */
 interface Sent {
@@ -17,23 +19,27 @@ type Send = (to: Sent, options?: RequestInit) => Promise<Response>;
 /**
  * Wraps `fetch` so a 402 is paid with `client` and the request retried once, exactly as it was when
  * the 402 came (method, URL, headers, body bytes; streams too, `duplex: "half"` is set for you).
+ * `init.x402`, checked before anything is sent: `{ paymentId }`, or `resendPayment(error)`.
  */
-export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch {
+export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFetch {
   assertX402Client(client);
-  return async function fetchWithPayment(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  return async function fetchWithPayment(input, init) {
+    const { paymentId, resend } = readPaymentOptions(init?.x402);
     const streaming = init?.body instanceof ReadableStream && !("duplex" in init);
     const request = new Request(input, streaming ? ({ ...init, duplex: "half" } as RequestInit) : init);
     const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
-    const base: RequestInit = { ...init, ...requestOptions(request) };
+    // x402-pay's options stay here: the fetch below (perhaps another wrapper) never sees them.
+    const base: RequestInit = { ...init, x402: undefined, ...requestOptions(request) } as RequestInit;
     const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
     const page = browserOrigin();
     let state: Sent = { url: request.url, method: request.method, headers: copyHeaders(request.headers), body };
     let notReplayable: string | undefined;
-    let first: Response;
-    if (page === undefined) {
+    let first: Response | undefined;
+    // A resend goes out only with its signed header (below).
+    if (!resend && page === undefined) {
       // Redirects are followed here, hop by hop, so the request is known as it was when a 402 came.
       ({ response: first, sent: state } = await follow(send, state, request.redirect, [], {}));
-    } else {
+    } else if (!resend) {
       // Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
       first = await send(state);
       if (first.status === 402 && first.redirected && first.url) {
@@ -46,12 +52,12 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
       }
       // Stryker restore all
     }
-    if (first.status !== 402) return first;
+    if (first && first.status !== 402) return first;
 
     // Settlement headers reported by redirect hops (which the caller never sees), by the answer they led to.
     const settledOnTheWay = new WeakMap<Response, Record<string, string>>();
     const transport: Transport<Response> = {
-      request: { url: state.url, method: state.method, signal: request.signal },
+      request: { url: state.url, method: state.method, signal: request.signal, paymentId },
       notReplayable,
       requestHeader: (name) => request.headers.get(name),
       async resend(extra) {
@@ -72,7 +78,7 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): Fetch 
       body: (response) => response.body,
       discard,
     };
-    return handlePaymentRequired(client, transport, first);
+    return first ? handlePaymentRequired(client, transport, first) : resend!(transport);
   };
 }
 

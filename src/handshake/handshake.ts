@@ -1,9 +1,10 @@
 /** The 402 state machine, independent of any HTTP library: adapters supply a `Transport`. */
-import type { PaymentReceipt, PreparedPayment, X402Client, X402Request } from "../client";
+import { fail, type PaymentReceipt, type PaymentTerms, type PreparedPayment, type X402Client, type X402Request } from "../client";
 import {
   BodyNotReplayableError,
   PaymentAbortedError,
   PaymentAlreadyAttemptedError,
+  PaymentIdConflictError,
   PaymentNotSentError,
   PaymentOutcomeUnknownError,
   PaymentRejectedError,
@@ -14,6 +15,7 @@ import {
   requestDetails,
   isX402Error,
   throwIfAborted,
+  type PaymentDetails,
   type RequestDetails,
 } from "../errors";
 import {
@@ -21,13 +23,17 @@ import {
   PERMIT2_ADDRESS,
   PAYMENT_REQUIRED_HEADER,
   SETTLEMENT_HEADERS,
+  decodeBase64Json,
   decodeSettlement,
   parseAtomicAmount,
   parseChallenge,
+  paymentIdOf,
   type PaymentChallenge,
+  type PaymentRequirement,
   type SettleResponse,
 } from "../protocol";
 import { readBody } from "./body";
+import type { PaymentRequestOptions } from "./options";
 import { recordReceipt } from "./receipts";
 
 /** How the handshake talks to an HTTP library. `R` is that library's response type. */
@@ -87,52 +93,10 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
 
     const payment = await client.createPayment(challenge, request);
     throwIfAborted(request.signal, where);
-    const paid = await send(transport, payment, where);
-    const status = transport.status(paid);
-    const settlement = readSettlement(transport, paid);
-    // true or false when the server reported the settlement, else undefined.
-    const success = settlement?.success;
-    const refused = status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || success === false;
-    if (refused) {
-      unseen.push(paid);
-      // A refusal proves nothing was charged only as the direct answer to the payment, with no word of
-      // a settlement: after a redirect (a seller settles a 3xx answer, and may not say so), or beside
-      // a settlement reported as successful, the payment may have gone through.
-      if (success || transport.redirected(paid)) {
-        throw new PaymentOutcomeUnknownError(
-          `The paid request was ${success ? "reported settled" : "redirected"}, then answered ${status}: the payment may have gone through.`,
-          aboutPayment(payment, where, { status, settlement }),
-        );
-      }
-      const reason = await serverReason(transport, paid, settlement);
-      const about = aboutPayment(payment, where, { reason: reason ?? "", status, settlement });
-      if (reason && /permit2_allowance/i.test(reason)) throw permit2AllowanceError(payment, about);
-      const said = settlement?.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
-      throw new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, about);
-    }
-
-    const receipt: PaymentReceipt = {
-      ...payment.terms,
-      payer: settlement?.payer ?? payment.payer,
-      status,
-      settled: !!success,
-      settlement,
-      transaction: settlement?.transaction || undefined,
-      settledAmount: parseAtomicAmount(settlement?.amount) === undefined ? undefined : settlement!.amount,
-      extensions: settlement ? await client.describeSettlement(challenge, request, settlement) : {},
-    };
-    recordReceipt(paid as object, receipt);
-    if (receipt.settled || (status >= 200 && status < 400)) {
-      await client.report({ settled: true, receipt, challenge, request });
-    } else {
-      // Paid, answered with an error status, and no word on the settlement: returned as the caller's
-      // library would return it, and reported as what it is.
-      const error = new PaymentOutcomeUnknownError(
-        `The paid request was answered ${status} without a settlement report: the payment may have settled.`,
-        aboutPayment(payment, where, { status, receipt }),
-      );
-      await client.report({ settled: false, error, challenge, request });
-    }
+    const { paid, resent } = await send(transport, payment, where);
+    const describe = (settlement: SettleResponse) => client.describeSettlement(challenge!, request, settlement);
+    const { receipt, unknown } = await conclude(transport, payment, paid, resent, where, unseen, describe);
+    await client.report(unknown ? { settled: false, error: unknown, challenge, request } : { settled: true, receipt, challenge, request });
     return paid;
   } catch (thrown) {
     // An abort that surfaced as the HTTP library's own error (during a sign-in retry or a body read).
@@ -144,24 +108,172 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
   }
 }
 
-/** Sends the paid request. Once it may have left, a failure is "outcome unknown", never a plain error. */
-async function send<R>(transport: Transport<R>, payment: PreparedPayment, where: RequestDetails): Promise<R> {
-  try {
-    return await transport.resend({ [payment.headerName]: payment.headerValue });
-  } catch (error) {
-    const options = { cause: error, ...aboutPayment(payment, where) };
-    if (isX402Error(error) && error.code === "PAYMENT_NOT_SENT") throw new PaymentNotSentError(error.message, options);
-    throw new PaymentOutcomeUnknownError("The paid request got no usable answer: the payment may have settled.", {
-      ...options,
-      hint: "details.paymentHeader holds the exact signed header: resending it cannot pay twice.",
-    });
+/** A payment to send once more: a `PaymentOutcomeUnknownError`, or the same fields kept from its `details`. */
+export interface ResendablePayment {
+  readonly details: Pick<PaymentDetails, "paymentHeader" | "requirement" | "payer">;
+}
+
+/**
+ * The request options (`x402: resendPayment(error)`) that send the request once more with the exact
+ * signed header an earlier attempt kept (a `PAYMENT_OUTCOME_UNKNOWN`), instead of asking and paying:
+ * nothing is signed, the same header cannot pay twice. The answer is read as a paid answer (receipt,
+ * typed errors); as the earlier sending may have gone through, a refusal now is outcome unknown again,
+ * never "nothing charged". The client's outcome hooks are not called: that attempt was reported.
+ * `InvalidConfigError` at once for anything but such a payment.
+ */
+export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions {
+  const { paymentHeader, requirement, payer } = Object(Object(earlier).details) as Partial<ResendablePayment["details"]>;
+  const { name, value } = Object(paymentHeader) as { name?: unknown; value?: unknown };
+  const payload = Object(decodeBase64Json(String(value))).value as Record<string, unknown> | undefined;
+  if (!PAYMENT_HEADERS.includes(String(name).toUpperCase() as never) || !payload || typeof payload !== "object" || !requirement || typeof payer !== "string") {
+    fail("resendPayment", "give it a PAYMENT_OUTCOME_UNKNOWN error, or { details: { paymentHeader: { name, value }, requirement, payer } } kept from one");
+  }
+  // The terms a receipt names, read from the requirement as offered (v1 names its amount maxAmountRequired).
+  const { scheme, network, asset, payTo, amount, maxAmountRequired } = requirement as Record<string, string>;
+  const resend = async <R>(transport: Transport<R>): Promise<R> => {
+    const { request } = transport;
+    const where = requestDetails(request);
+    const terms: PaymentTerms = {
+      x402Version: payload.x402Version === 1 ? 1 : 2,
+      url: request.url,
+      method: request.method,
+      requirement,
+      scheme: scheme!,
+      network: network!,
+      amount: (amount ?? maxAmountRequired)!,
+      upTo: scheme === "upto",
+      displayAmount: undefined,
+      asset: asset!,
+      payTo: payTo!,
+      payer,
+    };
+    const payment: Signed = { headerName: String(name), headerValue: String(value), payload, payer, terms };
+    const unseen: R[] = [];
+    try {
+      // An abort, even before sending, is outcome unknown: the earlier sending's fate is.
+      const { paid } = await send(transport, payment, where, true);
+      await conclude(transport, payment, paid, true, where, unseen);
+      return paid;
+    } finally {
+      for (const response of unseen) transport.discard(response);
+    }
+  };
+  return { resend };
+}
+
+/** A signed payment as its outcome needs it: made now (with its parsed requirement), or kept from an earlier attempt. */
+type Signed = Pick<PreparedPayment, "headerName" | "headerValue" | "payload" | "payer" | "terms"> & { readonly requirement?: PaymentRequirement };
+
+/** Answers of a gateway that lost the seller's answer or never reached it. */
+const GATEWAY_ERRORS = [502, 503, 504];
+
+/**
+ * Sends the paid request. Once it may have left, a failure is "outcome unknown", never a plain error.
+ * A payment that carries a payment-identifier id is sent once more, unchanged, after a transport
+ * failure or a gateway error (502, 503, 504 with no settlement report), unless the signal fired: a
+ * seller that took it answers from its idempotency cache, and the same signed header cannot pay twice.
+ * Never signed again: a new signature under the same id is a conflict to the seller. `resent`: the
+ * header was sent before (the caller resends it), so it goes once.
+ */
+async function send<R>(transport: Transport<R>, payment: Signed, where: RequestDetails, resent = false): Promise<{ paid: R; resent: boolean }> {
+  const headers = { [payment.headerName]: payment.headerValue };
+  let again = !resent && paymentIdOf(payment.payload) !== undefined;
+  for (;;) {
+    try {
+      const paid = await transport.resend(headers);
+      if (!again || !GATEWAY_ERRORS.includes(transport.status(paid)) || readSettlement(transport, paid) || transport.request.signal?.aborted) return { paid, resent };
+      transport.discard(paid);
+    } catch (error) {
+      const options = { cause: error, ...aboutPayment(payment, where, resent ? { resent } : {}) };
+      if (!resent && isX402Error(error) && error.code === "PAYMENT_NOT_SENT") throw new PaymentNotSentError(error.message, options);
+      if (!again || transport.request.signal?.aborted) {
+        throw new PaymentOutcomeUnknownError("The paid request got no usable answer: the payment may have settled.", {
+          ...options,
+          hint: "Resend its signed header with x402: resendPayment(error): it cannot pay twice.",
+        });
+      }
+    }
+    again = false;
+    resent = true;
   }
 }
 
+/**
+ * Reads the answer to a payment: its receipt (recorded on the answer) and, for an error status with no
+ * settlement report, the outcome-unknown error to report; a refusal is thrown as a typed error (the
+ * answer goes to `unseen`). `resent`: the header was sent more than once, so a refusal now cannot prove
+ * that an earlier sending was not charged.
+ */
+async function conclude<R>(
+  transport: Transport<R>,
+  payment: Signed,
+  paid: R,
+  resent: boolean,
+  where: RequestDetails,
+  unseen: R[],
+  describe?: (settlement: SettleResponse) => Promise<Record<string, unknown>>,
+) {
+  const status = transport.status(paid);
+  const settlement = readSettlement(transport, paid);
+  // true or false when the server reported the settlement, else undefined.
+  const success = settlement?.success;
+  const paymentId = paymentIdOf(payment.payload);
+  // payment-identifier: a 409 is the seller's "another payment holds this id".
+  const conflict = status === 409 && !!paymentId && !settlement;
+  const refused = status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || success === false || conflict;
+  if (refused) {
+    unseen.push(paid);
+    // A refusal proves nothing was charged only as the direct answer to the payment sent once, with no
+    // word of a settlement: after a redirect (a seller settles a 3xx answer, and may not say so), beside
+    // a settlement reported as successful, or when an earlier sending's fate is unknown, it may have gone through.
+    const redirected = transport.redirected(paid);
+    if (success || redirected || resent) {
+      const reason = success || conflict ? undefined : await serverReason(transport, paid, settlement);
+      const how = success ? "reported settled" : redirected ? "redirected" : "sent again";
+      throw new PaymentOutcomeUnknownError(
+        `The paid request was ${how}, then answered ${status}${reason ? ` (${clip(reason)})` : ""}: the payment may have gone through.`,
+        aboutPayment(payment, where, { status, settlement, ...(reason !== undefined && { reason }), ...(resent && { resent }) }),
+      );
+    }
+    if (conflict) {
+      throw new PaymentIdConflictError(
+        `The server holds another payment under the id ${paymentId} (409) and refused this one: nothing was charged for it.`,
+        aboutPayment(payment, where, { paymentId, status }),
+      );
+    }
+    const reason = await serverReason(transport, paid, settlement);
+    const about = aboutPayment(payment, where, { reason: reason ?? "", status, settlement });
+    if (payment.requirement && reason && /permit2_allowance/i.test(reason)) throw permit2AllowanceError(payment.requirement, payment.payer, about);
+    const said = settlement?.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
+    throw new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, about);
+  }
+
+  const receipt: PaymentReceipt = {
+    ...payment.terms,
+    payer: settlement?.payer ?? payment.payer,
+    status,
+    settled: !!success,
+    settlement,
+    transaction: settlement?.transaction || undefined,
+    settledAmount: parseAtomicAmount(settlement?.amount) === undefined ? undefined : settlement!.amount,
+    extensions: settlement && describe ? await describe(settlement) : {},
+  };
+  recordReceipt(paid as object, receipt);
+  // Paid, answered with an error status, and no word on the settlement: returned as the caller's
+  // library would return it, and reported as what it is.
+  const unknown =
+    receipt.settled || (status >= 200 && status < 400)
+      ? undefined
+      : new PaymentOutcomeUnknownError(
+          `The paid request was answered ${status} without a settlement report: the payment may have settled.`,
+          aboutPayment(payment, where, { status, receipt, ...(resent && { resent }) }),
+        );
+  return { receipt, unknown };
+}
+
 /** The payer never approved Permit2 for the token: what to approve, named in full. */
-function permit2AllowanceError(payment: PreparedPayment, about: ReturnType<typeof aboutPayment<{ reason: string }>>) {
-  const { asset: token, amount, caip2, network } = payment.requirement;
-  const owner = payment.payer;
+function permit2AllowanceError(requirement: PaymentRequirement, owner: string, about: ReturnType<typeof aboutPayment<{ reason: string }>>) {
+  const { asset: token, amount, caip2, network } = requirement;
   const on = caip2 ?? network;
   return new Permit2AllowanceError(
     `The server refused the payment (${about.details.reason}): ${owner} must first let Permit2 (${PERMIT2_ADDRESS}) spend at least ${amount} base units of ${token} on ${on}. Nothing was charged.`,
@@ -177,9 +289,9 @@ function permit2AllowanceError(payment: PreparedPayment, about: ReturnType<typeo
  * Options of an error about a signed payment: `details` name it; the signed header and payload are on
  * `details` too, but not enumerable, so logging `details` does not log them.
  */
-function aboutPayment<M extends object>(payment: PreparedPayment, where: RequestDetails, more = {} as M) {
+function aboutPayment<M extends object>(payment: Signed, where: RequestDetails, more = {} as M) {
   return {
-    details: { ...where, requirement: payment.requirement.raw, payer: payment.payer, ...more },
+    details: { ...where, requirement: payment.terms.requirement, payer: payment.payer, ...more },
     hidden: { paymentHeader: { name: payment.headerName, value: payment.headerValue }, payload: payment.payload },
   };
 }

@@ -1,4 +1,5 @@
-export { handlePaymentRequired, type Transport } from "./handshake";
+export { handlePaymentRequired, resendPayment, type Transport, type ResendablePayment } from "./handshake";
+export { readPaymentOptions, type PaymentRequestOptions } from "./options";
 export { getPaymentReceipt } from "./receipts";
 export { readBody, bodySource, BODY_LIMITS } from "./body";
 export { redirectHop, REDIRECT_STATUSES, type RedirectHop } from "./redirect";

@@ -30,6 +30,16 @@ export {
   type InvalidRequirement,
 } from "./challenge";
 export { buildPaymentPayload, decodeSettlement, type SchemePayload } from "./payload";
+export {
+  PAYMENT_IDENTIFIER,
+  isPaymentId,
+  generatePaymentId,
+  paymentIdOf,
+  BUILDER_CODE,
+  isBuilderCode,
+  MAX_CLIENT_SERVICE_CODES,
+  MAX_ECHOED_SERVICE_CODES,
+} from "./extensions";
 export type {
   ResourceInfo,
   PaymentRequirementsV1,

@@ -39,13 +39,19 @@ function mergeExtensions(
   return Object.keys(merged).length > 0 ? merged : undefined;
 }
 
-/** `added`'s fields that `declared` lacks, added to it, and so on into objects both have. A declaration that is no object is replaced. */
+/**
+ * `added`'s fields that `declared` lacks, added to it, and so on into objects both have. A declaration
+ * that is no object is replaced. A declared list (or single value) gives way only to a list that still
+ * holds every declared entry: how builder-code's service codes `s` grow (the reference's additive merge).
+ */
 function addTo(declared: unknown, added: Record<string, unknown>): Record<string, unknown> {
   if (!isRecord(declared)) return added;
   const merged = { ...declared };
   for (const [key, value] of Object.entries(added)) {
+    const old = merged[key];
     if (!Object.hasOwn(merged, key)) merged[key] = value;
-    else if (isRecord(merged[key]) && isRecord(value)) merged[key] = addTo(merged[key], value);
+    else if (isRecord(old) && isRecord(value)) merged[key] = addTo(old, value);
+    else if (Array.isArray(value) && (Array.isArray(old) ? old : [old]).every((entry) => value.includes(entry))) merged[key] = value;
   }
   return merged;
 }

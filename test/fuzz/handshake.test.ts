@@ -2,7 +2,8 @@
  * The whole 402 handshake over an in-memory Transport: arbitrary first answers (status, challenge
  * header, bodies as text, bytes, blobs, streams and async iterables that may fail, stall or carry
  * strange chunks), settlement headers and second answers, aborts at any step. It never throws
- * anything but an X402Error, never signs twice, never hangs, and accounts for every response.
+ * anything but an X402Error, never signs twice, sends a payment twice only unchanged and only where
+ * payment-identifier allows it, never hangs, and accounts for every response.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
@@ -180,11 +181,17 @@ const anyBody: fc.Arbitrary<BodySpec> = fc.oneof(
 // ------------------------------------------------------------------------------ answers
 
 /** Challenges the client can often pay, and now and then cannot. */
-const offer = fc.tuple(challenge({ field: 60, envelope: 60, typical: 12 }, 3), fc.boolean()).map(([c, signIn]) => {
+const offer = fc.tuple(challenge({ field: 60, envelope: 60, typical: 12 }, 3), fc.boolean(), fc.boolean()).map(([c, signIn, paymentId]) => {
   const declared = c as { extensions?: unknown };
-  // Half declare sign-in-with-x, which the test's extension serves.
-  if (signIn && typeof c === "object" && c !== null && !Array.isArray(c) && (declared.extensions == null || typeof declared.extensions === "object")) {
-    return JSON.stringify({ ...c, extensions: { ...(declared.extensions as object), "sign-in-with-x": { info: { domain: "seller.example" } } } });
+  if (typeof c === "object" && c !== null && !Array.isArray(c) && (declared.extensions == null || typeof declared.extensions === "object")) {
+    // Half declare sign-in-with-x, which the test's extension serves; half payment-identifier, which
+    // lets a payment go twice (unchanged).
+    const extensions = {
+      ...(declared.extensions as object),
+      ...(signIn && { "sign-in-with-x": { info: { domain: "seller.example" } } }),
+      ...(paymentId && { "payment-identifier": { info: { required: false } } }),
+    };
+    if (signIn || paymentId) return JSON.stringify({ ...c, extensions });
   }
   return JSON.stringify(c) ?? "null";
 });
@@ -223,7 +230,7 @@ function answer(status: fc.Arbitrary<number>, withChallenge: boolean): fc.Arbitr
 type ResendSpec = { kind: "answer"; answer: AnswerSpec } | { kind: "fails" } | { kind: "not sent" };
 
 const resend: fc.Arbitrary<ResendSpec> = fc.oneof(
-  { arbitrary: answer(fc.constantFrom(200, 200, 201, 204, 302, 400, 402, 402, 412, 500), true).map((a) => ({ kind: "answer" as const, answer: a })), weight: 10 },
+  { arbitrary: answer(fc.constantFrom(200, 200, 201, 204, 302, 400, 402, 402, 409, 412, 500, 502, 503, 504), true).map((a) => ({ kind: "answer" as const, answer: a })), weight: 10 },
   { arbitrary: fc.constantFrom({ kind: "fails" as const }, { kind: "not sent" as const }), weight: 1 },
 );
 
@@ -242,7 +249,7 @@ interface Exchange {
 
 const exchange: fc.Arbitrary<Exchange> = fc.record({
   first: answer(fc.oneof({ arbitrary: fc.constant(402), weight: 10 }, { arbitrary: fc.constantFrom(412, 200, 500), weight: 1 }), true),
-  resends: fc.array(resend, { maxLength: 3 }),
+  resends: fc.array(resend, { maxLength: 4 }),
   requestHeaders: fc.oneof(
     { arbitrary: fc.constant<[string, string][]>([]), weight: 20 },
     { arbitrary: fc.constantFrom<[string, string][]>([["PAYMENT-SIGNATURE", "e30="]], [["x-payment", "e30="]], [["payment-signature", ""]]), weight: 1 },
@@ -292,6 +299,8 @@ async function run(x: Exchange): Promise<void> {
     return res;
   };
   const resent: Record<string, string>[] = [];
+  /** What each sending with a payment came to: its answer, or the transport's failure. */
+  const paidAnswers: (Res | "failed")[] = [];
   const transportErrors: { error: Error; paid: boolean }[] = [];
   const requestHeaders = new Map(x.requestHeaders.map(([k, v]) => [k.toLowerCase(), v]));
   const transport: Transport<Res> = {
@@ -308,10 +317,14 @@ async function run(x: Exchange): Promise<void> {
         transportErrors.push({ error, paid: "PAYMENT-SIGNATURE" in headers || "X-PAYMENT" in headers });
         throw error;
       };
+      const withPayment = "PAYMENT-SIGNATURE" in headers || "X-PAYMENT" in headers;
+      if (withPayment && (controller.signal.aborted || spec.kind !== "answer")) paidAnswers.push("failed");
       if (controller.signal.aborted) fail(new DOMException("This operation was aborted", "AbortError"));
       if (spec.kind === "fails") fail(new TypeError("fetch failed"));
       if (spec.kind === "not sent") fail(new PaymentNotSentError("CORS preflight refused the header"));
-      return make((spec as Extract<ResendSpec, { kind: "answer" }>).answer);
+      const res = make((spec as Extract<ResendSpec, { kind: "answer" }>).answer);
+      if (withPayment) paidAnswers.push(res);
+      return res;
     },
     status: (res) => res.status,
     header: (res, name) => res.headers.get(name.toLowerCase()) ?? null,
@@ -353,14 +366,23 @@ async function run(x: Exchange): Promise<void> {
     thrown = error;
   }
 
-  const paid = resent.filter((h) => "PAYMENT-SIGNATURE" in h || "X-PAYMENT" in h);
+  const paid = resent.filter((h) => "PAYMENT-SIGNATURE" in h || "X-PAYMENT" in h).map((h) => h["PAYMENT-SIGNATURE"] ?? h["X-PAYMENT"]!);
+  // A payment may go twice only when it carries a payment-identifier id, unchanged, after its first
+  // sending failed or a gateway answered 502, 503 or 504 with no word of a settlement.
+  const paymentId = paid.length > 0 ? JSON.parse(Buffer.from(paid[0]!, "base64").toString()).extensions?.["payment-identifier"]?.info?.id : undefined;
+  const settlementOf = (res: Res) => decodeSettlement(res.headers.get("payment-response") ?? res.headers.get("x-payment-response"));
   // Anything left rejecting in the background surfaces by the next macrotask.
   await new Promise((resolve) => setImmediate(resolve));
   ensure(unhandled.length === unhandledBefore, () => `a promise rejection was left unhandled: ${String(unhandled[unhandled.length - 1])}`);
   ensure(promptedAfterAbort === 0, "the wallet was asked to sign for a request already aborted");
-  tally(`${thrown === undefined ? `returned ${paid.length ? "paid answer" : "sign-in answer"}` : `threw ${isX402Error(thrown) ? thrown.code : "the transport's own error"}`}, signed ${signs.length}`);
+  tally(`${thrown === undefined ? `returned ${paid.length ? "paid answer" : "sign-in answer"}` : `threw ${isX402Error(thrown) ? thrown.code : "the transport's own error"}`}, signed ${signs.length}, payment sent ${paid.length}x`);
   ensure(signs.length <= 1, () => `signed ${signs.length} times`);
-  ensure(paid.length <= 1 && resent.length <= 2, () => `resent ${resent.length} times, ${paid.length} with a payment`);
+  ensure(paid.length <= (paymentId ? 2 : 1) && resent.length <= 3, () => `resent ${resent.length} times, ${paid.length} with a payment (id ${paymentId})`);
+  ensure(paid.every((header) => header === paid[0]), "a payment is sent again only unchanged");
+  if (paid.length === 2) {
+    const lost = paidAnswers[0]!;
+    ensure(lost === "failed" || ([502, 503, 504].includes(lost.status) && !settlementOf(lost)), () => `resent after a ${lost === "failed" ? "failure" : lost.status}`);
+  }
   ensure(paid.length === 0 || signs.length === 1, "a payment header is sent only after signing");
   if (thrown !== undefined && !isX402Error(thrown)) {
     // The one exception that is not ours: the HTTP library's own failure of a sign-in retry (nothing
@@ -373,7 +395,13 @@ async function run(x: Exchange): Promise<void> {
     const code = thrown.code;
     // Only a payment that was sent can be rejected or have an unknown outcome. (PAYMENT_NOT_SENT may
     // also come from a sign-in retry the browser would not send.)
-    if (code === "PAYMENT_REJECTED" || code === "PAYMENT_OUTCOME_UNKNOWN") ensure(paid.length === 1, () => `${code} without a payment sent`);
+    if (code === "PAYMENT_REJECTED" || code === "PAYMENT_OUTCOME_UNKNOWN") ensure(paid.length >= 1, () => `${code} without a payment sent`);
+    // "Rejected" and "conflict" say nothing was charged: never once an earlier sending's fate was unknown.
+    if (code === "PAYMENT_REJECTED" || code === "PAYMENT_ID_CONFLICT") ensure(paid.length === 1, () => `${code} after ${paid.length} sendings`);
+    if (code === "PAYMENT_ID_CONFLICT") {
+      const answer = paidAnswers[0] as Res;
+      ensure(!!paymentId && answer.status === 409 && !settlementOf(answer), "a conflict is a 409 to a payment with an id, with no settlement");
+    }
     // "Rejected" says nothing was charged: never beside a settlement the server reported as successful.
     if (code === "PAYMENT_REJECTED") {
       const answer = produced[produced.length - 1]!;
@@ -391,7 +419,9 @@ async function run(x: Exchange): Promise<void> {
     if (paid.length === 0) {
       ensure(signs.length === 0 && receipt === undefined && settled.length + failed.length === 0, "an answer to a sign-in is returned as it is");
     } else {
-      ensure(receipt !== undefined && BigInt(receipt.amount) === signs[0]!.message.value, "a paid answer carries the receipt of what was signed");
+      // EIP-3009 signs a `value`, Permit2 a `permitted.amount`.
+      const message = signs[0]!.message as { value?: bigint; permitted?: { amount: bigint } };
+      ensure(receipt !== undefined && BigInt(receipt.amount) === (message.value ?? message.permitted?.amount), "a paid answer carries the receipt of what was signed");
       ensure(settled.length + failed.length === 1, () => `reported ${settled.length} settlements, ${failed.length} failures`);
     }
   }

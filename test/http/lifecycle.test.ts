@@ -300,7 +300,7 @@ describe.each(wrappers)("$name: outcome hooks fire exactly once per payment atte
     const error = await rejection(wrapper.send(payingClient(recorded.options).client, { url }));
     expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
     expect(error.message).toBe(
-      "The paid request got no usable answer: the payment may have settled. details.paymentHeader holds the exact signed header: resending it cannot pay twice.",
+      "The paid request got no usable answer: the payment may have settled. Resend its signed header with x402: resendPayment(error): it cannot pay twice.",
     );
     expect(recorded.failed).toEqual([error]);
     expect(recorded.settled).toEqual([]);

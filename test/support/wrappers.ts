@@ -1,6 +1,6 @@
 /** Both wrappers behind one small interface, so a behaviour can be checked through each (describe.each). */
 import axios, { type AxiosResponse } from "axios";
-import type { X402Client } from "../../src";
+import type { PaymentRequestOptions, X402Client } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { wrapFetchWithPayment } from "../../src/fetch";
 
@@ -20,6 +20,8 @@ export interface Outgoing {
   signal?: AbortSignal;
   /** axios only: the adapter to use (default: axios's choice, the Node http adapter here). */
   axiosAdapter?: "fetch" | "http";
+  /** x402-pay's per-request options (fetch's `init.x402`, axios's `config.x402`). */
+  x402?: PaymentRequestOptions;
 }
 
 export interface Wrapper {
@@ -32,7 +34,13 @@ export const fetchWrapper: Wrapper = {
   async send(client, request) {
     // msw patches globalThis.fetch in server.listen(): look it up at call time.
     const paidFetch = wrapFetchWithPayment((input, init) => globalThis.fetch(input, init), client);
-    const response = await paidFetch(request.url, { method: request.method ?? "GET", headers: request.headers, body: request.body, signal: request.signal });
+    const response = await paidFetch(request.url, {
+      method: request.method ?? "GET",
+      headers: request.headers,
+      body: request.body,
+      ...(request.x402 && { x402: request.x402 }),
+      ...(request.signal && { signal: request.signal }),
+    });
     const text = await response.clone().text();
     return { status: response.status, header: (name) => response.headers.get(name), text, raw: response };
   },
@@ -47,8 +55,9 @@ export const axiosWrapper: Wrapper = {
       method: request.method ?? "GET",
       headers: request.headers,
       data: request.body,
-      signal: request.signal,
       ...(request.axiosAdapter ? { adapter: request.axiosAdapter } : {}),
+      ...(request.x402 && { x402: request.x402 }),
+      ...(request.signal && { signal: request.signal }),
     });
     const text = typeof response.data === "string" ? response.data : JSON.stringify(response.data);
     return {

@@ -39,7 +39,7 @@ describe("package exports (dist, built by npm test)", () => {
  * error codes, which must narrow `details`.
  */
 const app = `
-import { createX402Client, isX402Error, getPaymentReceipt, signInWithX, type X402Extension } from "x402-pay";
+import { builderCode, createX402Client, isX402Error, getPaymentReceipt, resendPayment, signInWithX, type PaymentOutcomeUnknownError, type X402Extension } from "x402-pay";
 import { exactEvm } from "x402-pay/evm";
 import { exactSvm } from "x402-pay/svm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
@@ -53,12 +53,22 @@ declare const maybe: { policy?: { origins?: string[] }; hook?: () => boolean; st
 // Options read from elsewhere may be undefined: under exactOptionalPropertyTypes that must still type-check.
 const client = createX402Client({
   schemes: [exactEvm({ signer, networks: undefined })],
-  extensions: [extension, signInWithX({ evm: messageSigner, solana: kitSigner, store: maybe.store })],
+  extensions: [extension, builderCode(["bc_my_agent"]), signInWithX({ evm: messageSigner, solana: kitSigner, store: maybe.store })],
   policy: { maxAmountPerPayment: "$0.10", origins: maybe.policy?.origins },
   onBeforePayment: maybe.hook,
 });
 export const paidFetch = wrapFetchWithPayment(fetch, client);
 export { exactSvm, wrapAxiosWithPayment, getPaymentReceipt };
+// Per-request options: fetch's init and axios's config both take x402, and a paying fetch is still a fetch.
+declare const unknown: PaymentOutcomeUnknownError;
+declare const api: import("axios").AxiosInstance;
+export const plainFetch: typeof fetch = paidFetch;
+export const calls = [
+  paidFetch("https://api.example/a", { method: "POST", body: "{}", x402: { paymentId: "order_0000000000000001" } }),
+  paidFetch("https://api.example/a", { x402: resendPayment(unknown) }),
+  api.post("https://api.example/a", {}, { x402: { paymentId: "order_0000000000000001" } }),
+  api.get("https://api.example/a", { x402: { ...resendPayment(unknown), paymentId: undefined } }),
+];
 
 export function explain(error: unknown): string {
   if (!isX402Error(error)) return "not ours";
@@ -75,6 +85,8 @@ export function explain(error: unknown): string {
       return error.details.reason;
     case "INVALID_CONFIG":
       return error.details.option ?? error.shortMessage;
+    case "PAYMENT_ID_CONFLICT":
+      return error.details.paymentId + error.details.status + error.details.paymentHeader.name;
     default:
       return error.code + error.phase;
   }

@@ -1,0 +1,1 @@
+export { builderCode } from "./builder-code";
