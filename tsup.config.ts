@@ -7,6 +7,7 @@ export default defineConfig({
     axios: "src/axios/index.ts",
     evm: "src/evm/index.ts",
     svm: "src/svm/index.ts",
+    schemas: "src/schemas/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

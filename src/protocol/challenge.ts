@@ -5,10 +5,13 @@ import { MAX_HEADER_BYTES, PAYMENT_REQUIRED_HEADER } from "./headers";
 import { isCaip2 } from "./networks";
 import {
   MAX_JSON_DEPTH,
+  PaymentRequiredV1Schema,
+  PaymentRequiredV2Schema,
+  PaymentRequirementsV1Schema,
+  PaymentRequirementsV2Schema,
   isObject,
   isTooDeep,
-  rulesOf,
-  validate,
+  problemOf,
   type PaymentRequiredV1,
   type PaymentRequiredV2,
   type PaymentRequirementsV1,
@@ -109,7 +112,7 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
   if (version !== 1 && version !== 2) {
     throw new InvalidChallengeError(`Unsupported x402Version ${JSON.stringify(version) ?? "undefined"}: expected 1 or 2.`);
   }
-  const reason = validate(value, rulesOf[version].challenge);
+  const reason = problemOf(version === 2 ? PaymentRequiredV2Schema : PaymentRequiredV1Schema, value);
   if (reason) throw new InvalidChallengeError(`The x402 v${version} challenge is malformed: ${reason}.`);
   const data = value as PaymentRequiredV1 | PaymentRequiredV2;
   const requirements: PaymentRequirement[] = [];
@@ -132,7 +135,7 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
 }
 
 function toRequirement(raw: unknown, index: number, version: 1 | 2): PaymentRequirement | InvalidRequirement {
-  const reason = validate(raw, rulesOf[version].requirement);
+  const reason = problemOf(version === 2 ? PaymentRequirementsV2Schema : PaymentRequirementsV1Schema, raw);
   if (reason) return { index, raw, reason };
   const r = raw as PaymentRequirementsV1 & PaymentRequirementsV2;
   return Object.freeze({

@@ -29,11 +29,21 @@ export {
   type InvalidRequirement,
 } from "./challenge";
 export { buildPaymentPayload, decodeSettlement, type SchemePayload } from "./payload";
-export type {
-  ResourceInfo,
-  PaymentRequirementsV1,
-  PaymentRequirementsV2,
-  PaymentRequiredV1,
-  PaymentRequiredV2,
-  SettleResponse,
+export {
+  ResourceInfoSchema,
+  PaymentRequirementsV1Schema,
+  PaymentRequirementsV2Schema,
+  PaymentRequiredV1Schema,
+  PaymentRequiredV2Schema,
+  PaymentPayloadV1Schema,
+  PaymentPayloadV2Schema,
+  SettleResponseSchema,
+  type ResourceInfo,
+  type PaymentRequirementsV1,
+  type PaymentRequirementsV2,
+  type PaymentRequiredV1,
+  type PaymentRequiredV2,
+  type PaymentPayloadV1,
+  type PaymentPayloadV2,
+  type SettleResponse,
 } from "./schemas";

@@ -2,7 +2,7 @@
 import { decodeBase64Json } from "./base64";
 import type { PaymentChallenge, PaymentRequirement } from "./challenge";
 import { MAX_HEADER_BYTES } from "./headers";
-import { SETTLEMENT_TEXT_FIELDS, isTooDeep, validateSettleResponse, type SettleResponse } from "./schemas";
+import { SETTLEMENT_TEXT_FIELDS, SettleResponseSchema, isObject, isTooDeep, type SettleResponse } from "./schemas";
 
 /** What a scheme produces: the scheme-specific `payload` and any extension data it adds. */
 export interface SchemePayload {
@@ -41,22 +41,20 @@ function mergeExtensions(
 
 /** `added`'s fields that `declared` lacks, added to it, and so on into objects both have. A declaration that is no object is replaced. */
 function addTo(declared: unknown, added: Record<string, unknown>): Record<string, unknown> {
-  if (!isRecord(declared)) return added;
+  if (!isObject(declared)) return added;
   const merged = { ...declared };
   for (const [key, value] of Object.entries(added)) {
     if (!Object.hasOwn(merged, key)) merged[key] = value;
-    else if (isRecord(merged[key]) && isRecord(value)) merged[key] = addTo(merged[key], value);
+    else if (isObject(merged[key]) && isObject(value)) merged[key] = addTo(merged[key], value);
   }
   return merged;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Decodes a PAYMENT-RESPONSE / X-PAYMENT-RESPONSE value; `undefined` if it is not a settlement. */
 export function decodeSettlement(value: string | null | undefined): SettleResponse | undefined {
   if (!value || value.length > MAX_HEADER_BYTES) return undefined;
   const decoded = decodeBase64Json(value);
-  if (!decoded.ok || isTooDeep(decoded.value) || validateSettleResponse(decoded.value)) return undefined;
+  if (!decoded.ok || isTooDeep(decoded.value) || !SettleResponseSchema.safeParse(decoded.value).success) return undefined;
   // A text field sent as null is read as absent, so the fields are strings or undefined.
   const settlement = { ...(decoded.value as SettleResponse) };
   for (const key of SETTLEMENT_TEXT_FIELDS) if (settlement[key] === null) delete settlement[key];

@@ -7,7 +7,7 @@ import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm"];
+const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm", "x402-pay/schemas"];
 const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: "utf8" }).trim();
 
 describe("package exports (dist, built by npm test)", () => {
@@ -44,6 +44,7 @@ import { exactEvm } from "x402-pay/evm";
 import { exactSvm } from "x402-pay/svm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
 import { wrapAxiosWithPayment } from "x402-pay/axios";
+import { PaymentRequiredV2Schema, SettleResponseSchema, type PaymentRequiredV2, type SettleResponse } from "x402-pay/schemas";
 
 declare const signer: { address: \`0x\${string}\`; signTypedData(request: never): Promise<\`0x\${string}\`> };
 const extension: X402Extension = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
@@ -57,6 +58,13 @@ const client = createX402Client({
 });
 export const paidFetch = wrapFetchWithPayment(fetch, client);
 export { exactSvm, wrapAxiosWithPayment, getPaymentReceipt };
+
+// The exported schemas parse to the exported types.
+export function readChallenge(value: unknown): PaymentRequiredV2 | undefined {
+  const parsed = PaymentRequiredV2Schema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+export const settled = (s: SettleResponse | undefined): boolean => s?.success === true && SettleResponseSchema.safeParse(s).success;
 
 export function explain(error: unknown): string {
   if (!isX402Error(error)) return "not ours";
