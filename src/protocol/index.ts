@@ -29,21 +29,16 @@ export {
   type InvalidRequirement,
 } from "./challenge";
 export { buildPaymentPayload, decodeSettlement, type SchemePayload } from "./payload";
-export {
-  ResourceInfoSchema,
-  PaymentRequirementsV1Schema,
-  PaymentRequirementsV2Schema,
-  PaymentRequiredV1Schema,
-  PaymentRequiredV2Schema,
-  PaymentPayloadV1Schema,
-  PaymentPayloadV2Schema,
-  SettleResponseSchema,
-  type ResourceInfo,
-  type PaymentRequirementsV1,
-  type PaymentRequirementsV2,
-  type PaymentRequiredV1,
-  type PaymentRequiredV2,
-  type PaymentPayloadV1,
-  type PaymentPayloadV2,
-  type SettleResponse,
+// Types only: the zod schemas themselves are reached through `x402-pay/schemas` alone (src/schemas
+// imports ./schemas directly), so no other entry, nor a chunk it shares, imports zod. The wrappers
+// validate with the functions generated from the schemas (./validators.generated).
+export type {
+  ResourceInfo,
+  PaymentRequirementsV1,
+  PaymentRequirementsV2,
+  PaymentRequiredV1,
+  PaymentRequiredV2,
+  PaymentPayloadV1,
+  PaymentPayloadV2,
+  SettleResponse,
 } from "./schemas";

@@ -2,7 +2,9 @@
 import { decodeBase64Json } from "./base64";
 import type { PaymentChallenge, PaymentRequirement } from "./challenge";
 import { MAX_HEADER_BYTES } from "./headers";
-import { SETTLEMENT_TEXT_FIELDS, SettleResponseSchema, isObject, isTooDeep, type SettleResponse } from "./schemas";
+import type { SettleResponse } from "./schemas";
+import { problemOfSettleResponse } from "./validators.generated";
+import { SETTLEMENT_TEXT_FIELDS, isObject, isTooDeep } from "./wire";
 
 /** What a scheme produces: the scheme-specific `payload` and any extension data it adds. */
 export interface SchemePayload {
@@ -54,7 +56,7 @@ function addTo(declared: unknown, added: Record<string, unknown>): Record<string
 export function decodeSettlement(value: string | null | undefined): SettleResponse | undefined {
   if (!value || value.length > MAX_HEADER_BYTES) return undefined;
   const decoded = decodeBase64Json(value);
-  if (!decoded.ok || isTooDeep(decoded.value) || !SettleResponseSchema.safeParse(decoded.value).success) return undefined;
+  if (!decoded.ok || isTooDeep(decoded.value) || problemOfSettleResponse(decoded.value) !== undefined) return undefined;
   // A text field sent as null is read as absent, so the fields are strings or undefined.
   const settlement = { ...(decoded.value as SettleResponse) };
   for (const key of SETTLEMENT_TEXT_FIELDS) if (settlement[key] === null) delete settlement[key];

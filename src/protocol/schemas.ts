@@ -1,12 +1,16 @@
 /**
  * Wire shapes of x402 v1 and v2 as zod/mini schemas: the one source of truth for what a well-formed
- * message is, used by the wrappers and exported to users as `x402-pay/schemas`. Unknown fields are
+ * message is, exported to users as `x402-pay/schemas`. The wrappers validate with plain functions
+ * generated from these schemas (`validators.generated.ts`, by `npm run gen:validators`), so zod stays
+ * out of their bundles; a test holds the two to the same verdicts and sentences. Unknown fields are
  * kept (loose objects). An issue's message says what the field must be (`must be a string`) and its
  * path names the field; x402-pay's errors join the two (`amount must be a string`).
+ *
+ * Refinements name a predicate of `wire.ts` (the generator knows no other), and every message is a
+ * fixed sentence.
  */
 import * as z from "zod/mini";
-import { parseAtomicAmount } from "./money";
-import { isCaip2 } from "./networks";
+import { isAtomicAmount, isCaip2, isNonEmpty, isPositiveInteger, type SETTLEMENT_TEXT_FIELDS } from "./wire";
 
 // Builders marked free of side effects, so a bundler drops the schemas an app never uses (esbuild
 // does not see zod's own marks across modules).
@@ -39,7 +43,7 @@ function nullish<T extends z.ZodMiniType>(schema: T) {
 /** A whole number of seconds above 0. */
 // @__NO_SIDE_EFFECTS__
 function seconds() {
-  return z.number("must be a number").check(z.refine((v) => Number.isSafeInteger(v) && v > 0, "must be a positive integer"));
+  return z.number("must be a number").check(z.refine(isPositiveInteger, "must be a positive integer"));
 }
 
 /** The protocol version, which picks the schema. */
@@ -51,8 +55,8 @@ function version<V extends 1 | 2>(value: V) {
 // Field rules, each made once and shared by every field that follows it. Fields are listed in the
 // order they are checked: the first problem is the one reported.
 const text = string();
-const nonEmpty = string((v) => v !== "", "must not be empty");
-const atomic = string((v) => parseAtomicAmount(v) !== undefined, "must be a base-10 integer string within uint256");
+const nonEmpty = string(isNonEmpty, "must not be empty");
+const atomic = string(isAtomicAmount, "must be a base-10 integer string within uint256");
 const caip2 = string(isCaip2, "must be a CAIP-2 id such as eip155:8453");
 const timeout = seconds();
 const record = object({}, "must be an object");
@@ -114,9 +118,6 @@ export const PaymentPayloadV2Schema = object({
 /** The v1 `X-PAYMENT` payload. */
 export const PaymentPayloadV1Schema = object({ x402Version: version(1), scheme: nonEmpty, network: nonEmpty, payload: record });
 
-/** Optional text fields of a settlement. Some servers send an absent one as `null` (the Java reference's `"payer": null`). */
-export const SETTLEMENT_TEXT_FIELDS = ["errorReason", "errorMessage", "payer", "transaction", "network", "amount"] as const;
-
 /** The settlement reported in `PAYMENT-RESPONSE` (v2) or `X-PAYMENT-RESPONSE` (v1). */
 export const SettleResponseSchema = object({
   success: /* @__PURE__ */ z.boolean("must be a boolean"),
@@ -144,27 +145,10 @@ export type SettleResponse = {
 
 /**
  * The first problem `value` has against `schema`, the field's path in front (`resource.url must not
- * be empty`), else `undefined`.
+ * be empty`), else `undefined`: zod's verdict as x402-pay words it, the sentence the generated
+ * validators return.
  */
 export function problemOf(schema: z.ZodMiniType, value: unknown): string | undefined {
   const issue = schema.safeParse(value).error?.issues[0];
   return issue && (issue.path.length > 0 ? `${issue.path.join(".")} ${issue.message}` : issue.message);
 }
-
-/** Deepest nesting x402-pay reads in a challenge or settlement; deeper input is refused before any wallet prompt. */
-export const MAX_JSON_DEPTH = 32;
-
-/** Is a decoded JSON value nested deeper than `max` objects and arrays? Iterative: no recursion to overflow. */
-export function isTooDeep(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (item === null || typeof item !== "object") continue;
-    if (depth >= max) return true;
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
-
-/** A JSON object: not null, not an array. */
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,7 +1,12 @@
 /**
- * `x402-pay/schemas`: the x402 wire shapes as zod/mini schemas, the very objects x402-pay validates
- * with. Unknown fields are kept. An issue's `path` names the field and its `message` says what the
- * field must be; x402-pay's own errors join the two (`amount must be a string`).
+ * `x402-pay/schemas`: the x402 wire shapes as zod/mini schemas, the single source of truth x402-pay's
+ * own validators are generated from. Unknown fields are kept. An issue's `path` names the field and
+ * its `message` says what the field must be; x402-pay's own errors join the two (`amount must be a
+ * string`).
+ *
+ * The one import past protocol's door (protocol/index.ts re-exports only the types): a bundler
+ * splits shared chunks by module, so were the schemas behind that door, every entry's chunk would
+ * import zod.
  */
 export {
   ResourceInfoSchema,
@@ -20,4 +25,4 @@ export {
   type PaymentPayloadV1,
   type PaymentPayloadV2,
   type SettleResponse,
-} from "../protocol";
+} from "../protocol/schemas";

@@ -1,7 +1,7 @@
 // The published shape: every subpath export loads from dist in ESM and CommonJS, and an error
 // thrown by one entry is recognised by another (shared chunks, brand check across copies).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +20,26 @@ describe("package exports (dist, built by npm test)", () => {
     const esm = run(["--input-type=module", "-e", `const m = await import(${JSON.stringify(subpath)}); console.log(Object.keys(m).sort().join(","))`]);
     expect(cjs.length).toBeGreaterThan(0);
     expect(cjs).toBe(esm);
+  });
+
+  it("only x402-pay/schemas loads zod: no other entry imports it, nor a chunk it loads (the wrappers validate with generated code)", () => {
+    /** The packages a dist file loads, itself and through the chunks it loads. */
+    const packagesOf = (file: string, seen = new Set<string>()): Set<string> => {
+      const found = new Set<string>();
+      if (seen.has(file)) return found;
+      seen.add(file);
+      const code = readFileSync(`${root}dist/${file}`, "utf8");
+      for (const [, spec] of code.matchAll(/(?:\bfrom\s*|\brequire\(|\bimport\s*)['"]([^'"]+)['"]/g)) {
+        if (spec!.startsWith("./")) for (const p of packagesOf(spec!.slice(2), seen)) found.add(p);
+        else found.add(spec!);
+      }
+      return found;
+    };
+    for (const entry of ["index", "fetch", "axios", "evm", "svm"]) {
+      for (const ext of ["js", "cjs"]) expect([...packagesOf(`${entry}.${ext}`)].filter((p) => p.startsWith("zod")), `dist/${entry}.${ext}`).toEqual([]);
+    }
+    expect(packagesOf("schemas.js")).toContain("zod/mini");
+    expect(packagesOf("schemas.cjs")).toContain("zod/mini");
   });
 
   it("errors from one entry are X402Errors to another, in both formats", () => {

@@ -220,13 +220,16 @@ describe("the leniencies real servers need", () => {
 });
 
 describe("one source of truth", () => {
-  it("parseChallenge validates with the exported schema objects", () => {
+  it("parseChallenge validates with the functions generated from the exported schemas, not with zod (test/unit/wire-validators.test.ts holds the two to the same verdicts)", () => {
+    const bad = v2Requirement({ amount: "0.01" });
+    const expected = sentence(PaymentRequirementsV2Schema, bad);
     const challenge = vi.spyOn(PaymentRequiredV2Schema, "safeParse");
     const requirement = vi.spyOn(PaymentRequirementsV2Schema, "safeParse");
     try {
-      parseChallenge({ header: encodeBase64Json(v2Challenge()) });
-      expect(challenge).toHaveBeenCalledTimes(1);
-      expect(requirement).toHaveBeenCalledWith(v2Requirement());
+      const parsed = parseChallenge({ header: encodeBase64Json(v2Challenge({ accepts: [v2Requirement(), bad] })) });
+      expect(parsed.invalid.map((i) => i.reason)).toEqual([expected]);
+      expect(challenge).not.toHaveBeenCalled();
+      expect(requirement).not.toHaveBeenCalled();
     } finally {
       challenge.mockRestore();
       requirement.mockRestore();
