@@ -8,6 +8,7 @@ export default defineConfig({
     evm: "src/evm/index.ts",
     svm: "src/svm/index.ts",
     offers: "src/offers/index.ts",
+    schemas: "src/schemas/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

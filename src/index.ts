@@ -111,5 +111,7 @@ export {
   type PaymentRequirementsV2,
   type PaymentRequiredV1,
   type PaymentRequiredV2,
+  type PaymentPayloadV1,
+  type PaymentPayloadV2,
   type SettleResponse,
 } from "./protocol";

@@ -3,18 +3,14 @@ import { ChallengeNotFoundError, InvalidChallengeError } from "../errors";
 import { decodeBase64Json } from "./base64";
 import { MAX_HEADER_BYTES, PAYMENT_REQUIRED_HEADER } from "./headers";
 import { isCaip2 } from "./networks";
+import type { PaymentRequiredV1, PaymentRequiredV2, PaymentRequirementsV1, PaymentRequirementsV2, ResourceInfo } from "./schemas";
 import {
-  MAX_JSON_DEPTH,
-  isObject,
-  isTooDeep,
-  rulesOf,
-  validate,
-  type PaymentRequiredV1,
-  type PaymentRequiredV2,
-  type PaymentRequirementsV1,
-  type PaymentRequirementsV2,
-  type ResourceInfo,
-} from "./schemas";
+  problemOfPaymentRequiredV1,
+  problemOfPaymentRequiredV2,
+  problemOfPaymentRequirementsV1,
+  problemOfPaymentRequirementsV2,
+} from "./validators.generated";
+import { MAX_JSON_DEPTH, isObject, isTooDeep } from "./wire";
 
 /** One offered payment requirement, validated and normalised across v1 and v2. */
 export interface PaymentRequirement {
@@ -109,7 +105,7 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
   if (version !== 1 && version !== 2) {
     throw new InvalidChallengeError(`Unsupported x402Version ${JSON.stringify(version) ?? "undefined"}: expected 1 or 2.`);
   }
-  const reason = validate(value, rulesOf[version].challenge);
+  const reason = (version === 2 ? problemOfPaymentRequiredV2 : problemOfPaymentRequiredV1)(value);
   if (reason) throw new InvalidChallengeError(`The x402 v${version} challenge is malformed: ${reason}.`);
   const data = value as PaymentRequiredV1 | PaymentRequiredV2;
   const requirements: PaymentRequirement[] = [];
@@ -132,7 +128,7 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
 }
 
 function toRequirement(raw: unknown, index: number, version: 1 | 2): PaymentRequirement | InvalidRequirement {
-  const reason = validate(raw, rulesOf[version].requirement);
+  const reason = (version === 2 ? problemOfPaymentRequirementsV2 : problemOfPaymentRequirementsV1)(raw);
   if (reason) return { index, raw, reason };
   const r = raw as PaymentRequirementsV1 & PaymentRequirementsV2;
   return Object.freeze({

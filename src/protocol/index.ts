@@ -40,11 +40,16 @@ export {
   MAX_CLIENT_SERVICE_CODES,
   MAX_ECHOED_SERVICE_CODES,
 } from "./extensions";
+// Types only: the zod schemas themselves are reached through `x402-pay/schemas` alone (src/schemas
+// imports ./schemas directly), so no other entry, nor a chunk it shares, imports zod. The wrappers
+// validate with the functions generated from the schemas (./validators.generated).
 export type {
   ResourceInfo,
   PaymentRequirementsV1,
   PaymentRequirementsV2,
   PaymentRequiredV1,
   PaymentRequiredV2,
+  PaymentPayloadV1,
+  PaymentPayloadV2,
   SettleResponse,
 } from "./schemas";

@@ -2,7 +2,9 @@
 import { decodeBase64Json } from "./base64";
 import type { PaymentChallenge, PaymentRequirement } from "./challenge";
 import { MAX_HEADER_BYTES } from "./headers";
-import { SETTLEMENT_TEXT_FIELDS, isTooDeep, validateSettleResponse, type SettleResponse } from "./schemas";
+import type { SettleResponse } from "./schemas";
+import { problemOfSettleResponse } from "./validators.generated";
+import { SETTLEMENT_TEXT_FIELDS, isObject, isTooDeep } from "./wire";
 
 /** What a scheme produces: the scheme-specific `payload` and any extension data it adds. */
 export interface SchemePayload {
@@ -45,24 +47,22 @@ function mergeExtensions(
  * holds every declared entry: how builder-code's service codes `s` grow (the reference's additive merge).
  */
 function addTo(declared: unknown, added: Record<string, unknown>): Record<string, unknown> {
-  if (!isRecord(declared)) return added;
+  if (!isObject(declared)) return added;
   const merged = { ...declared };
   for (const [key, value] of Object.entries(added)) {
     const old = merged[key];
     if (!Object.hasOwn(merged, key)) merged[key] = value;
-    else if (isRecord(old) && isRecord(value)) merged[key] = addTo(old, value);
+    else if (isObject(old) && isObject(value)) merged[key] = addTo(old, value);
     else if (Array.isArray(value) && (Array.isArray(old) ? old : [old]).every((entry) => value.includes(entry))) merged[key] = value;
   }
   return merged;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** Decodes a PAYMENT-RESPONSE / X-PAYMENT-RESPONSE value; `undefined` if it is not a settlement. */
 export function decodeSettlement(value: string | null | undefined): SettleResponse | undefined {
   if (!value || value.length > MAX_HEADER_BYTES) return undefined;
   const decoded = decodeBase64Json(value);
-  if (!decoded.ok || isTooDeep(decoded.value) || validateSettleResponse(decoded.value)) return undefined;
+  if (!decoded.ok || isTooDeep(decoded.value) || problemOfSettleResponse(decoded.value) !== undefined) return undefined;
   // A text field sent as null is read as absent, so the fields are strings or undefined.
   const settlement = { ...(decoded.value as SettleResponse) };
   for (const key of SETTLEMENT_TEXT_FIELDS) if (settlement[key] === null) delete settlement[key];

@@ -1,152 +1,154 @@
 /**
- * Wire shapes of x402 v1 and v2 and their validators: the one source of truth for what a well-formed
- * message is. Unknown fields are kept. Written by hand rather than with a schema library: zod/mini
- * alone would add about 5.5 KB gzipped to every browser bundle.
+ * Wire shapes of x402 v1 and v2 as zod/mini schemas: the one source of truth for what a well-formed
+ * message is, exported to users as `x402-pay/schemas`. The wrappers validate with plain functions
+ * generated from these schemas (`validators.generated.ts`, by `npm run gen:validators`), so zod stays
+ * out of their bundles; a test holds the two to the same verdicts and sentences. Unknown fields are
+ * kept (loose objects). An issue's message says what the field must be (`must be a string`) and its
+ * path names the field; x402-pay's errors join the two (`amount must be a string`).
+ *
+ * Refinements name a predicate of `wire.ts` (the generator knows no other), and every message is a
+ * fixed sentence.
  */
-import { parseAtomicAmount } from "./money";
-import { isCaip2 } from "./networks";
+import * as z from "zod/mini";
+import { isAtomicAmount, isCaip2, isNonEmpty, isPositiveInteger, type SETTLEMENT_TEXT_FIELDS } from "./wire";
 
-export interface ResourceInfo {
-  url: string;
-  description?: string;
-  mimeType?: string;
-  [key: string]: unknown;
+// Builders marked free of side effects, so a bundler drops the schemas an app never uses (esbuild
+// does not see zod's own marks across modules).
+
+/** A string, which `rule` (if any) must accept, else `error`. */
+// @__NO_SIDE_EFFECTS__
+function string(rule?: (value: string) => boolean, error?: string) {
+  const schema = z.string("must be a string");
+  return rule ? schema.check(z.refine(rule, error)) : schema;
 }
 
-interface RequirementsCommon {
-  scheme: string;
-  network: string;
-  asset: string;
-  payTo: string;
-  maxTimeoutSeconds: number;
-  extra?: Record<string, unknown> | null;
-  [key: string]: unknown;
+/** An object with these fields at least: unknown fields are kept. */
+// @__NO_SIDE_EFFECTS__
+function object<T extends z.core.$ZodLooseShape>(shape: T, error = "must be a JSON object") {
+  return z.looseObject(shape, error);
 }
 
-export interface PaymentRequirementsV2 extends RequirementsCommon {
-  amount: string;
+/** May be absent. */
+// @__NO_SIDE_EFFECTS__
+function optional<T extends z.ZodMiniType>(schema: T) {
+  return z.optional(schema);
 }
 
-export interface PaymentRequirementsV1 extends RequirementsCommon {
-  maxAmountRequired: string;
-  resource?: string;
-  description?: string;
-  mimeType?: string;
+/** May be absent or `null`: servers that write absent fields as null (Java's `"payer": null`) are not refused. */
+// @__NO_SIDE_EFFECTS__
+function nullish<T extends z.ZodMiniType>(schema: T) {
+  return z.optional(z.nullable(schema));
 }
 
-export interface PaymentRequiredV2 {
-  x402Version: 2;
-  error?: string;
-  resource?: ResourceInfo;
-  accepts: unknown[];
-  extensions?: Record<string, unknown> | null;
-  [key: string]: unknown;
+/** A whole number of seconds above 0. */
+// @__NO_SIDE_EFFECTS__
+function seconds() {
+  return z.number("must be a number").check(z.refine(isPositiveInteger, "must be a positive integer"));
 }
 
-export interface PaymentRequiredV1 {
-  x402Version: 1;
-  error?: string;
-  accepts: unknown[];
-  extensions?: Record<string, unknown> | null;
-  [key: string]: unknown;
+/** The protocol version, which picks the schema. */
+// @__NO_SIDE_EFFECTS__
+function version<V extends 1 | 2>(value: V) {
+  return z.literal(value, `must be ${value}`);
 }
 
-export interface SettleResponse {
-  success: boolean;
-  errorReason?: string;
-  errorMessage?: string;
-  payer?: string;
-  transaction?: string;
-  network?: string;
-  amount?: string;
-  extensions?: Record<string, unknown> | null;
-  [key: string]: unknown;
-}
+// Field rules, each made once and shared by every field that follows it. Fields are listed in the
+// order they are checked: the first problem is the one reported.
+const text = string();
+const nonEmpty = string(isNonEmpty, "must not be empty");
+const atomic = string(isAtomicAmount, "must be a base-10 integer string within uint256");
+const caip2 = string(isCaip2, "must be a CAIP-2 id such as eip155:8453");
+const timeout = seconds();
+const record = object({}, "must be an object");
+const optionalRecord = nullish(record);
+const optionalText = nullish(text);
+/** `accepts`: its elements are checked one by one against the version's requirements schema, so that one malformed option does not void the others. It may be empty (SIWX auth-only routes). */
+const accepts = /* @__PURE__ */ z.array(/* @__PURE__ */ z.unknown(), "must be an array");
 
-type Rule = (value: unknown, name: string) => string | undefined;
+/** `{ url, description?, mimeType? }`: only `url` is read, so only `url` is checked. */
+export const ResourceInfoSchema = object({ url: nonEmpty }, "must be an object");
 
-/** Deepest nesting x402-pay reads in a challenge or settlement; deeper input is refused before any wallet prompt. */
-export const MAX_JSON_DEPTH = 32;
-
-/** Is a decoded JSON value nested deeper than `max` objects and arrays? Iterative: no recursion to overflow. */
-export function isTooDeep(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (item === null || typeof item !== "object") continue;
-    if (depth >= max) return true;
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
-
-/** A JSON object: not null, not an array. */
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-const string: Rule = (v, name) => (typeof v === "string" ? undefined : `${name} must be a string`);
-const nonEmpty: Rule = (v, name) => string(v, name) ?? (v === "" ? `${name} must not be empty` : undefined);
-const atomic: Rule = (v, name) =>
-  string(v, name) ?? (parseAtomicAmount(v) === undefined ? `${name} must be a base-10 integer string within uint256` : undefined);
-const caip2: Rule = (v, name) => string(v, name) ?? (isCaip2(v as string) ? undefined : `${name} must be a CAIP-2 id such as eip155:8453`);
-const timeout: Rule = (v, name) =>
-  typeof v !== "number" ? `${name} must be a number` : Number.isSafeInteger(v) && v > 0 ? undefined : `${name} must be a positive integer`;
-const boolean: Rule = (v, name) => (typeof v === "boolean" ? undefined : `${name} must be a boolean`);
-const object: Rule = (v, name) => (isObject(v) ? undefined : `${name} must be an object`);
-const array: Rule = (v, name) => (Array.isArray(v) ? undefined : `${name} must be an array`);
-const optional =
-  (rule: Rule, nullable = false): Rule =>
-  (v, name) =>
-    v === undefined || (nullable && v === null) ? undefined : rule(v, name);
-const resource: Rule = (v, name) => object(v, name) ?? nonEmpty((v as Record<string, unknown>).url, `${name}.url`);
-
-/** The first problem `value` has against `rules`, else `undefined`. */
-export function validate(value: unknown, rules: Record<string, Rule>): string | undefined {
-  if (!isObject(value)) return "must be a JSON object";
-  for (const [key, rule] of Object.entries(rules)) {
-    const reason = rule(value[key], key);
-    if (reason) return reason;
-  }
-  return undefined;
-}
-
-const requirementRules: Record<string, Rule> = {
+/** An element of a v2 `accepts`, the payment requirements the payer chooses from; echoed verbatim as `accepted`. */
+export const PaymentRequirementsV2Schema = object({
+  scheme: nonEmpty,
+  network: caip2,
+  amount: atomic,
   asset: nonEmpty,
   payTo: nonEmpty,
   maxTimeoutSeconds: timeout,
-  extra: optional(object, true),
+  extra: optionalRecord,
+});
+
+/**
+ * An element of a v1 `accepts`. Of the descriptive fields only `resource` is read
+ * (the same-host check), so only it is checked.
+ */
+export const PaymentRequirementsV1Schema = object({
+  scheme: nonEmpty,
+  network: nonEmpty,
+  maxAmountRequired: atomic,
+  asset: nonEmpty,
+  payTo: nonEmpty,
+  maxTimeoutSeconds: timeout,
+  extra: optionalRecord,
+  resource: optional(text),
+});
+
+/** The v2 402 challenge, from the `PAYMENT-REQUIRED` header or the body. `resource` may be absent. */
+export const PaymentRequiredV2Schema = object({
+  x402Version: version(2),
+  error: optionalText,
+  accepts,
+  extensions: optionalRecord,
+  resource: optional(ResourceInfoSchema),
+});
+
+/** The v1 402 challenge, a JSON body. */
+export const PaymentRequiredV1Schema = object({ x402Version: version(1), error: optionalText, accepts, extensions: optionalRecord });
+
+/** The v2 `PAYMENT-SIGNATURE` payload: `payload` is the scheme's, `accepted` one of the challenge's requirements. */
+export const PaymentPayloadV2Schema = object({
+  x402Version: version(2),
+  payload: record,
+  extensions: optionalRecord,
+  resource: optional(ResourceInfoSchema),
+  accepted: PaymentRequirementsV2Schema,
+});
+
+/** The v1 `X-PAYMENT` payload. */
+export const PaymentPayloadV1Schema = object({ x402Version: version(1), scheme: nonEmpty, network: nonEmpty, payload: record });
+
+/** The settlement reported in `PAYMENT-RESPONSE` (v2) or `X-PAYMENT-RESPONSE` (v1). */
+export const SettleResponseSchema = object({
+  success: /* @__PURE__ */ z.boolean("must be a boolean"),
+  errorReason: optionalText,
+  errorMessage: optionalText,
+  payer: optionalText,
+  transaction: optionalText,
+  network: optionalText,
+  amount: optionalText,
+  extensions: optionalRecord,
+});
+
+export type ResourceInfo = z.infer<typeof ResourceInfoSchema>;
+export type PaymentRequirementsV2 = z.infer<typeof PaymentRequirementsV2Schema>;
+export type PaymentRequirementsV1 = z.infer<typeof PaymentRequirementsV1Schema>;
+export type PaymentRequiredV2 = z.infer<typeof PaymentRequiredV2Schema>;
+export type PaymentRequiredV1 = z.infer<typeof PaymentRequiredV1Schema>;
+export type PaymentPayloadV2 = z.infer<typeof PaymentPayloadV2Schema>;
+export type PaymentPayloadV1 = z.infer<typeof PaymentPayloadV1Schema>;
+type SettleResponseWire = z.infer<typeof SettleResponseSchema>;
+/** A settlement as `decodeSettlement` returns it: a text field sent as `null` is absent. */
+export type SettleResponse = {
+  [K in keyof SettleResponseWire]: K extends (typeof SETTLEMENT_TEXT_FIELDS)[number] ? Exclude<SettleResponseWire[K], null> : SettleResponseWire[K];
 };
 
-const paymentRequiredRules: Record<string, Rule> = {
-  error: optional(string, true),
-  accepts: array,
-  extensions: optional(object, true),
-};
-
-/** Per protocol version: the rules of a challenge (`x402Version` is checked first, to pick them) and of an element of its `accepts`. */
-export const rulesOf = {
-  1: {
-    challenge: paymentRequiredRules,
-    requirement: {
-      scheme: nonEmpty,
-      network: nonEmpty,
-      maxAmountRequired: atomic,
-      ...requirementRules,
-      // The only descriptive field read (for the same-host check); others are not checked.
-      resource: optional(string),
-    },
-  },
-  2: {
-    challenge: { ...paymentRequiredRules, resource: optional(resource) },
-    requirement: { scheme: nonEmpty, network: caip2, amount: atomic, ...requirementRules },
-  },
-};
-
-/** Optional text fields of a settlement. Some servers send an absent one as `null` (the Java reference's `"payer": null`). */
-export const SETTLEMENT_TEXT_FIELDS = ["errorReason", "errorMessage", "payer", "transaction", "network", "amount"] as const;
-
-export const validateSettleResponse = (value: unknown) =>
-  validate(value, {
-    success: boolean,
-    ...Object.fromEntries(SETTLEMENT_TEXT_FIELDS.map((key) => [key, optional(string, true)])),
-    extensions: optional(object, true),
-  });
+/**
+ * The first problem `value` has against `schema`, the field's path in front (`resource.url must not
+ * be empty`), else `undefined`: zod's verdict as x402-pay words it, the sentence the generated
+ * validators return.
+ */
+export function problemOf(schema: z.ZodMiniType, value: unknown): string | undefined {
+  const issue = schema.safeParse(value).error?.issues[0];
+  return issue && (issue.path.length > 0 ? `${issue.path.join(".")} ${issue.message}` : issue.message);
+}

@@ -1,13 +1,13 @@
 // The published shape: every subpath export loads from dist in ESM and CommonJS, and an error
 // thrown by one entry is recognised by another (shared chunks, brand check across copies).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm", "x402-pay/offers"];
+const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm", "x402-pay/offers", "x402-pay/schemas"];
 const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: "utf8" }).trim();
 
 describe("package exports (dist, built by npm test)", () => {
@@ -20,6 +20,26 @@ describe("package exports (dist, built by npm test)", () => {
     const esm = run(["--input-type=module", "-e", `const m = await import(${JSON.stringify(subpath)}); console.log(Object.keys(m).sort().join(","))`]);
     expect(cjs.length).toBeGreaterThan(0);
     expect(cjs).toBe(esm);
+  });
+
+  it("only x402-pay/schemas loads zod: no other entry imports it, nor a chunk it loads (the wrappers validate with generated code)", () => {
+    /** The packages a dist file loads, itself and through the chunks it loads. */
+    const packagesOf = (file: string, seen = new Set<string>()): Set<string> => {
+      const found = new Set<string>();
+      if (seen.has(file)) return found;
+      seen.add(file);
+      const code = readFileSync(`${root}dist/${file}`, "utf8");
+      for (const [, spec] of code.matchAll(/(?:\bfrom\s*|\brequire\(|\bimport\s*)['"]([^'"]+)['"]/g)) {
+        if (spec!.startsWith("./")) for (const p of packagesOf(spec!.slice(2), seen)) found.add(p);
+        else found.add(spec!);
+      }
+      return found;
+    };
+    for (const entry of ["index", "fetch", "axios", "evm", "svm"]) {
+      for (const ext of ["js", "cjs"]) expect([...packagesOf(`${entry}.${ext}`)].filter((p) => p.startsWith("zod")), `dist/${entry}.${ext}`).toEqual([]);
+    }
+    expect(packagesOf("schemas.js")).toContain("zod/mini");
+    expect(packagesOf("schemas.cjs")).toContain("zod/mini");
   });
 
   it("errors from one entry are X402Errors to another, in both formats", () => {
@@ -44,6 +64,7 @@ import { exactEvm } from "x402-pay/evm";
 import { exactSvm } from "x402-pay/svm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
 import { wrapAxiosWithPayment } from "x402-pay/axios";
+import { PaymentRequiredV2Schema, SettleResponseSchema, type PaymentRequiredV2, type SettleResponse } from "x402-pay/schemas";
 
 declare const signer: { address: \`0x\${string}\`; signTypedData(request: never): Promise<\`0x\${string}\`> };
 const extension: X402Extension = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
@@ -69,6 +90,13 @@ export const calls = [
   api.post("https://api.example/a", {}, { x402: { paymentId: "order_0000000000000001" } }),
   api.get("https://api.example/a", { x402: { ...resendPayment(unknown), paymentId: undefined } }),
 ];
+
+// The exported schemas parse to the exported types.
+export function readChallenge(value: unknown): PaymentRequiredV2 | undefined {
+  const parsed = PaymentRequiredV2Schema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+export const settled = (s: SettleResponse | undefined): boolean => s?.success === true && SettleResponseSchema.safeParse(s).success;
 
 export function explain(error: unknown): string {
   if (!isX402Error(error)) return "not ours";
