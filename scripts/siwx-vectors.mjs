@@ -10,6 +10,8 @@
 // Solana test here. EIP-191 (RFC 6979) and Ed25519 signatures are deterministic, so the file is too.
 
 import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createKeyPairSignerFromPrivateKeyBytes } from "@solana/kit";
 import {
@@ -22,7 +24,9 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 
 const out = fileURLToPath(new URL("../test/vectors/siwx-vectors.json", import.meta.url));
-const reference = JSON.parse(readFileSync(fileURLToPath(new URL("../node_modules/@x402/extensions/package.json", import.meta.url)), "utf8")).version;
+// The installed reference's version, from its package.json (found from its entry, wherever npm put it).
+const referenceRoot = dirname(dirname(dirname(createRequire(import.meta.url).resolve("@x402/extensions"))));
+const reference = JSON.parse(readFileSync(join(referenceRoot, "package.json"), "utf8")).version;
 
 const ANVIL_KEY_0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 const evm = privateKeyToAccount(ANVIL_KEY_0);
