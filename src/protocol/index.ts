@@ -54,4 +54,9 @@ export type {
   PaymentPayloadV1,
   PaymentPayloadV2,
   SettleResponse,
+  SignInWithXDeclaration,
+  SignInWithXChain,
+  SignInWithXPayload,
+  PaymentIdentifierDeclaration,
+  PaymentIdentifierPayload,
 } from "./schemas";
