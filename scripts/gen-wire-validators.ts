@@ -10,7 +10,8 @@
  * It reads each schema's definition (`schema._zod.def`) and knows these constructs only:
  *   string, number, boolean      a type test, then the refinements (`.check(z.refine(fn, msg))`) in order
  *   literal                      of strings, finite numbers, booleans or null
- *   array                        of `z.unknown()` elements (the elements are checked elsewhere)
+ *   array                        of `z.unknown()` elements (left unchecked: checked elsewhere), or of
+ *                                elements of any construct listed here, checked in order (`resources.1 must be a string`)
  *   looseObject                  fields in shape order; `unknown` catchall (unknown fields kept)
  *   optional, nullable           around any of the above
  * Every message must be a fixed sentence (a string given to the schema, not zod's default wording),
@@ -33,6 +34,7 @@ export const RULES: ReadonlyMap<unknown, string> = new Map<unknown, string>([
   [wire.isAtomicAmount, "isAtomicAmount"],
   [wire.isCaip2, "isCaip2"],
   [wire.isPositiveInteger, "isPositiveInteger"],
+  [wire.isPaymentIdText, "isPaymentIdText"],
 ]);
 
 /** The `_zod.def` fields each known type may have (fields set to `undefined` do not count). */
@@ -142,7 +144,7 @@ class Emitter {
   }
 
   private plain(def: Def, v: string, path: string[]): void {
-    const fail = (message: string) => `return ${JSON.stringify(path.length > 0 ? `${path.join(".")} ${message}` : message)};`;
+    const fail = (message: string) => `return ${sentence(path, message)};`;
     switch (def.type) {
       case "string":
       case "boolean":
@@ -164,8 +166,19 @@ class Emitter {
       }
       case "array": {
         const element = this.known(def.element!, [...path, "[]"]);
-        if (element.type !== "unknown") throw new Unsupported(this.where([...path, "[]"]), `array elements of type ${element.type} (only z.unknown())`);
         this.line(`if (!Array.isArray(${v})) ${fail(this.message(def, path))}`);
+        // z.unknown() elements are left unchecked; any other element is checked in order, as zod does
+        // (holes read as undefined), its index in the path.
+        if (element.type !== "unknown") {
+          const i = `i${++this.count}`;
+          const e = `v${++this.count}`;
+          this.line(`for (let ${i} = 0; ${i} < ${v}.length; ${i}++) {`);
+          this.indent += "  ";
+          this.line(`const ${e} = ${v}[${i}];`);
+          this.value(def.element!, e, [...path, INDEX + i]);
+          this.indent = this.indent.slice(2);
+          this.line("}");
+        }
         break;
       }
       case "object": {
@@ -229,12 +242,32 @@ class Emitter {
   }
 
   private where(path: string[]): string {
-    return path.length > 0 ? `${this.root}.${path.join(".")}` : this.root;
+    const named = path.map((key) => (key.startsWith(INDEX) ? "[]" : key));
+    return named.length > 0 ? `${this.root}.${named.join(".")}` : this.root;
   }
 
   private line(text: string): void {
     this.lines.push(this.indent + text);
   }
+}
+
+/** Marks a path segment that is an array index, held at run time by the variable named after the mark. */
+const INDEX = "\u0000";
+
+/** The expression of the sentence for `message` at `path`: a string literal, or a concatenation where the path holds array indices. */
+function sentence(path: string[], message: string): string {
+  const parts: string[] = [];
+  let text = "";
+  path.forEach((key, n) => {
+    if (n > 0) text += ".";
+    if (key.startsWith(INDEX)) {
+      parts.push(JSON.stringify(text), key.slice(INDEX.length));
+      text = "";
+    } else text += key;
+  });
+  text += path.length > 0 ? ` ${message}` : message;
+  parts.push(JSON.stringify(text));
+  return parts.filter((part) => part !== '""').join(" + ");
 }
 
 /** zod's optin: a field whose key may be absent. */

@@ -114,4 +114,9 @@ export {
   type PaymentPayloadV1,
   type PaymentPayloadV2,
   type SettleResponse,
+  type SignInWithXDeclaration,
+  type SignInWithXChain,
+  type SignInWithXPayload,
+  type PaymentIdentifierDeclaration,
+  type PaymentIdentifierPayload,
 } from "./protocol";

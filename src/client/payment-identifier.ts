@@ -1,4 +1,4 @@
-import { PAYMENT_IDENTIFIER, generatePaymentId } from "../protocol";
+import { PAYMENT_IDENTIFIER, generatePaymentId, problemOfPaymentIdentifierDeclaration } from "../protocol";
 import type { X402Extension } from "./types";
 
 /**
@@ -10,5 +10,5 @@ import type { X402Extension } from "./types";
 export const paymentIdentifier: X402Extension = {
   key: PAYMENT_IDENTIFIER,
   enrichPayload: ({ declaration, request }) =>
-    typeof Object(Object(declaration).info).required === "boolean" ? { info: { id: request.paymentId ?? generatePaymentId() } } : undefined,
+    problemOfPaymentIdentifierDeclaration(declaration) === undefined ? { info: { id: request.paymentId ?? generatePaymentId() } } : undefined,
 };

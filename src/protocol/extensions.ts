@@ -1,10 +1,12 @@
 /** Wire facts of the extensions x402-pay serves itself: payment-identifier and builder-code. */
+import { problemOfPaymentIdentifierPayload } from "./validators.generated";
+import { isPaymentIdText } from "./wire";
 
 /** payment-identifier (wire.md §7): an idempotency key in the v2 PaymentPayload's `extensions[key].info.id`. */
 export const PAYMENT_IDENTIFIER = "payment-identifier";
 
 /** A payment id: 16 to 128 characters of `a-z A-Z 0-9 _ -` (the reference's `PAYMENT_ID_PATTERN` and lengths). */
-export const isPaymentId = (value: unknown): value is string => typeof value === "string" && /^[\w-]{16,128}$/.test(value);
+export const isPaymentId = (value: unknown): value is string => typeof value === "string" && isPaymentIdText(value);
 
 /**
  * A fresh id in the reference's format: `pay_` and 32 hex digits. From `getRandomValues`, which pages
@@ -14,8 +16,8 @@ export const generatePaymentId = (): string => `pay_${Array.from(crypto.getRando
 
 /** The payment id a PaymentPayload carries, if any: only one sent with it can be resent without risk of a conflict. */
 export function paymentIdOf(payload: unknown): string | undefined {
-  const id = Object(Object(Object(Object(payload).extensions)[PAYMENT_IDENTIFIER]).info).id;
-  return isPaymentId(id) ? id : undefined;
+  const entry: unknown = Object(Object(payload).extensions)[PAYMENT_IDENTIFIER];
+  return problemOfPaymentIdentifierPayload(entry) === undefined ? (entry as { info: { id: string } }).info.id : undefined;
 }
 
 /** builder-code (ERC-8021 Schema 2 attribution): the payload's `extensions[key].info`, `a` the server's, `s` service codes. */

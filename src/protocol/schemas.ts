@@ -10,7 +10,7 @@
  * fixed sentence.
  */
 import * as z from "zod/mini";
-import { isAtomicAmount, isCaip2, isNonEmpty, isPositiveInteger, type SETTLEMENT_TEXT_FIELDS } from "./wire";
+import { isAtomicAmount, isCaip2, isNonEmpty, isPaymentIdText, isPositiveInteger, type SETTLEMENT_TEXT_FIELDS } from "./wire";
 
 // Builders marked free of side effects, so a bundler drops the schemas an app never uses (esbuild
 // does not see zod's own marks across modules).
@@ -130,6 +130,65 @@ export const SettleResponseSchema = object({
   extensions: optionalRecord,
 });
 
+// sign-in-with-x (wire.md §6): the 402's declaration and the SIGN-IN-WITH-X header's payload.
+
+const optionalString = optional(text);
+const strings = /* @__PURE__ */ z.array(text, "must be an array");
+
+/**
+ * An entry of a sign-in-with-x declaration's `supportedChains`. `signatureScheme` may hold anything
+ * (the reference server never sets it; x402-pay echoes only `eip191`, `eip1271`, `eip6492`, `siws`).
+ */
+export const SignInWithXChainSchema = object({ chainId: text, type: text });
+
+/**
+ * `extensions["sign-in-with-x"]` of a 402: `info`, the message's fields but the chain, and the chains
+ * the server takes proofs on. `supportedChains` is an array of anything: x402-pay checks its entries
+ * one by one against `SignInWithXChainSchema` and drops the malformed ones. Do the same.
+ */
+export const SignInWithXDeclarationSchema = object({
+  info: object({
+    domain: text,
+    uri: text,
+    version: text,
+    nonce: text,
+    issuedAt: text,
+    statement: optionalString,
+    expirationTime: optionalString,
+    notBefore: optionalString,
+    requestId: optionalString,
+    resources: optional(strings),
+  }),
+  supportedChains: /* @__PURE__ */ z.array(/* @__PURE__ */ z.unknown(), "must be an array"),
+});
+
+/** The `SIGN-IN-WITH-X` header's payload (base64 of its JSON): the declaration's `info` echoed, the chain chosen, the signer's address and signature. */
+export const SignInWithXPayloadSchema = object({
+  domain: text,
+  address: nonEmpty,
+  statement: optionalString,
+  uri: text,
+  version: text,
+  chainId: caip2,
+  type: /* @__PURE__ */ z.literal(["eip191", "ed25519"], "must be eip191 or ed25519"),
+  nonce: text,
+  issuedAt: text,
+  expirationTime: optionalString,
+  notBefore: optionalString,
+  requestId: optionalString,
+  resources: optional(strings),
+  signatureScheme: optional(/* @__PURE__ */ z.literal(["eip191", "eip1271", "eip6492", "siws"], "must be eip191, eip1271, eip6492 or siws")),
+  signature: nonEmpty,
+});
+
+// payment-identifier (wire.md §7).
+
+/** `extensions["payment-identifier"]` of a 402: the server declares it with a boolean `info.required`, and x402-pay sends an id only then. */
+export const PaymentIdentifierDeclarationSchema = object({ info: object({ required: /* @__PURE__ */ z.boolean("must be a boolean") }) });
+
+/** `extensions["payment-identifier"]` of a PaymentPayload: the declaration echoed with `info.id`, 16 to 128 characters of `a-z A-Z 0-9 _ -`. Only the id is read. */
+export const PaymentIdentifierPayloadSchema = object({ info: object({ id: string(isPaymentIdText, "must be 16 to 128 characters of a-z, A-Z, 0-9, _ and -") }) });
+
 export type ResourceInfo = z.infer<typeof ResourceInfoSchema>;
 export type PaymentRequirementsV2 = z.infer<typeof PaymentRequirementsV2Schema>;
 export type PaymentRequirementsV1 = z.infer<typeof PaymentRequirementsV1Schema>;
@@ -137,6 +196,11 @@ export type PaymentRequiredV2 = z.infer<typeof PaymentRequiredV2Schema>;
 export type PaymentRequiredV1 = z.infer<typeof PaymentRequiredV1Schema>;
 export type PaymentPayloadV2 = z.infer<typeof PaymentPayloadV2Schema>;
 export type PaymentPayloadV1 = z.infer<typeof PaymentPayloadV1Schema>;
+export type SignInWithXChain = z.infer<typeof SignInWithXChainSchema>;
+export type SignInWithXDeclaration = z.infer<typeof SignInWithXDeclarationSchema>;
+export type SignInWithXPayload = z.infer<typeof SignInWithXPayloadSchema>;
+export type PaymentIdentifierDeclaration = z.infer<typeof PaymentIdentifierDeclarationSchema>;
+export type PaymentIdentifierPayload = z.infer<typeof PaymentIdentifierPayloadSchema>;
 type SettleResponseWire = z.infer<typeof SettleResponseSchema>;
 /** A settlement as `decodeSettlement` returns it: a text field sent as `null` is absent. */
 export type SettleResponse = {

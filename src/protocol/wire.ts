@@ -16,6 +16,9 @@ export const isAtomicAmount = (value: string): boolean => parseAtomicAmount(valu
 /** A whole number above 0 that a double holds exactly. */
 export const isPositiveInteger = (value: number): boolean => Number.isSafeInteger(value) && value > 0;
 
+/** A payment id (payment-identifier, wire.md §7): 16 to 128 characters of `a-z A-Z 0-9 _ -`, the reference's `PAYMENT_ID_PATTERN` and lengths. */
+export const isPaymentIdText = (value: string): boolean => /^[\w-]{16,128}$/.test(value);
+
 export { isCaip2 };
 
 /** A JSON object: not null, not an array. zod's own object test, the one `z.looseObject` applies. */

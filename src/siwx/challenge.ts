@@ -3,6 +3,7 @@
  * (the phishing guard, freshness, nonce), and matched to a chain a wallet can sign a message for.
  */
 import { SignInRefusedError, clip, requestDetails, type SignInRefusal } from "../errors";
+import { problemOfSignInWithXChain, problemOfSignInWithXDeclaration } from "../protocol";
 import { formatMessage, messageProblem, parseTime, type Family, type SignInFields } from "./message";
 
 /** How far the server's clock may be ahead of or behind ours. */
@@ -23,9 +24,15 @@ export interface Declaration {
   readonly chains: readonly SupportedChain[];
 }
 
-const isString = (v: unknown): v is string => typeof v === "string";
-const required = ["domain", "uri", "version", "nonce", "issuedAt"] as const;
-const optional = ["statement", "expirationTime", "notBefore", "requestId"] as const;
+/**
+ * The field a refusal names for the declaration's first problem (the generated validator's sentence,
+ * its path first): `info.resources.1 must be a string` is about `resources`, `supportedChains must be
+ * an array` about `supportedChains`, a declaration or `info` that is no object about `info`.
+ */
+function fieldOf(problem: string): string {
+  const path = problem.split(" ", 1)[0]!.split(".");
+  return path[0] === "supportedChains" ? "supportedChains" : path[0] === "info" && path[1] ? path[1] : "info";
+}
 
 /**
  * The declaration, checked: well formed, for the request's own host and origin, fresh, with a nonce
@@ -35,15 +42,9 @@ export function checkDeclaration(declaration: unknown, request: { url: string; m
   const refuse = (reason: SignInRefusal, why: string): never => {
     throw new SignInRefusedError(`Sign-in refused: ${why}. Nothing was signed or paid.`, { details: { ...requestDetails(request), reason } });
   };
-  const { info, supportedChains } = Object(declaration) as { info?: Record<string, unknown>; supportedChains?: unknown };
-  const missing =
-    !info || typeof info !== "object"
-      ? "info"
-      : (required.find((key) => !isString(info[key])) ??
-        optional.find((key) => info[key] !== undefined && !isString(info[key])) ??
-        (info.resources !== undefined && !(Array.isArray(info.resources) && info.resources.every(isString)) ? "resources" : undefined) ??
-        (Array.isArray(supportedChains) ? undefined : "supportedChains"));
-  if (missing) refuse("malformed", `the sign-in-with-x declaration has no valid ${missing}`);
+  const problem = problemOfSignInWithXDeclaration(declaration);
+  if (problem) refuse("malformed", `the sign-in-with-x declaration has no valid ${fieldOf(problem)}`);
+  const { info, supportedChains } = declaration as { info: unknown; supportedChains: unknown[] };
   const fields = info as unknown as Declaration["info"];
 
   // The phishing guard: a proof for one site is never signed for another. Servers differ on whether
@@ -81,7 +82,8 @@ export function checkDeclaration(declaration: unknown, request: { url: string; m
   const notBefore = time("notBefore");
   if (notBefore !== undefined && notBefore > now + skew) refuse("not_yet_valid", `the challenge is not valid before ${fields.notBefore}`);
 
-  const chains = (supportedChains as unknown[]).filter((c): c is SupportedChain => isString(Object(c).chainId) && isString(Object(c).type));
+  // A malformed entry is dropped, not refused: the others may still do.
+  const chains = supportedChains.filter((c): c is SupportedChain => problemOfSignInWithXChain(c) === undefined);
   return { info: fields, chains };
 }
 

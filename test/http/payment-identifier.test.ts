@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { PaymentIdConflictError, PaymentOutcomeUnknownError, getPaymentReceipt, resendPayment, type AnyX402Error, type PaymentReceipt } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { wrapFetchWithPayment } from "../../src/fetch";
+import { PaymentIdentifierDeclarationSchema, PaymentIdentifierPayloadSchema, problemOf } from "../../src/protocol/schemas";
 import { idempotentSeller } from "../support/idempotent-seller";
 import { useMswServer } from "../support/msw";
 import { PATH, SELLER, TX_HASH, challengeResponse, decodeHeader, payingClient, settlementHeader } from "../support/seller";
@@ -44,6 +45,9 @@ describe.each(wrappers)("$name: the id goes with every payment to a seller that 
       schema: (seller.challenge.extensions as any)["payment-identifier"].schema,
     });
     expect(validatePaymentIdentifierRequirement(payload, required)).toEqual({ valid: true });
+    // The reference's declaration and what x402-pay sends are the shapes the published schemas state.
+    expect(problemOf(PaymentIdentifierDeclarationSchema, (seller.challenge.extensions as any)["payment-identifier"])).toBeUndefined();
+    expect(problemOf(PaymentIdentifierPayloadSchema, payload.extensions["payment-identifier"])).toBeUndefined();
     expect(seller.settlements).toEqual([{ id: payload.extensions["payment-identifier"].info.id, payer: expect.any(String) }]);
   });
 

@@ -10,6 +10,7 @@ import { getBase58Encoder } from "@solana/kit";
 import { createSIWxMessage } from "@x402/extensions/sign-in-with-x";
 import { http, HttpResponse } from "msw";
 import { verifyMessage, type Hex } from "viem";
+import { SignInWithXPayloadSchema, problemOf } from "../../src/protocol/schemas";
 import { account } from "./wallets";
 import { buyer } from "./svm";
 import { TX_HASH, challengeResponse, decodeHeader, seeRequest, settlementHeader, v2Challenge, v2Requirement, verifyPayment, type Seen } from "./seller";
@@ -82,6 +83,9 @@ export async function verifyProof(header: string, expected: { domain: string; or
   } catch {
     return { ok: false, reason: "invalid_siwx_header" };
   }
+  // What x402-pay sends is the shape the schema x402-pay publishes states (wire.md §6.2).
+  const shape = problemOf(SignInWithXPayloadSchema, proof);
+  if (shape) return { ok: false, reason: `invalid_siwx_payload: ${shape}`, proof };
   if (proof.domain !== expected.domain) return { ok: false, reason: "invalid_siwx_domain_mismatch", proof };
   if (new URL(proof.uri).origin !== expected.origin) return { ok: false, reason: "invalid_siwx_uri_mismatch", proof };
   const age = Date.now() - Date.parse(proof.issuedAt);

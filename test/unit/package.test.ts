@@ -64,7 +64,7 @@ import { exactEvm } from "x402-pay/evm";
 import { exactSvm } from "x402-pay/svm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
 import { wrapAxiosWithPayment } from "x402-pay/axios";
-import { PaymentRequiredV2Schema, SettleResponseSchema, type PaymentRequiredV2, type SettleResponse } from "x402-pay/schemas";
+import { PaymentRequiredV2Schema, SettleResponseSchema, SignInWithXPayloadSchema, type PaymentRequiredV2, type SettleResponse, type SignInWithXPayload } from "x402-pay/schemas";
 
 declare const signer: { address: \`0x\${string}\`; signTypedData(request: never): Promise<\`0x\${string}\`> };
 const extension: X402Extension = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
@@ -97,6 +97,10 @@ export function readChallenge(value: unknown): PaymentRequiredV2 | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 export const settled = (s: SettleResponse | undefined): boolean => s?.success === true && SettleResponseSchema.safeParse(s).success;
+export function readProof(value: unknown): SignInWithXPayload | undefined {
+  const parsed = SignInWithXPayloadSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
 
 export function explain(error: unknown): string {
   if (!isX402Error(error)) return "not ours";

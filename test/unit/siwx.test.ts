@@ -227,9 +227,29 @@ describe("refusals before signing", () => {
     expect(refusal(d)).toMatchObject({ code: "SIGN_IN_REFUSED", details: { reason: "malformed" } });
   });
 
+  it.each([
+    ["info", undefined],
+    ["info", "x"],
+    ["info", { supportedChains: [] }],
+    ["info", { info: [], supportedChains: [] }],
+    ["domain", declaration({ domain: 1 })],
+    ["issuedAt", declaration({ issuedAt: null })],
+    ["statement", declaration({ statement: 5 })],
+    ["requestId", declaration({ requestId: null })],
+    ["resources", declaration({ resources: "https://x" })],
+    ["resources", declaration({ resources: ["https://x", 2] })],
+    ["supportedChains", declaration({}, null)],
+    ["supportedChains", declaration({}, { 0: {} })],
+    // The first problem, in the schema's order, is the one named.
+    ["uri", declaration({ uri: 1, nonce: 2 }, null)],
+  ])("names the field the declaration's first problem is in: %s", (field, d) => {
+    expect(refusal(d)?.message).toBe(`Sign-in refused: the sign-in-with-x declaration has no valid ${field}. Nothing was signed or paid.`);
+  });
+
   it("keeps only well-formed supportedChains entries", () => {
-    const checked = checkDeclaration(declaration({}, [{ chainId: "eip155:1", type: "eip191" }, { chainId: 1 }, null, "x"]), request, now);
-    expect(checked.chains).toEqual([{ chainId: "eip155:1", type: "eip191" }]);
+    const kept = { chainId: "eip155:1", type: "eip191", signatureScheme: 7 };
+    const checked = checkDeclaration(declaration({}, [kept, { chainId: 1 }, null, "x", [], { chainId: "eip155:2" }, { type: "eip191" }]), request, now);
+    expect(checked.chains).toEqual([kept]);
   });
 });
 

@@ -13,6 +13,8 @@ import * as z from "zod/mini";
 import { OUTPUT, generateWireValidators } from "../../scripts/gen-wire-validators";
 import * as schemas from "../../src/protocol/schemas";
 import * as generated from "../../src/protocol/validators.generated";
+import { transformSync } from "esbuild";
+import * as wire from "../../src/protocol/wire";
 import { isNonEmpty } from "../../src/protocol/wire";
 import { challenge as hostileChallenge } from "../fuzz/arbitraries";
 import { v1Challenge, v1Requirement, v2Challenge, v2Requirement } from "../support/seller";
@@ -47,6 +49,8 @@ describe("the generated validators are current", () => {
 
   it("one function per exported schema, and no other", () => {
     expect(pairs.map((p) => p.name)).toEqual([
+      "PaymentIdentifierDeclarationSchema",
+      "PaymentIdentifierPayloadSchema",
       "PaymentPayloadV1Schema",
       "PaymentPayloadV2Schema",
       "PaymentRequiredV1Schema",
@@ -55,6 +59,9 @@ describe("the generated validators are current", () => {
       "PaymentRequirementsV2Schema",
       "ResourceInfoSchema",
       "SettleResponseSchema",
+      "SignInWithXChainSchema",
+      "SignInWithXDeclarationSchema",
+      "SignInWithXPayloadSchema",
     ]);
     for (const { name, fn } of pairs) expect(typeof fn, name).toBe("function");
     expect(Object.keys(generated).sort()).toEqual(pairs.map((p) => `problemOf${p.name.slice(0, -"Schema".length)}`).sort());
@@ -71,8 +78,35 @@ function parts(value: unknown): unknown[] {
 const settlement = { success: true, transaction: `0x${"ab".repeat(32)}`, network: "eip155:84532", payer: "0x1" };
 const v2Payload = evmFull.A_paymentPayload as Record<string, unknown>;
 const v1Payload = evmVectors.v1_exact.schemeResult as Record<string, unknown>;
+const siwxInfo = {
+  domain: "api.example.com",
+  uri: "https://api.example.com/x",
+  version: "1",
+  nonce: "a1b2c3d4e5f60718",
+  issuedAt: "2025-02-27T16:00:00.000Z",
+  statement: "Sign in",
+  resources: ["https://api.example.com/x", "ipfs://bafy"],
+};
+const siwxDeclaration = { info: siwxInfo, supportedChains: [{ chainId: "eip155:8453", type: "eip191" }, { chainId: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", type: "ed25519" }] };
+const siwxProof = { ...siwxInfo, address: "0x1", chainId: "eip155:8453", type: "eip191", signatureScheme: "eip191", signature: "0xab" };
+const paymentId = { info: { required: true, id: "pay_0123456789abcdef0123456789abcdef" } };
 /** A valid message of each kind. */
-const bases: Record<string, unknown>[] = [v2Requirement(), v1Requirement(), v2Challenge(), v1Challenge(), settlement, v2Payload, v1Payload, { url: "https://a.example/x" }];
+const bases: Record<string, unknown>[] = [
+  v2Requirement(),
+  v1Requirement(),
+  v2Challenge(),
+  v1Challenge(),
+  settlement,
+  v2Payload,
+  v1Payload,
+  { url: "https://a.example/x" },
+  siwxDeclaration,
+  siwxInfo,
+  siwxProof,
+  { chainId: "eip155:1", type: "eip191", signatureScheme: 5 },
+  paymentId,
+  paymentId.info,
+];
 
 /** Each field value a test in test/unit or test/http refuses (or lets through as a leniency), and a few more. */
 const fieldCases: [string, unknown][] = [
@@ -102,6 +136,26 @@ const fieldCases: [string, unknown][] = [
   ["description", null],
   ["mimeType", 5],
   ["outputSchema", null],
+  // sign-in-with-x and payment-identifier
+  ...[1, undefined, null, ""].map((v): [string, unknown] => ["domain", v]),
+  ...[1, undefined].map((v): [string, unknown] => ["uri", v]),
+  ...[1, undefined].map((v): [string, unknown] => ["version", v]),
+  ...[1, undefined, ""].map((v): [string, unknown] => ["nonce", v]),
+  ...[undefined, 0].map((v): [string, unknown] => ["issuedAt", v]),
+  ...[5, null, ""].map((v): [string, unknown] => ["statement", v]),
+  ...[5, null].map((v): [string, unknown] => ["expirationTime", v]),
+  ...[5, null].map((v): [string, unknown] => ["notBefore", v]),
+  ...[5, null].map((v): [string, unknown] => ["requestId", v]),
+  ...[[1], ["a", 2], "x", [], [null], ["a", "b", ["c"]], {}, null, [undefined]].map((v): [string, unknown] => ["resources", v]),
+  ...[null, undefined, "eip155:1", [], [null, "x"], {}].map((v): [string, unknown] => ["supportedChains", v]),
+  ...[null, [], {}, "x", siwxInfo, { ...siwxInfo, domain: 1 }, { required: "yes" }, { required: false }, { id: "short" }, { id: paymentId.info.id }].map((v): [string, unknown] => ["info", v]),
+  ...[1, undefined, "eip155", "base"].map((v): [string, unknown] => ["chainId", v]),
+  ...["eip1271", undefined, 1, "ed25519"].map((v): [string, unknown] => ["type", v]),
+  ...["eip6492", "eip712", null, 1].map((v): [string, unknown] => ["signatureScheme", v]),
+  ...["", undefined, 1].map((v): [string, unknown] => ["address", v]),
+  ...["", undefined].map((v): [string, unknown] => ["signature", v]),
+  ...["true", undefined, null, false].map((v): [string, unknown] => ["required", v]),
+  ...["short", "pay_0123456789abcdef!", "x".repeat(129), "x".repeat(128), "x".repeat(16), 1234567890123456, undefined].map((v): [string, unknown] => ["id", v]),
 ];
 
 describe("the generated validators say what zod says", () => {
@@ -132,6 +186,17 @@ describe("the generated validators say what zod says", () => {
     expect(checked).toBeGreaterThan(1000);
   });
 
+  it("each malformed field inside the info of a sign-in-with-x or payment-identifier declaration, and inside a supportedChains entry", () => {
+    for (const [field, value] of fieldCases) {
+      const label = `${field}=${String(value)}`;
+      expect(disagreements({ ...siwxDeclaration, info: { ...siwxInfo, [field]: value } }), label).toEqual([]);
+      expect(disagreements({ ...paymentId, info: { ...paymentId.info, [field]: value } }), label).toEqual([]);
+      expect(disagreements({ ...siwxDeclaration, supportedChains: [siwxDeclaration.supportedChains[0], { ...siwxDeclaration.supportedChains[1], [field]: value }] }), label).toEqual([]);
+      const { [field]: _, ...without } = siwxInfo as Record<string, unknown>;
+      expect(disagreements({ ...siwxDeclaration, info: without }), label).toEqual([]);
+    }
+  });
+
   it.each([null, undefined, "exact", 0, true, [], [v2Requirement()], {}, Object.create(null), new Date(0), new Map()])("the value %s", (value) => {
     expect(disagreements(value)).toEqual([]);
   });
@@ -158,6 +223,8 @@ describe("the generated validators say what zod says", () => {
   const fieldValue = fc.oneof(
     fc.constantFrom(undefined, null, "", "0", "1000", "0.01", "eip155:8453", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "base", 0, 1, 2, -0, 1.5, 60, 2 ** 53, NaN),
     fc.constantFrom(true, false, [], {}, { url: "" }, { url: "https://a.example/x" }, [v2Requirement()], v2Requirement(), "https://a.example/x"),
+    fc.constantFrom("eip191", "ed25519", "siws", "pay_0123456789abcdef", siwxInfo, [siwxDeclaration.supportedChains[0]], ["a", "b"]),
+    fc.array(fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.constant(null)), { maxLength: 4 }),
     fc.jsonValue({ maxDepth: 2 }),
     fc.string({ maxLength: 6 }),
     fc.integer(),
@@ -169,7 +236,7 @@ describe("the generated validators say what zod says", () => {
     { arbitrary: fc.string({ maxLength: 4 }), weight: 1 },
   );
   const mutation = fc.record({
-    path: fc.oneof(fc.tuple(fieldName), fc.tuple(fc.constantFrom("accepted", "resource", "extra", "payload", "extensions"), fieldName)),
+    path: fc.oneof(fc.tuple(fieldName), fc.tuple(fc.constantFrom("accepted", "resource", "extra", "payload", "extensions", "info", "resources", "supportedChains"), fieldName)),
     value: fc.option(fieldValue, { nil: undefined, freq: 6 }),
     remove: fc.boolean(),
   });
@@ -219,7 +286,9 @@ describe("the generator refuses what it does not know, naming the schema and the
     ["a strict object", z.strictObject({ a: z.string(message) }, "o"), /XSchema: an object whose unknown fields are checked as never/],
     ["zod's default message", z.looseObject({ a: z.string() }, "o"), /XSchema\.a: a string with zod's default message/],
     ["a message that depends on the issue", z.looseObject({ a: z.string({ error: (issue) => `got ${typeof issue.input}` }) }, "o"), /not one fixed sentence/],
-    ["checked array elements", z.looseObject({ a: z.array(z.string(message), "arr") }, "o"), /XSchema\.a\.\[\]: array elements of type string/],
+    ["array elements of an unknown kind", z.looseObject({ a: z.array(z.union([z.string(message), z.number("n")]), "arr") }, "o"), /XSchema\.a\.\[\]: type union/],
+    ["a refinement inside array elements", z.looseObject({ a: z.array(z.looseObject({ b: z.string(message).check(z.refine((v) => v !== "", "e")) }, "o"), "arr") }, "o"), /XSchema\.a\.\[\]\.b: a refinement by a function not in RULES/],
+    ["checks on an array", z.looseObject({ a: z.array(z.string(message), "arr").check(z.minLength(1, "short")) }, "o"), /XSchema\.a: a array with checks/],
     ["a required unknown field", z.looseObject({ a: z.unknown() }, "o"), /XSchema\.a: a required field that admits undefined/],
     ["a union", z.looseObject({ a: z.union([z.string(message), z.number("n")]) }, "o"), /XSchema\.a: type union/],
     ["a default", z.looseObject({ a: z._default(z.string(message), "x") }, "o"), /XSchema\.a: type default/],
@@ -233,5 +302,40 @@ describe("the generator refuses what it does not know, naming the schema and the
   it("a known refinement and fixed sentences pass", () => {
     const code = generateWireValidators({ XSchema: z.looseObject({ a: z.optional(z.string(message).check(z.refine(isNonEmpty, "must not be empty"))) }, "o") });
     expect(code).toContain(`if (!isNonEmpty(v1)) return "a must not be empty";`);
+  });
+
+  it("arrays of strings and of loose objects: checked element by element, the index in the path, as zod does (generated code run against zod, fast-check)", () => {
+    const m = "must be a string";
+    const schema = z.looseObject(
+      {
+        list: z.array(
+          z.looseObject({ id: z.string(m), tags: z.optional(z.array(z.string(m).check(z.refine(isNonEmpty, "must not be empty")), "must be an array")) }, "must be an object"),
+          "must be an array",
+        ),
+        names: z.optional(z.array(z.nullable(z.string(m)), "must be an array")),
+      },
+      "must be a JSON object",
+    );
+    const code = generateWireValidators({ XSchema: schema });
+    expect(code).toContain(`return "list." + i`);
+    // The generated module, compiled and run with wire.ts's predicates.
+    const js = transformSync(code.replace(/^import .*$/m, ""), { loader: "ts", format: "cjs" }).code;
+    const module = { exports: {} as Record<string, (value: unknown) => string | undefined> };
+    new Function("module", "exports", "isObject", "isNonEmpty", js)(module, module.exports, wire.isObject, wire.isNonEmpty);
+    const fn = module.exports.problemOfX!;
+    expect(fn({ list: [{ id: "a" }, { id: "b", tags: ["x", ""] }] })).toBe("list.1.tags.1 must not be empty");
+    expect(fn({ list: [{ id: "a" }, 5] })).toBe("list.1 must be an object");
+    expect(fn({ list: [], names: ["a", null, 3] })).toBe("names.2 must be a string");
+    const element = fc.oneof(fc.record({ id: fc.oneof(fc.string({ maxLength: 2 }), fc.integer()), tags: fc.option(fc.array(fc.oneof(fc.string({ maxLength: 1 }), fc.constant(null)), { maxLength: 3 }), { nil: undefined }) }, { requiredKeys: [] }), fc.anything({ maxDepth: 1 }));
+    const value = fc.oneof(
+      fc.record({ list: fc.oneof(fc.array(element, { maxLength: 4 }), fc.anything({ maxDepth: 1 })), names: fc.option(fc.oneof(fc.array(fc.oneof(fc.string(), fc.constant(null), fc.integer()), { maxLength: 3 }), fc.anything({ maxDepth: 1 })), { nil: undefined }) }, { requiredKeys: [] }),
+      fc.anything({ maxDepth: 3, withSparseArray: true }),
+    );
+    fc.assert(
+      fc.property(value, (v) => fn(v) === schemas.problemOf(schema, v)),
+      { numRuns: 2_000 },
+    );
+    // A sparse array: its holes are undefined, as zod reads them.
+    expect(fn({ list: [, { id: "a" }] })).toBe(schemas.problemOf(schema, { list: [, { id: "a" }] }));
   });
 });
