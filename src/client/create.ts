@@ -146,16 +146,12 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     };
     for (const invalid of challenge.invalid) reject(invalid, "invalid", invalid.reason);
     const originRefusal = checkOrigin(policy, request);
-    for (const offered of challenge.requirements) {
-      const requirement =
-        offered.caip2 || !Object.hasOwn(v1Networks, offered.network)
-          ? offered
-          : Object.freeze({ ...offered, caip2: v1Networks[offered.network] });
+    for (const requirement of withCaip2(challenge).requirements) {
       if (originRefusal) {
         reject(requirement, "policy", originRefusal);
         continue;
       }
-      const review = refused.find((r) => r.index === offered.index);
+      const review = refused.find((r) => r.index === requirement.index);
       if (review) {
         reject(requirement, review.code, review.reason);
         continue;
@@ -175,11 +171,19 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     return { options: payable, rejected };
   }
 
+  /** The challenge with each v1 network name a scheme knows given its CAIP-2 id (`base-sepolia` → `eip155:84532`). */
+  function withCaip2(challenge: PaymentChallenge): PaymentChallenge {
+    const requirements = challenge.requirements.map((offered) =>
+      offered.caip2 || !Object.hasOwn(v1Networks, offered.network) ? offered : Object.freeze({ ...offered, caip2: v1Networks[offered.network] }),
+    );
+    return { ...challenge, requirements };
+  }
+
   async function review(challenge: PaymentChallenge, request: X402Request) {
     const refused: RequirementReview[] = [];
     for (const extension of serving(challenge)) {
       if (!extension.reviewRequirements) continue;
-      const context = { declaration: challenge.extensions![extension.key], challenge, request, signal: request.signal };
+      const context = { declaration: challenge.extensions![extension.key], challenge: withCaip2(challenge), request, signal: request.signal };
       const found = await call(() => extension.reviewRequirements!(context), `the ${extension.key} extension's review of the requirements`, request);
       if (Array.isArray(found)) refused.push(...found);
     }

@@ -144,9 +144,9 @@ function describe(error: z.core.$ZodError): string {
   return issue ? `${issue.path.join(".") || "value"}: ${issue.message}` : "invalid";
 }
 
+/** base64url without padding → bytes (`atob` reads base64 without its padding: forgiving-base64). */
 function base64UrlToBytes(text: string): Uint8Array {
-  const b64 = text.replace(/-/g, "+").replace(/_/g, "/");
-  return base64ToBytes(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+  return base64ToBytes(text.replace(/-/g, "+").replace(/_/g, "/"));
 }
 
 interface VerifyKey {

@@ -12,7 +12,7 @@ import { createX402Client, getPaymentReceipt } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { offerReceipt, type OfferReceiptOptions } from "../../src/offers";
 import { useMswServer } from "../support/msw";
-import { OTHER_PAY_TO, PATH, SELLER, TX_HASH, USDC_BASE_SEPOLIA, createSeller, settlementHeader, v2Challenge, v2Requirement } from "../support/seller";
+import { OTHER_PAY_TO, PATH, SELLER, TX_HASH, USDC_BASE_SEPOLIA, createSeller, settlementHeader, v1Challenge, v1Requirement, v2Challenge, v2Requirement } from "../support/seller";
 import { countingSigner } from "../support/wallets";
 import { rejection, wrappers } from "../support/wrappers";
 
@@ -146,5 +146,74 @@ describe.each(wrappers)("$name: signed offers and receipts", (wrapper) => {
     const reply = await wrapper.send(client().client, { url });
     expect(reply.status).toBe(200);
     expect(getPaymentReceipt(reply.raw)!.extensions["offer-receipt"]).toMatchObject({ verified: false, reason: expect.stringContaining("malformed") });
+  });
+});
+
+describe("how offers are matched and which one counts", () => {
+  const wrapper = wrappers[0]!;
+
+  it.each([
+    ["network", { network: "eip155:8453" }],
+    ["scheme", { scheme: "upto" }],
+    ["asset", { asset: OTHER_PAY_TO }],
+  ])("an offer for another %s matches no requirement: its entry is dropped", async (_, tamper) => {
+    const req = requirement();
+    server.use(offerSeller([req], [await offerFor(req, 0, { tamper })]).handler);
+    const error = await rejection(wrapper.send(client().client, { url }));
+    expect(error.details.rejected[0]).toMatchObject({ code: "invalid", reason: expect.stringContaining("other terms") });
+  });
+
+  it("acceptIndex picks among requirements with the same terms: the hinted one carries the offer", async () => {
+    // Two entries an offer cannot tell apart (they differ only in maxTimeoutSeconds); the offer names the second.
+    const [first, second] = [requirement({ maxTimeoutSeconds: 60 }), requirement({ maxTimeoutSeconds: 90 })];
+    const seller = offerSeller([first, second], [await offerFor(second, 1)]);
+    server.use(seller.handler);
+    const reply = await wrapper.send(client({ requireSigner: "payTo" }).client, { url });
+    expect(reply.status).toBe(200);
+    expect(seller.payments[0].accepted).toMatchObject({ maxTimeoutSeconds: 90 });
+  });
+
+  it("of two valid offers for one entry, the one from an accepted signer counts, whichever comes first", async () => {
+    const req = requirement();
+    for (const offers of [
+      [await offerFor(req, 0), await offerFor(req, 0, { by: stranger })],
+      [await offerFor(req, 0, { by: stranger }), await offerFor(req, 0)],
+    ]) {
+      server.use(offerSeller([req], offers).handler);
+      expect((await wrapper.send(client({ requireSigner: "payTo" }).client, { url })).status).toBe(200);
+    }
+  });
+
+  it("requireSigner as a list: a listed signer (in any case) is paid, another is refused naming 'an accepted signer'", async () => {
+    const req = requirement();
+    server.use(offerSeller([req], [await offerFor(req, 0, { by: stranger })]).handler);
+    expect((await wrapper.send(client({ requireSigner: [stranger.address.toLowerCase()] }).client, { url })).status).toBe(200);
+    const error = await rejection(wrapper.send(client({ requireSigner: [sellerKey.address] }).client, { url }));
+    expect(error.details.rejected[0]).toMatchObject({ code: "policy", reason: expect.stringContaining("not by an accepted signer") });
+  });
+
+  it("an offer is good until the second of validUntil, and expired the second after; the reason names the time", async () => {
+    const req = requirement();
+    const offer = await offerFor(req, 0);
+    const until = offer.payload.validUntil * 1000;
+    server.use(offerSeller([req], [offer]).handler);
+    expect((await wrapper.send(client({ now: () => until + 999 }).client, { url })).status).toBe(200);
+    const error = await rejection(wrapper.send(client({ now: () => until + 1000 }).client, { url }));
+    expect(error.details.rejected[0].reason).toContain(`expired at ${new Date(until).toISOString()}`);
+  });
+
+  it("a v1 challenge (no resource object) matches offers against the request URL", async () => {
+    const req = v1Requirement({ payTo: sellerKey.address });
+    const offer = await offerFor({ ...req, network: "eip155:84532", amount: req.maxAmountRequired }, 0);
+    const seller = createSeller({ challenge: v1Challenge({ accepts: [req], extensions: { "offer-receipt": { info: { offers: [offer] } } } }) });
+    server.use(seller.handler);
+    expect((await wrapper.send(client({ requireSigner: "payTo" }).client, { url })).status).toBe(200);
+  });
+
+  it("a settlement without a signed receipt adds nothing to the receipt", async () => {
+    const req = requirement();
+    server.use(createSeller({ challenge: v2Challenge({ accepts: [req], extensions: { "offer-receipt": { info: { offers: [] } } } }) }).handler);
+    const reply = await wrapper.send(client().client, { url });
+    expect(getPaymentReceipt(reply.raw)!.extensions).toEqual({});
   });
 });

@@ -120,3 +120,75 @@ describe("JWS offers and receipts", () => {
     }
   });
 });
+
+describe("the edges of what is checked", () => {
+  /** A JWS over `payload` and `header`, signed by a fresh Ed25519 key named by did:key unless the header says otherwise. */
+  async function jws(payload: unknown, header: Record<string, unknown> = {}) {
+    const signer = await jwsSigner("Ed25519", "did:key");
+    const head = base64url(Buffer.from(JSON.stringify({ alg: "EdDSA", kid: signer.kid, ...header })));
+    const body = base64url(Buffer.from(JSON.stringify(payload)));
+    return { format: "jws", signature: `${head}.${body}.${await signer.sign(new TextEncoder().encode(`${head}.${body}`))}` };
+  }
+  const offerPayload = { version: 1, resourceUrl: RESOURCE, ...input, validUntil: 0 };
+
+  it("P-256 did:keys of both point parities verify (the compressed point is decompressed right)", async () => {
+    const parities = new Set<number>();
+    for (let i = 0; i < 40 && parities.size < 2; i++) {
+      const signer = await jwsSigner("P-256", "did:key");
+      const parity = base58ToBytesForTest(signer.kid.slice("did:key:z".length, signer.kid.indexOf("#")))[2]!;
+      const checked = await verifyOffer(await createOfferJWS(RESOURCE, input, signer));
+      expect(checked.ok, `parity prefix ${parity}`).toBe(true);
+      parities.add(parity);
+    }
+    expect([...parities].sort()).toEqual([2, 3]);
+  });
+
+  it("did:keys that are not Ed25519 or P-256 keys of the right length, or not a point, are refused with the reason", async () => {
+    const ed = (await jwsSigner("Ed25519", "did:key")).kid.split("#")[0]!;
+    const edBytes = base58ToBytesForTest(ed.slice("did:key:z".length));
+    const cases: [string, string][] = [
+      [`did:key:z${base58(edBytes.subarray(0, 33))}`, "is not an Ed25519 or P-256 did:key"],
+      [`did:key:z${base58(Uint8Array.from([0xed, 0x00, ...edBytes.subarray(2)]))}`, "is not an Ed25519 or P-256 did:key"],
+      [`did:key:m${ed.slice("did:key:z".length)}`, "is not an Ed25519 or P-256 did:key"],
+      [`did:key:z${base58(Uint8Array.from([0x80, 0x24, 4, ...new Uint8Array(32).fill(1)]))}`, "is not a P-256 point"],
+      // x = 1 is not the x of any P-256 point (1 − 3 + b is no square mod p).
+      [`did:key:z${base58(Uint8Array.from([0x80, 0x24, 2, ...new Uint8Array(31), 1]))}`, "is not a P-256 point"],
+      [`did:jwk:${base64url(Buffer.from(JSON.stringify({ kty: "EC", crv: "secp256k1", x: "AA", y: "AA" })))}`, "key type EC/secp256k1 is not checked"],
+      [`did:jwk:${base64url(Buffer.from(JSON.stringify({ kty: "OKP", crv: "X25519", x: "AA" })))}`, "key type OKP/X25519 is not checked"],
+      ["did:key", "is not a DID"],
+      ["dad:key:z6Mk", "is not a DID"],
+    ];
+    for (const [kid, reason] of cases) {
+      expect(await verifyOffer(await jws(offerPayload, { kid })), kid).toMatchObject({ ok: false, reason: expect.stringContaining(reason) });
+    }
+  });
+
+  it("a JWS without a kid, or whose payload is not an offer, is refused even when its signature holds", async () => {
+    expect(await verifyOffer(await jws(offerPayload, { kid: undefined }))).toMatchObject({ ok: false, reason: "the JWS header names no key (kid)" });
+    expect(await verifyOffer(await jws(offerPayload))).toMatchObject({ ok: true });
+    expect(await verifyOffer(await jws({ ...offerPayload, amount: 5 }))).toMatchObject({ ok: false, reason: "malformed JWS payload (amount: Invalid input)" });
+  });
+
+  it("signatures must be whole: hex of whole bytes, three base64url parts and nothing around them", async () => {
+    const offer = await createOfferEIP712(RESOURCE, input, sign as never);
+    for (const signature of [`${offer.signature}0`, `x${offer.signature}`, `${offer.signature} `]) {
+      expect(await verifyOffer({ ...offer, signature }), signature.slice(0, 8)).toMatchObject({ ok: false, reason: expect.stringContaining("malformed (signature") });
+    }
+    const { signature } = await jws(offerPayload);
+    for (const broken of [`!${signature}`, `${signature}!`]) {
+      expect(await verifyOffer({ format: "jws", signature: broken })).toMatchObject({ ok: false, reason: expect.stringContaining("malformed") });
+    }
+    expect(await verifyOffer({ ...offer, payload: { ...offer.payload, scheme: 1 } })).toMatchObject({ ok: false, reason: expect.stringMatching(/^malformed \(/) });
+    expect(await verifyOffer("offer")).toMatchObject({ ok: false, reason: expect.stringMatching(/^malformed \(value: /) });
+  });
+});
+
+/** Base58 (Bitcoin alphabet) → bytes, written here for the test from the alphabet's definition. */
+function base58ToBytesForTest(text: string): Uint8Array {
+  const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+  let n = 0n;
+  for (const char of text) n = n * 58n + BigInt(alphabet.indexOf(char));
+  const hex = n.toString(16);
+  const bytes = Buffer.from(hex.length % 2 ? `0${hex}` : hex, "hex");
+  return Uint8Array.from([...new Array<number>(/^1*/.exec(text)![0].length).fill(0), ...bytes]);
+}
