@@ -208,6 +208,30 @@ describe("refusals before signing", () => {
     expect(refusal(declaration({ issuedAt: "2025-02-27T17:00:00+01:00" }))).toBeUndefined();
   });
 
+  it("each refusal says what was wrong, in a sentence naming the value", () => {
+    const said = (d: unknown, at = now, req = request) => refusal(d, at, req)!.message;
+    expect(said(declaration({ uri: "https://evil.example/w" }))).toBe(
+      "Sign-in refused: the challenge's uri https://evil.example/w is not on http://127.0.0.1:4021. Nothing was signed or paid.",
+    );
+    expect(said(declaration({ nonce: "x-1234567" }))).toContain("the nonce x-1234567 is not 8 or more letters and digits (EIP-4361)");
+    expect(said(declaration({ issuedAt: "yesterday" }))).toContain("its issuedAt yesterday is not an RFC 3339 date-time");
+    expect(said(declaration(), now - 61_000)).toContain("issued at 2025-02-27T16:00:00.000Z, ahead of this clock by more than 60 s");
+    expect(said(declaration(), now + 361_000)).toContain("more than 5 minutes ago (a stale or replayed 402)");
+    expect(said(declaration({ expirationTime: "2025-02-27T15:58:00.000Z" }))).toContain("the challenge expired at 2025-02-27T15:58:00.000Z");
+    expect(said(declaration({ notBefore: "2025-02-27T16:05:00.000Z" }))).toContain("the challenge is not valid before 2025-02-27T16:05:00.000Z");
+    expect(said({ info: [] })).toContain("the sign-in-with-x declaration has no valid info");
+    // A nonce that only ends in 8 letters and digits is still weak.
+    expect(refusal(declaration({ nonce: "-a1b2c3d4e5" }))).toMatchObject({ details: { reason: "weak_nonce" } });
+    // An expiry exactly at the edge of the skew is still valid.
+    expect(refusal(declaration({ expirationTime: "2025-02-27T15:59:00.000Z" }))).toBeUndefined();
+  });
+
+  it("the default port of http is 80, written or not", () => {
+    const plain = { url: "http://api.example.com/x", method: "GET" };
+    expect(refusal(declaration({ domain: "api.example.com:80", uri: plain.url }), now, plain)).toBeUndefined();
+    expect(refusal(declaration({ domain: "api.example.com:443", uri: plain.url }), now, plain)).toMatchObject({ details: { reason: "domain_mismatch" } });
+  });
+
   it.each([["a1b2c3d"], ["a1b2c3d4-e5f6"], ["a1b2 c3d4e5"], [""]])("refuses the nonce %j (EIP-4361: 8 or more letters and digits)", (nonce) => {
     expect(refusal(declaration({ nonce }))).toMatchObject({ details: { reason: "weak_nonce" } });
   });
