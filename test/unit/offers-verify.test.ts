@@ -133,7 +133,8 @@ describe("the edges of what is checked", () => {
 
   it("P-256 did:keys of both point parities verify (the compressed point is decompressed right)", async () => {
     const parities = new Set<number>();
-    for (let i = 0; i < 40 && parities.size < 2; i++) {
+    // 24 keys: each parity, and each way the square root found can need flipping, all but certainly come up.
+    for (let i = 0; i < 24; i++) {
       const signer = await jwsSigner("P-256", "did:key");
       const parity = base58ToBytesForTest(signer.kid.slice("did:key:z".length, signer.kid.indexOf("#")))[2]!;
       const checked = await verifyOffer(await createOfferJWS(RESOURCE, input, signer));
