@@ -181,9 +181,10 @@ export function createX402Client(options: X402ClientOptions): X402Client {
 
   async function review(challenge: PaymentChallenge, request: X402Request) {
     const refused: RequirementReview[] = [];
+    const translated = withCaip2(challenge);
     for (const extension of serving(challenge)) {
       if (!extension.reviewRequirements) continue;
-      const context = { declaration: challenge.extensions![extension.key], challenge: withCaip2(challenge), request, signal: request.signal };
+      const context = { declaration: challenge.extensions![extension.key], challenge: translated, request, signal: request.signal };
       const found = await call(() => extension.reviewRequirements!(context), `the ${extension.key} extension's review of the requirements`, request);
       if (Array.isArray(found)) refused.push(...found);
     }

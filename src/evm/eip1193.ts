@@ -4,10 +4,9 @@
  * `eth_accounts`. For a dapp that does not otherwise ship viem's WalletClient.
  */
 import { InvalidConfigError } from "../errors";
-import { checksumAddress, utf8 } from "../protocol";
+import { bytesToHex, checksumAddress, utf8 } from "../protocol";
 import type { EvmRequester } from "./chain";
 import { isEvmAddress, normalizeSignature, type EvmMessageSigner, type EvmSigner, type Hex, type TypedDataRequest } from "./signer";
-import { bytesToHex } from "./words";
 
 export interface Eip1193SignerOptions {
   /** Ask the wallet to connect (`eth_requestAccounts`, which may prompt) instead of reading `eth_accounts`. Default false. */

@@ -1,11 +1,10 @@
 /** EVM `exact`: EIP-3009 `transferWithAuthorization` (protocol v1 and v2) or Permit2 (`assetTransferMethod: "permit2"`, v2). */
 import type { PaymentScheme } from "../client";
-import { checksumAddress, type PaymentRequirement } from "../protocol";
+import { bytesToHex, checksumAddress, type PaymentRequirement } from "../protocol";
 import { EVM_KNOWN_ASSETS, EVM_V1_NETWORKS, toEvmChainId } from "./networks";
 import { EXACT_PERMIT2_PROXY, payWithPermit2, signPermit2 } from "./permit2";
 import { checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "./shared";
 import { normalizeSignature } from "./signer";
-import { bytesToHex } from "./words";
 
 export interface ExactEvmOptions extends EvmSchemeOptions {
   /** Network patterns served. Default `["eip155:*"]`; v1 names (`base-sepolia`) match by chain id. */

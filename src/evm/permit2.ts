@@ -5,13 +5,12 @@
  */
 import type { PaymentContext } from "../client";
 import { InvalidConfigError } from "../errors";
-import { PERMIT2_ADDRESS, checksumAddress, type PaymentRequirement } from "../protocol";
+import { bytesToHex, PERMIT2_ADDRESS, checksumAddress, type PaymentRequirement } from "../protocol";
 import type { Permit2Allowance } from "./sponsor";
 
 export { PERMIT2_ADDRESS };
 import { normalizeSignature, type EvmSigner, type Hex } from "./signer";
 import { toEvmChainId } from "./networks";
-import { bytesToHex } from "./words";
 
 /** The x402 proxies Permit2 lets spend: `exact` and `upto` (same address on every chain). */
 export const EXACT_PERMIT2_PROXY = "0x402085c248EeA27D92E8b30b2C58ed07f9E20001";

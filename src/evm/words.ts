@@ -1,17 +1,10 @@
 /**
- * The few EVM encodings the schemes need: hex bytes and calls to fixed ERC-20 functions, written out
+ * The few EVM encodings the schemes need: calls to fixed ERC-20 functions, written out
  * rather than taken from viem's barrels: importing any viem barrel makes esbuild wrap every viem
- * module it reaches in lazy initialisers, about 1 KB gzipped in a browser bundle. EIP-55 checksums
+ * module it reaches in lazy initialisers, about 1 KB gzipped in a browser bundle. EIP-55 checksums and hex bytes
  * live in src/protocol (shared with sign-in-with-x), on the keccak viem itself uses (`@noble/hashes`).
  */
 import type { Hex } from "./signer";
-
-/** `0x` and two lower-case hex digits per byte. */
-export function bytesToHex(bytes: Uint8Array): Hex {
-  let hex = "0x";
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
-  return hex as Hex;
-}
 
 /** Calldata for one of the fixed-arity ERC-20 functions the Permit2 approval paths call. */
 export function erc20Call(selector: ERC20Selector, args: readonly (Hex | bigint)[]): Hex {

@@ -7,7 +7,7 @@
  */
 import { recoverTypedDataAddress } from "viem/utils";
 import * as z from "zod/mini";
-import { base58ToBytes, base64ToBytes, utf8 } from "../protocol";
+import { base58ToBytes, base64ToBytes, bytesToBase64, bytesToHex, powerMod, utf8 } from "../protocol";
 
 export const OFFER_RECEIPT = "offer-receipt";
 
@@ -189,9 +189,7 @@ async function importDidKey(kid: string, alg: unknown): Promise<Checked<VerifyKe
 }
 
 function bytesToBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return bytesToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 // P-256: y² = x³ − 3x + b over p, where p ≡ 3 (mod 4), so a square root is a power (p + 1) / 4.
@@ -201,9 +199,9 @@ const P256_B = 0x5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604
 function decompressP256(compressed: Uint8Array): { x: Uint8Array; y: Uint8Array } | undefined {
   if (compressed.length !== 33 || (compressed[0] !== 2 && compressed[0] !== 3)) return undefined;
   const x = compressed.subarray(1);
-  const xn = BigInt(`0x${[...x].map((b) => b.toString(16).padStart(2, "0")).join("")}`);
+  const xn = BigInt(bytesToHex(x));
   const rhs = mod(xn ** 3n - 3n * xn + P256_B);
-  let y = power(rhs, (P256_P + 1n) / 4n);
+  let y = powerMod(rhs, (P256_P + 1n) / 4n, P256_P);
   if (mod(y * y) !== rhs) return undefined;
   if ((y & 1n) !== BigInt(compressed[0]! & 1)) y = P256_P - y;
   const hex = y.toString(16).padStart(64, "0");
@@ -211,9 +209,3 @@ function decompressP256(compressed: Uint8Array): { x: Uint8Array; y: Uint8Array 
 }
 
 const mod = (n: bigint) => ((n % P256_P) + P256_P) % P256_P;
-
-function power(base: bigint, exponent: bigint): bigint {
-  let result = 1n;
-  for (base = mod(base); exponent > 0n; exponent >>= 1n, base = mod(base * base)) if (exponent & 1n) result = mod(result * base);
-  return result;
-}

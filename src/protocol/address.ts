@@ -18,6 +18,13 @@ export function checksumAddress(address: string): `0x${string}` {
   return out as `0x${string}`;
 }
 
+/** `0x` and two lower-case hex digits per byte. */
+export function bytesToHex(bytes: Uint8Array): `0x${string}` {
+  let hex = "0x";
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  return hex as `0x${string}`;
+}
+
 /** The Bitcoin alphabet, as Solana writes addresses and signatures. */
 export const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 
@@ -29,6 +36,15 @@ export function bytesToBase58(bytes: Uint8Array): string {
   for (; n > 0n; n /= 58n) out = BASE58_ALPHABET[Number(n % 58n)] + out;
   for (let i = 0; i < bytes.length && bytes[i] === 0; i++) out = "1" + out;
   return out;
+}
+
+/** `base` to the power `exponent`, modulo `modulus` (square-and-multiply): curve point checks of Solana addresses and P-256 keys. */
+export function powerMod(base: bigint, exponent: bigint, modulus: bigint): bigint {
+  let result = 1n;
+  for (base = ((base % modulus) + modulus) % modulus; exponent > 0n; exponent >>= 1n, base = (base * base) % modulus) {
+    if (exponent & 1n) result = (result * base) % modulus;
+  }
+  return result;
 }
 
 /** Base58 → bytes (each leading "1" a zero byte), or `undefined` when a character is not base58. */

@@ -1,5 +1,6 @@
 /** Wire facts of the extensions x402-pay serves itself: payment-identifier and builder-code. */
 import { problemOfPaymentIdentifierPayload } from "./validators.generated";
+import { bytesToHex } from "./address";
 import { isPaymentIdText } from "./wire";
 
 /** payment-identifier (wire.md §7): an idempotency key in the v2 PaymentPayload's `extensions[key].info.id`. */
@@ -12,7 +13,7 @@ export const isPaymentId = (value: unknown): value is string => typeof value ===
  * A fresh id in the reference's format: `pay_` and 32 hex digits. From `getRandomValues`, which pages
  * served without TLS have too (`randomUUID` is missing there); 128 random bits against its 122.
  */
-export const generatePaymentId = (): string => `pay_${Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("")}`;
+export const generatePaymentId = (): string => `pay_${bytesToHex(crypto.getRandomValues(new Uint8Array(16))).slice(2)}`;
 
 /** The payment id a PaymentPayload carries, if any: only one sent with it can be resent without risk of a conflict. */
 export function paymentIdOf(payload: unknown): string | undefined {

@@ -3,7 +3,7 @@
  * (`getAddressEncoder`, `isAddress`, `getProgramDerivedAddress`), which would add 1.6 KB gzipped
  * to a browser bundle for four small functions. Tests compare both on random inputs.
  */
-import { base58ToBytes, utf8 } from "../protocol";
+import { base58ToBytes, powerMod, utf8 } from "../protocol";
 
 /** Joins byte arrays (or arrays of byte values) into one. */
 export function concatBytes(parts: (Uint8Array | number[])[]): Uint8Array<ArrayBuffer> {
@@ -27,11 +27,8 @@ export const isSolanaAddress = (value: unknown): value is string => addressToByt
 export const P = (1n << 255n) - 19n;
 export const D = 37095705934669439343138083508754565189542113879843219016388785533085940283555n;
 
-export function power(base: bigint, exponent: bigint): bigint {
-  let result = 1n;
-  for (base %= P; exponent > 0n; exponent >>= 1n, base = (base * base) % P) if (exponent & 1n) result = (result * base) % P;
-  return result;
-}
+/** `base` to the power `exponent`, modulo p. */
+export const power = (base: bigint, exponent: bigint): bigint => powerMod(base, exponent, P);
 
 /**
  * Would these 32 bytes decompress to an ed25519 point (as the runtime's `create_program_address`

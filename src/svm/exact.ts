@@ -2,7 +2,7 @@
 import type { TransactionSigner } from "@solana/kit";
 import type { PaymentContext, PaymentScheme } from "../client";
 import { InvalidConfigError, UnpayableRequirementError } from "../errors";
-import { utf8, type PaymentRequirement } from "../protocol";
+import { bytesToHex, utf8, type PaymentRequirement } from "../protocol";
 import { isSolanaAddress as isAddress } from "./address";
 import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "./networks";
 import { checkCluster, clusterMismatch, readRpc, routeRpc, type SolanaRpcOption } from "./endpoints";
@@ -115,7 +115,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
         payTo,
         amount: BigInt(amount),
         // `check` let only a string or nothing through.
-        memo: typeof memo === "string" ? memo : Array.from(randomBytes(16), (b) => b.toString(16).padStart(2, "0")).join(""),
+        memo: typeof memo === "string" ? memo : bytesToHex(randomBytes(16)).slice(2),
         memoRequired: typeof memo === "string",
         blockhash,
         computeUnitLimit,

@@ -2,7 +2,8 @@
 // against viem, which the same bytes must match: viem is the oracle here, not the implementation.
 import { decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, isAddress, maxUint256, toHex } from "viem";
 import { describe, expect, it } from "vitest";
-import { ERC20, MAX_UINT256, bytesToHex, erc20Call } from "../../src/evm/words";
+import { bytesToHex } from "../../src/protocol";
+import { ERC20, MAX_UINT256, erc20Call } from "../../src/evm/words";
 import { checksumAddress } from "../../src/protocol";
 
 const noncesAbi = [
