@@ -244,3 +244,39 @@ describe("EVM signers", () => {
     expect(everything).not.toContain(secret.toUpperCase());
   });
 });
+
+describe("extension steps around the built-in payment-identifier", () => {
+  const paying = (extensions: unknown[]) => createX402Client({ schemes: [exactEvm({ signer: account })], extensions: extensions as never });
+  const declared = { "payment-identifier": { info: { required: false } } };
+
+  it("registering another extension keeps the built-in payment-identifier; only one under its key replaces it", async () => {
+    const other = { key: "something-else", onOutcome: () => undefined };
+    const payment = await paying([other]).createPayment(challengeOf([base], { extensions: declared }), request);
+    expect(payment.payload.extensions).toMatchObject({ "payment-identifier": { info: { required: false, id: expect.stringMatching(/^pay_/) } } });
+    const replaced = await paying([{ key: "payment-identifier" }]).createPayment(challengeOf([base], { extensions: declared }), request);
+    expect(payment.payload.extensions).not.toEqual(replaced.payload.extensions);
+    expect(replaced.payload.extensions).toEqual(declared);
+  });
+
+  it("enrichPayload runs only for declared keys, unless the extension asks for undeclared ones", async () => {
+    const enrich = (key: string, enrichUndeclared?: boolean) => ({ key, enrichUndeclared, enrichPayload: () => ({ info: { mine: true } }) });
+    const payment = await paying([enrich("quiet"), enrich("loud", true)]).createPayment(challengeOf([base]), request);
+    expect(Object.keys(payment.payload.extensions as object)).toEqual(["loud"]);
+  });
+
+  it("a review that returns nothing refuses nothing; one that throws stops the payment, naming its step", async () => {
+    const silent = { key: "offer-receipt", reviewRequirements: () => undefined };
+    const challenge = challengeOf([base], { extensions: { "offer-receipt": {} } });
+    await expect(paying([silent]).createPayment(challenge, request)).resolves.toBeDefined();
+    const throwing = { key: "offer-receipt", reviewRequirements: () => Promise.reject(new Error("boom")) };
+    const error = await paying([throwing]).createPayment(challenge, request).catch((e) => e);
+    expect(error.message).toContain("the offer-receipt extension's review of the requirements");
+  });
+
+  it("describeSettlement: an undefined reading leaves no key at all", async () => {
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })], extensions: [{ key: "k", describeSettlement: () => undefined }] });
+    const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, accepts: [base], extensions: { k: {} } }) });
+    const described = await client.describeSettlement(challenge, request, { success: true });
+    expect(Object.keys(described)).toEqual([]);
+  });
+});
