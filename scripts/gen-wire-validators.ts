@@ -14,6 +14,9 @@
  *                                elements of any construct listed here, checked in order (`resources.1 must be a string`)
  *   looseObject                  fields in shape order; `unknown` catchall (unknown fields kept)
  *   optional, nullable           around any of the above
+ *   union                        of any of the above, each refinement inside it `{ abort: true }`: zod then
+ *                                reports the union's own sentence unless an option accepts (a refinement
+ *                                that does not abort makes zod report that option's issue instead)
  * Every message must be a fixed sentence (a string given to the schema, not zod's default wording),
  * and a refinement's function must be one of the predicates listed in RULES, which the generated
  * code calls by name. Anything else (another type, another def field, a check of another kind, an
@@ -35,6 +38,7 @@ export const RULES: ReadonlyMap<unknown, string> = new Map<unknown, string>([
   [wire.isCaip2, "isCaip2"],
   [wire.isPositiveInteger, "isPositiveInteger"],
   [wire.isPaymentIdText, "isPaymentIdText"],
+  [wire.isBuilderCodeText, "isBuilderCodeText"],
 ]);
 
 /** The `_zod.def` fields each known type may have (fields set to `undefined` do not count). */
@@ -47,11 +51,12 @@ const DEF_FIELDS: Record<string, readonly string[]> = {
   object: ["type", "shape", "catchall", "error"],
   optional: ["type", "innerType"],
   nullable: ["type", "innerType"],
+  union: ["type", "options", "error"],
   unknown: ["type"],
 };
 
 /** The fields of a refinement's definition (`z.refine(fn, "message")`). */
-const CHECK_FIELDS = ["type", "check", "fn", "error"];
+const CHECK_FIELDS = ["type", "check", "fn", "error", "abort"];
 
 interface Def {
   type: string;
@@ -62,6 +67,7 @@ interface Def {
   shape?: Record<string, Schema>;
   catchall?: Schema;
   innerType?: Schema;
+  options?: Schema[];
   [key: string]: unknown;
 }
 interface Schema {
@@ -116,6 +122,8 @@ class Emitter {
   readonly lines: string[] = [];
   private indent = "  ";
   private count = 0;
+  /** How many unions the statements being written are inside. */
+  private unions = 0;
 
   constructor(
     private readonly root: string,
@@ -199,6 +207,27 @@ class Emitter {
         }
         break;
       }
+      case "union": {
+        const options = def.options ?? [];
+        if (options.length === 0) throw new Unsupported(this.where(path), "a union of no option");
+        const message = this.message(def, path);
+        // Each option as a local function giving its first problem: the union fails when every option does.
+        const names = options.map((option) => {
+          const name = `o${++this.count}`;
+          const arg = `v${++this.count}`;
+          this.line(`const ${name} = (${arg}: unknown): string | undefined => {`);
+          this.indent += "  ";
+          this.unions++;
+          this.value(option, arg, path);
+          this.unions--;
+          this.line("return undefined;");
+          this.indent = this.indent.slice(2);
+          this.line("};");
+          return name;
+        });
+        this.line(`if (${names.map((name) => `${name}(${v}) !== undefined`).join(" && ")}) ${fail(message)}`);
+        break;
+      }
       case "unknown":
         throw new Unsupported(this.where(path), "z.unknown() outside an array's elements");
       default:
@@ -209,6 +238,9 @@ class Emitter {
       if (c.check !== "custom") throw new Unsupported(this.where(path), `a ${String(c.check)} check (only z.refine with a predicate of RULES)`);
       for (const [field, value] of Object.entries(c)) {
         if (value !== undefined && !CHECK_FIELDS.includes(field)) throw new Unsupported(this.where(path), `a check with ${field}`);
+      }
+      if (this.unions > 0 && c.abort !== true) {
+        throw new Unsupported(this.where(path), "a refinement inside a union that does not abort (give it { abort: true })");
       }
       const rule = RULES.get(c.fn);
       if (!rule) throw new Unsupported(this.where(path), `a refinement by a function not in RULES: ${String(c.fn).slice(0, 80)}`);

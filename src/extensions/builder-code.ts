@@ -1,6 +1,6 @@
 import type { X402Extension } from "../client";
 import { InvalidConfigError } from "../errors";
-import { BUILDER_CODE, MAX_CLIENT_SERVICE_CODES, MAX_ECHOED_SERVICE_CODES, isBuilderCode } from "../protocol";
+import { BUILDER_CODE, MAX_CLIENT_SERVICE_CODES, MAX_ECHOED_SERVICE_CODES, declaredServiceCodes, isBuilderCode } from "../protocol";
 
 /**
  * builder-code (ERC-8021 attribution): puts the caller's service codes in `extensions["builder-code"].info.s`
@@ -22,11 +22,12 @@ export function builderCode(serviceCodes: string | readonly string[]): X402Exten
     key: BUILDER_CODE,
     enrichUndeclared: true,
     enrichPayload({ declaration }) {
-      const declared: unknown = Object(Object(declaration).info).s;
-      const s = [...new Set([...codes, ...(declared === undefined ? [] : [declared].flat())])];
-      // A seller refuses an `s` longer than the client's and its own reservations together: then the
-      // payment goes without the caller's codes rather than not at all.
-      return codes.length > 0 && s.length <= MAX_ECHOED_SERVICE_CODES ? { info: { s } } : undefined;
+      const declared = declaredServiceCodes(declaration);
+      const s = [...new Set([...codes, ...(declared ?? [])])];
+      // A seller refuses an `s` longer than the client's and its own reservations together, and one
+      // that drops what it declared: past the limit, or beside a declaration that is not well formed
+      // (BuilderCodeSchema), the payment goes without the caller's codes rather than not at all.
+      return codes.length > 0 && declared && s.length <= MAX_ECHOED_SERVICE_CODES ? { info: { s } } : undefined;
     },
   };
 }

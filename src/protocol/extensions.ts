@@ -1,7 +1,7 @@
 /** Wire facts of the extensions x402-pay serves itself: payment-identifier and builder-code. */
-import { problemOfPaymentIdentifierPayload } from "./validators.generated";
+import { problemOfBuilderCode, problemOfPaymentIdentifierPayload } from "./validators.generated";
 import { bytesToHex } from "./address";
-import { isPaymentIdText } from "./wire";
+import { isBuilderCodeText, isPaymentIdText } from "./wire";
 
 /** payment-identifier (wire.md §7): an idempotency key in the v2 PaymentPayload's `extensions[key].info.id`. */
 export const PAYMENT_IDENTIFIER = "payment-identifier";
@@ -25,7 +25,15 @@ export function paymentIdOf(payload: unknown): string | undefined {
 export const BUILDER_CODE = "builder-code";
 
 /** A builder code: 1 to 32 characters of `a-z 0-9 _`. */
-export const isBuilderCode = (value: unknown): value is string => typeof value === "string" && /^[a-z0-9_]{1,32}$/.test(value);
+export const isBuilderCode = (value: unknown): value is string => typeof value === "string" && isBuilderCodeText(value);
+
+/** The service codes of a builder-code declaration (`info.s`, one code or a list; none if not declared), or `undefined` if the declaration is malformed. */
+export function declaredServiceCodes(declaration: unknown): string[] | undefined {
+  if (declaration === undefined) return [];
+  if (problemOfBuilderCode(declaration) !== undefined) return undefined;
+  const { s } = (declaration as { info: { s?: string | string[] } }).info;
+  return s === undefined ? [] : [s].flat();
+}
 
 /** Service codes a client may add (`MAX_CLIENT_SERVICE_CODES`), and how many the payload's `s` may hold in all (client and server reservations). */
 export const MAX_CLIENT_SERVICE_CODES = 5;

@@ -37,6 +37,7 @@ export {
   paymentIdOf,
   BUILDER_CODE,
   isBuilderCode,
+  declaredServiceCodes,
   MAX_CLIENT_SERVICE_CODES,
   MAX_ECHOED_SERVICE_CODES,
 } from "./extensions";

@@ -10,7 +10,7 @@
  * fixed sentence.
  */
 import * as z from "zod/mini";
-import { isAtomicAmount, isCaip2, isNonEmpty, isPaymentIdText, isPositiveInteger, type SETTLEMENT_TEXT_FIELDS } from "./wire";
+import { isAtomicAmount, isBuilderCodeText, isCaip2, isNonEmpty, isPaymentIdText, isPositiveInteger, type SETTLEMENT_TEXT_FIELDS } from "./wire";
 
 // Builders marked free of side effects, so a bundler drops the schemas an app never uses (esbuild
 // does not see zod's own marks across modules).
@@ -189,6 +189,24 @@ export const PaymentIdentifierDeclarationSchema = object({ info: object({ requir
 /** `extensions["payment-identifier"]` of a PaymentPayload: the declaration echoed with `info.id`, 16 to 128 characters of `a-z A-Z 0-9 _ -`. Only the id is read. */
 export const PaymentIdentifierPayloadSchema = object({ info: object({ id: string(isPaymentIdText, "must be 16 to 128 characters of a-z, A-Z, 0-9, _ and -") }) });
 
+// builder-code (ERC-8021 attribution, the reference's BUILDER_CODE_SCHEMA).
+
+/** A builder code. Its refinement aborts, so that inside `s`'s union zod reports the union's sentence, whichever option came closer. */
+const builderCode = /* @__PURE__ */ z.string("must be a string").check(/* @__PURE__ */ z.refine(isBuilderCodeText, { error: "must be 1 to 32 characters of a-z, 0-9 and _", abort: true }));
+
+/**
+ * `extensions["builder-code"]`, of a 402 and of a PaymentPayload alike: `info.a` the app's code (the
+ * server's), `info.w` a wallet's, `info.s` service codes, one or a list. The reference allows at most
+ * 11 codes in `s` and no other field in `info`; this schema checks the codes only, as x402-pay reads them.
+ */
+export const BuilderCodeSchema = object({
+  info: object({
+    a: optional(builderCode),
+    w: optional(builderCode),
+    s: optional(/* @__PURE__ */ z.union([builderCode, /* @__PURE__ */ z.array(builderCode, "must be an array")], "must be a builder code or an array of builder codes")),
+  }),
+});
+
 export type ResourceInfo = z.infer<typeof ResourceInfoSchema>;
 export type PaymentRequirementsV2 = z.infer<typeof PaymentRequirementsV2Schema>;
 export type PaymentRequirementsV1 = z.infer<typeof PaymentRequirementsV1Schema>;
@@ -201,6 +219,7 @@ export type SignInWithXDeclaration = z.infer<typeof SignInWithXDeclarationSchema
 export type SignInWithXPayload = z.infer<typeof SignInWithXPayloadSchema>;
 export type PaymentIdentifierDeclaration = z.infer<typeof PaymentIdentifierDeclarationSchema>;
 export type PaymentIdentifierPayload = z.infer<typeof PaymentIdentifierPayloadSchema>;
+export type BuilderCode = z.infer<typeof BuilderCodeSchema>;
 type SettleResponseWire = z.infer<typeof SettleResponseSchema>;
 /** A settlement as `decodeSettlement` returns it: a text field sent as `null` is absent. */
 export type SettleResponse = {

@@ -19,6 +19,9 @@ export const isPositiveInteger = (value: number): boolean => Number.isSafeIntege
 /** A payment id (payment-identifier, wire.md §7): 16 to 128 characters of `a-z A-Z 0-9 _ -`, the reference's `PAYMENT_ID_PATTERN` and lengths. */
 export const isPaymentIdText = (value: string): boolean => /^[\w-]{16,128}$/.test(value);
 
+/** A builder code (builder-code, ERC-8021): 1 to 32 characters of `a-z 0-9 _`, the reference's `BUILDER_CODE_PATTERN`. */
+export const isBuilderCodeText = (value: string): boolean => /^[a-z0-9_]{1,32}$/.test(value);
+
 export { isCaip2 };
 
 /** A JSON object: not null, not an array. zod's own object test, the one `z.looseObject` applies. */

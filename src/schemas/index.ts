@@ -22,6 +22,7 @@ export {
   SignInWithXPayloadSchema,
   PaymentIdentifierDeclarationSchema,
   PaymentIdentifierPayloadSchema,
+  BuilderCodeSchema,
   type ResourceInfo,
   type PaymentRequirementsV1,
   type PaymentRequirementsV2,
@@ -35,4 +36,5 @@ export {
   type SignInWithXPayload,
   type PaymentIdentifierDeclaration,
   type PaymentIdentifierPayload,
+  type BuilderCode,
 } from "../protocol/schemas";

@@ -72,6 +72,18 @@ describe("builder-code", () => {
     expect(payload.extensions["builder-code"].info).toEqual({ a: "bc_weather", s: ["bc_agent", "bc_server_sdk"] });
   });
 
+  it.each([
+    { s: [7, "bc_server"] },
+    { s: { bc_server: true } },
+    { s: ["BC_Server"] },
+    { s: "bc-server" },
+  ])("a declaration whose s is malformed (%o) goes back exactly as declared, without our codes (mixing ours into it would change what the seller checks)", async (info) => {
+    const declaration = { info: { a: "bc_weather", ...info } };
+    const payload = await payloadFor({ "builder-code": declaration }, ["bc_agent"]);
+    expect(payload.extensions["builder-code"]).toEqual(declaration);
+    expect(referenceServer.validateExtensions(paymentRequired({ "builder-code": declaration }) as never, payload as never)).toEqual({ valid: true });
+  });
+
   it("not declared: our codes alone, and never an app code (the reference seller takes it)", async () => {
     const payload = await payloadFor(undefined, ["bc_agent", "bc_mcp"]);
     expect(payload.extensions).toEqual({ "builder-code": { info: { s: ["bc_agent", "bc_mcp"] } } });

@@ -49,6 +49,7 @@ describe("the generated validators are current", () => {
 
   it("one function per exported schema, and no other", () => {
     expect(pairs.map((p) => p.name)).toEqual([
+      "BuilderCodeSchema",
       "PaymentIdentifierDeclarationSchema",
       "PaymentIdentifierPayloadSchema",
       "PaymentPayloadV1Schema",
@@ -90,6 +91,7 @@ const siwxInfo = {
 const siwxDeclaration = { info: siwxInfo, supportedChains: [{ chainId: "eip155:8453", type: "eip191" }, { chainId: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", type: "ed25519" }] };
 const siwxProof = { ...siwxInfo, address: "0x1", chainId: "eip155:8453", type: "eip191", signatureScheme: "eip191", signature: "0xab" };
 const paymentId = { info: { required: true, id: "pay_0123456789abcdef0123456789abcdef" } };
+const builderCode = { info: { a: "my_app", s: ["svc_1", "svc2"] } };
 /** A valid message of each kind. */
 const bases: Record<string, unknown>[] = [
   v2Requirement(),
@@ -106,6 +108,9 @@ const bases: Record<string, unknown>[] = [
   { chainId: "eip155:1", type: "eip191", signatureScheme: 5 },
   paymentId,
   paymentId.info,
+  builderCode,
+  builderCode.info,
+  { info: { s: "one" } },
 ];
 
 /** Each field value a test in test/unit or test/http refuses (or lets through as a leniency), and a few more. */
@@ -155,6 +160,9 @@ const fieldCases: [string, unknown][] = [
   ...["", undefined, 1].map((v): [string, unknown] => ["address", v]),
   ...["", undefined].map((v): [string, unknown] => ["signature", v]),
   ...["true", undefined, null, false].map((v): [string, unknown] => ["required", v]),
+  ...["my_app", "", "My_App", "a-b", "x".repeat(32), "x".repeat(33), 5, null].map((v): [string, unknown] => ["a", v]),
+  ...["wallet", "W", 1].map((v): [string, unknown] => ["w", v]),
+  ...["svc", "SVC", "", [], ["a", "b"], ["a", "B"], ["a", 1], [1], [null], "x".repeat(33), ["x".repeat(33)], 7, null, {}, [["a"]]].map((v): [string, unknown] => ["s", v]),
   ...["short", "pay_0123456789abcdef!", "x".repeat(129), "x".repeat(128), "x".repeat(16), 1234567890123456, undefined].map((v): [string, unknown] => ["id", v]),
 ];
 
@@ -186,11 +194,12 @@ describe("the generated validators say what zod says", () => {
     expect(checked).toBeGreaterThan(1000);
   });
 
-  it("each malformed field inside the info of a sign-in-with-x or payment-identifier declaration, and inside a supportedChains entry", () => {
+  it("each malformed field inside the info of a sign-in-with-x, payment-identifier or builder-code declaration, and inside a supportedChains entry", () => {
     for (const [field, value] of fieldCases) {
       const label = `${field}=${String(value)}`;
       expect(disagreements({ ...siwxDeclaration, info: { ...siwxInfo, [field]: value } }), label).toEqual([]);
       expect(disagreements({ ...paymentId, info: { ...paymentId.info, [field]: value } }), label).toEqual([]);
+      expect(disagreements({ ...builderCode, info: { ...builderCode.info, [field]: value } }), label).toEqual([]);
       expect(disagreements({ ...siwxDeclaration, supportedChains: [siwxDeclaration.supportedChains[0], { ...siwxDeclaration.supportedChains[1], [field]: value }] }), label).toEqual([]);
       const { [field]: _, ...without } = siwxInfo as Record<string, unknown>;
       expect(disagreements({ ...siwxDeclaration, info: without }), label).toEqual([]);
@@ -223,7 +232,7 @@ describe("the generated validators say what zod says", () => {
   const fieldValue = fc.oneof(
     fc.constantFrom(undefined, null, "", "0", "1000", "0.01", "eip155:8453", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "base", 0, 1, 2, -0, 1.5, 60, 2 ** 53, NaN),
     fc.constantFrom(true, false, [], {}, { url: "" }, { url: "https://a.example/x" }, [v2Requirement()], v2Requirement(), "https://a.example/x"),
-    fc.constantFrom("eip191", "ed25519", "siws", "pay_0123456789abcdef", siwxInfo, [siwxDeclaration.supportedChains[0]], ["a", "b"]),
+    fc.constantFrom("eip191", "ed25519", "siws", "pay_0123456789abcdef", siwxInfo, [siwxDeclaration.supportedChains[0]], ["a", "b"], ["a", "B"], "x".repeat(33), "my_app"),
     fc.array(fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.constant(null)), { maxLength: 4 }),
     fc.jsonValue({ maxDepth: 2 }),
     fc.string({ maxLength: 6 }),
@@ -286,15 +295,17 @@ describe("the generator refuses what it does not know, naming the schema and the
     ["a strict object", z.strictObject({ a: z.string(message) }, "o"), /XSchema: an object whose unknown fields are checked as never/],
     ["zod's default message", z.looseObject({ a: z.string() }, "o"), /XSchema\.a: a string with zod's default message/],
     ["a message that depends on the issue", z.looseObject({ a: z.string({ error: (issue) => `got ${typeof issue.input}` }) }, "o"), /not one fixed sentence/],
-    ["array elements of an unknown kind", z.looseObject({ a: z.array(z.union([z.string(message), z.number("n")]), "arr") }, "o"), /XSchema\.a\.\[\]: type union/],
+    ["array elements of an unknown kind", z.looseObject({ a: z.array(z.intersection(z.string(message), z.string(message)), "arr") }, "o"), /XSchema\.a\.\[\]: type intersection/],
     ["a refinement inside array elements", z.looseObject({ a: z.array(z.looseObject({ b: z.string(message).check(z.refine((v) => v !== "", "e")) }, "o"), "arr") }, "o"), /XSchema\.a\.\[\]\.b: a refinement by a function not in RULES/],
     ["checks on an array", z.looseObject({ a: z.array(z.string(message), "arr").check(z.minLength(1, "short")) }, "o"), /XSchema\.a: a array with checks/],
     ["a required unknown field", z.looseObject({ a: z.unknown() }, "o"), /XSchema\.a: a required field that admits undefined/],
-    ["a union", z.looseObject({ a: z.union([z.string(message), z.number("n")]) }, "o"), /XSchema\.a: type union/],
+    ["a union with zod's default message", z.looseObject({ a: z.union([z.string(message), z.number("n")]) }, "o"), /XSchema\.a: a union with zod's default message/],
+    ["a refinement inside a union that does not abort", z.looseObject({ a: z.union([z.string(message).check(z.refine(isNonEmpty, "e")), z.number("n")], "u") }, "o"), /XSchema\.a: a refinement inside a union that does not abort/],
+    ["a refinement inside a union's array that does not abort", z.looseObject({ a: z.union([z.number("n"), z.array(z.string(message).check(z.refine(isNonEmpty, "e")), "arr")], "u") }, "o"), /XSchema\.a\.\[\]: a refinement inside a union that does not abort/],
+    ["a discriminated union", z.looseObject({ a: z.discriminatedUnion("k", [z.looseObject({ k: z.literal("x", "l") }, "o")], "u") }, "o"), /XSchema\.a: a union with (discriminator|unionFallback)/],
     ["a default", z.looseObject({ a: z._default(z.string(message), "x") }, "o"), /XSchema\.a: type default/],
     ["a pipe", z.looseObject({ a: z.pipe(z.string(message), z.transform((v) => v.length)) }, "o"), /XSchema\.a: type pipe/],
     ["a refinement with a path", z.looseObject({ a: z.string(message).check(z.refine(isNonEmpty, { error: "e", path: ["b"] })) }, "o"), /XSchema\.a: a check with path/],
-    ["a refinement that aborts", z.looseObject({ a: z.string(message).check(z.refine(isNonEmpty, { error: "e", abort: true })) }, "o"), /XSchema\.a: a check with abort/],
   ])("%s", (_, schema, error) => {
     expect(() => generateWireValidators({ XSchema: schema })).toThrowError(error);
   });
@@ -337,5 +348,63 @@ describe("the generator refuses what it does not know, naming the schema and the
     );
     // A sparse array: its holes are undefined, as zod reads them.
     expect(fn({ list: [, { id: "a" }] })).toBe(schemas.problemOf(schema, { list: [, { id: "a" }] }));
+  });
+
+  it("unions whose refinements abort: the union's sentence unless an option accepts, nested in arrays and in each other (generated code run against zod, fast-check)", () => {
+    const m = "must be a string";
+    const code = z.string(m).check(z.refine(wire.isBuilderCodeText, { error: "must be a code", abort: true }));
+    const nonEmpty = z.string(m).check(z.refine(isNonEmpty, { error: "must not be empty", abort: true }));
+    const schema = z.looseObject(
+      {
+        s: z.optional(z.union([code, z.array(code, "must be an array")], "must be a code or codes")),
+        list: z.optional(
+          z.array(
+            z.union(
+              [
+                z.looseObject({ id: nonEmpty, n: z.optional(z.number("must be a number")) }, "must be an object"),
+                z.nullable(z.union([z.literal([1, 2], "must be 1 or 2"), z.boolean("must be a boolean")], "inner")),
+              ],
+              "must be an entry",
+            ),
+            "must be an array",
+          ),
+        ),
+        after: z.optional(z.string(m).check(z.refine(isNonEmpty, "must not be empty"))),
+      },
+      "must be a JSON object",
+    );
+    const generatedCode = generateWireValidators({ XSchema: schema });
+    const js = transformSync(generatedCode.replace(/^import .*$/m, ""), { loader: "ts", format: "cjs" }).code;
+    const module = { exports: {} as Record<string, (value: unknown) => string | undefined> };
+    new Function("module", "exports", "isObject", "isNonEmpty", "isBuilderCodeText", js)(module, module.exports, wire.isObject, wire.isNonEmpty, wire.isBuilderCodeText);
+    const fn = module.exports.problemOfX!;
+    expect(fn({ s: "ab" })).toBeUndefined();
+    expect(fn({ s: ["ab", "cd"] })).toBeUndefined();
+    expect(fn({ s: ["ab", "CD"] })).toBe("s must be a code or codes");
+    expect(fn({ s: "AB", after: "" })).toBe("s must be a code or codes");
+    expect(fn({ list: [{ id: "a" }, null, 2, true, { id: "" }] })).toBe("list.4 must be an entry");
+    expect(fn({ list: [3] })).toBe("list.0 must be an entry");
+    expect(fn({ s: [], list: [], after: "" })).toBe("after must not be empty");
+    const entry = fc.oneof(
+      fc.record({ id: fc.oneof(fc.constantFrom("", "a"), fc.integer()), n: fc.option(fc.oneof(fc.integer(), fc.string({ maxLength: 1 })), { nil: undefined }) }, { requiredKeys: [] }),
+      fc.constantFrom(null, undefined, 1, 2, 3, true, "1"),
+      fc.anything({ maxDepth: 1 }),
+    );
+    const codes = fc.oneof(fc.constantFrom("ab", "AB", "", "a_1", "x".repeat(33)), fc.integer(), fc.constant(null));
+    const value = fc.oneof(
+      fc.record(
+        {
+          s: fc.oneof(codes, fc.array(codes, { maxLength: 3 }), fc.anything({ maxDepth: 1 })),
+          list: fc.oneof(fc.array(entry, { maxLength: 4 }), fc.anything({ maxDepth: 1 })),
+          after: fc.oneof(fc.constantFrom("", "x"), fc.anything({ maxDepth: 0 })),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.anything({ maxDepth: 3, withSparseArray: true }),
+    );
+    fc.assert(
+      fc.property(value, (v) => fn(v) === schemas.problemOf(schema, v)),
+      { numRuns: 3_000 },
+    );
   });
 });
