@@ -9,6 +9,7 @@ export default defineConfig({
     svm: "src/svm/index.ts",
     offers: "src/offers/index.ts",
     schemas: "src/schemas/index.ts",
+    file: "src/file/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,
@@ -19,5 +20,5 @@ export default defineConfig({
   clean: true,
   target: "es2022",
   platform: "neutral",
-  external: ["viem", "axios", "@solana/kit"],
+  external: ["viem", "axios", "@solana/kit", /^node:/],
 });
