@@ -4,8 +4,12 @@
 export const utf8 = /* @__PURE__ */ new TextEncoder();
 const base64Shape = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/** Node's Buffer, where there is one: its base64 is several times faster than `atob`/`btoa` by the character. Never imported, so bundles do not carry a polyfill. */
+const NodeBuffer = (globalThis as { Buffer?: { from(data: Uint8Array | string, encoding?: "base64"): Uint8Array & { toString(encoding: "base64"): string } } }).Buffer;
+
 /** Bytes → standard base64 with padding. Shared with the Solana wire transaction. */
 export function bytesToBase64(bytes: Uint8Array): string {
+  if (NodeBuffer) return NodeBuffer.from(bytes).toString("base64");
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -23,6 +27,8 @@ export function encodeBase64Json(value: unknown): string {
   return bytesToBase64(utf8.encode(JSON.stringify(value)));
 }
 
+let decoder: TextDecoder | undefined;
+
 export type DecodeResult = { ok: true; value: unknown } | { ok: false; reason: string };
 
 /**
@@ -38,10 +44,14 @@ export function decodeBase64Json(text: string): DecodeResult {
   // that no padding can complete (4n + 1) is refused by atob.
   while (b64.length % 4 !== 0) b64 += "=";
   try {
-    const bytes = base64ToBytes(b64);
+    // Buffer decodes anything: refuse first what atob refuses (WHATWG forgiving-base64: after one or
+    // two final "=" go, no "=" may remain, nor a length of 4n + 1).
+    const data = b64.replace(/={1,2}$/, "");
+    if (data.includes("=") || data.length % 4 === 1) throw new Error(reason);
+    const bytes = NodeBuffer ? NodeBuffer.from(b64, "base64") : base64ToBytes(b64);
     reason = "does not decode to UTF-8 text";
-    // Made here, not at load: a decoder that cannot be made fails this step, where it is seen.
-    const json = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    // Made at first use, not at load: a decoder that cannot be made fails this step, where it is seen.
+    const json = (decoder ??= new TextDecoder("utf-8", { fatal: true })).decode(bytes);
     reason = "does not decode to JSON";
     return { ok: true, value: JSON.parse(json) };
   } catch {

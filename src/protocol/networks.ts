@@ -16,9 +16,18 @@ export function isCaip2(network: string): boolean {
  * and origins (`https://*.example.com`).
  */
 export function matchesPattern(pattern: string, value: string, star = "."): boolean {
-  const parts = pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${parts.join(`${star}*`)}$`).test(value);
+  const key = `${star} ${pattern}`;
+  let regex = compiled.get(key);
+  if (!regex) {
+    const parts = pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+    // Patterns come from configuration (a few): compiled once each. Bounded all the same.
+    if (compiled.size >= 256) compiled.clear();
+    compiled.set(key, (regex = new RegExp(`^${parts.join(`${star}*`)}$`)));
+  }
+  return regex.test(value);
 }
+
+const compiled = /* @__PURE__ */ new Map<string, RegExp>();
 
 /** How specific a pattern is: exact ids beat wildcards, longer literal text beats shorter. */
 export function patternSpecificity(pattern: string): number {
