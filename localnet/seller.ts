@@ -58,6 +58,8 @@ export const UPTO_MAX_ATOMIC = 10_000n;
  * - `GET /dynamic`  price grows by one atomic unit on every request (1000, 1001, ...), so a paid
  *                   retry never matches the quote it was signed for (the seller answers 402
  *                   "No matching payment requirements")
+ * - `GET /repriced` $0.001 until `POST /repriced/raise` (free) raises it by $0.001 each time: the
+ *                   price a cached quote goes stale on, while a fresh handshake still pays
  * - `GET /redirect` $0.001, answered by its handler with a redirect to `?to=` (default `/free`),
  *                   status `?status=` (301, 302, 303, 307 or 308; default 302). The seller settles
  *                   before the redirect leaves (it settles every handler answer below 400), so
@@ -130,6 +132,7 @@ export async function startSeller({ facilitatorUrl, payTo, permit2 = false, spon
   };
 
   let dynamicQuotes = 0;
+  let repricedSteps = 1;
   const app = express();
   app.use(express.json());
   app.use(
@@ -156,6 +159,11 @@ export async function startSeller({ facilitatorUrl, payTo, permit2 = false, spon
           description: "Price changes on every request",
           mimeType: "application/json",
         },
+        "GET /repriced": {
+          accepts: { scheme: "exact", price: () => `$${(0.001 * repricedSteps).toFixed(6)}`, network: SELLER_NETWORK, payTo },
+          description: "Price raised on request",
+          mimeType: "application/json",
+        },
         "GET /redirect": {
           accepts: { scheme: "exact", price: PRICE, network: SELLER_NETWORK, payTo },
           description: "Redirects once paid",
@@ -175,6 +183,12 @@ export async function startSeller({ facilitatorUrl, payTo, permit2 = false, spon
   });
   app.get("/dynamic", (_req: Request, res: Response) => {
     res.json({ quotes: dynamicQuotes });
+  });
+  app.get("/repriced", (_req: Request, res: Response) => {
+    res.json({ price: repricedSteps * Number(PRICE_ATOMIC) });
+  });
+  app.post("/repriced/raise", (_req: Request, res: Response) => {
+    res.json({ price: ++repricedSteps * Number(PRICE_ATOMIC) });
   });
   app.get("/redirect", (req: Request, res: Response) => {
     const status = Number(req.query.status ?? 302);

@@ -14,7 +14,7 @@ import axios, {
   type InternalAxiosRequestConfig,
 } from "axios";
 import { assertX402Client, type X402Client } from "../client";
-import { REDIRECT_STATUSES, bodySource, browserOrigin, handlePaymentRequired, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
+import { REDIRECT_STATUSES, bodySource, browserOrigin, handlePaymentRequired, planRequest, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
 import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
 
 declare module "axios" {
@@ -55,14 +55,22 @@ function paying(instance: AxiosInstance, client: X402Client, original: Config["a
       send = getAdapter("fetch", config);
     }
     // A resend goes out only with its signed header (in pay).
-    let first: AxiosResponse | undefined;
+    // With a quote cache: a route quoted before is paid at once (or waits for another request's probe).
+    const route = () => ({ url: new URL(instance.getUri(config), browserOrigin()).href, method: config.method!.toUpperCase(), signal: config.signal as AbortSignal | undefined });
+    const plan = options.resend || !client.quotes ? undefined : await planRequest(client, route(), PAYMENT_HEADERS.some((name) => headerOf(config.headers, name)));
+    const resend = options.resend ?? plan?.prepaid;
     try {
-      first = options.resend ? undefined : await send(config);
-    } catch (error) {
-      if ((error as AxiosError)?.response?.status !== 402) throw error;
-      first = (error as AxiosError).response!;
+      let first: AxiosResponse | undefined;
+      try {
+        first = resend ? undefined : await send(config);
+      } catch (error) {
+        if ((error as AxiosError)?.response?.status !== 402) throw error;
+        first = (error as AxiosError).response!;
+      }
+      return !first || first.status === 402 ? await pay(instance, client, send, config, dispatched, first, { ...options, resend }) : first;
+    } finally {
+      plan?.done();
     }
-    return !first || first.status === 402 ? pay(instance, client, send, config, dispatched, first, options) : first;
   };
   return Object.assign(adapter, { [PAYING]: true as const });
 }

@@ -26,6 +26,7 @@ import {
 import { checkBudgets, reserveBudgets, resolveBudgets, type Budget, type BudgetHold } from "../budget";
 import type { Ledger } from "../ledger";
 import { ledgerRecord } from "./ledger-record";
+import { createQuoteCache, type QuoteCache, type QuoteCacheOptions } from "./quotes";
 import { checkOptions, checkPaymentId, every, fail, is, nonEmpty } from "./options";
 import { paymentIdentifier } from "./payment-identifier";
 import { checkOrigin, checkRequirement, resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
@@ -58,6 +59,12 @@ export interface X402ClientOptions {
   budget?: Budget | readonly Budget[] | undefined;
   /** Where every outcome is recorded once, before the call returns: `memoryLedger()`, `fileLedger(path)` (`x402-pay/file`), `redisLedger` (`x402-pay/redis`). */
   ledger?: Ledger | undefined;
+  /**
+   * Remember each route's 402 (origin, method, path and query) and pay the next request to it at once:
+   * one round trip instead of two. Off by default: it pays before the server asks. `true`, or
+   * `{ ttlSeconds, maxEntries }` (300 s, 1000 routes).
+   */
+  quoteCache?: boolean | QuoteCacheOptions | undefined;
   /** Plug-ins for the 402's `extensions` (sign-in instead of paying, payload enrichment, outcome observers). */
   extensions?: readonly X402Extension[] | undefined;
   /** Picks among the payable options (already filtered by schemes and policy, in server order). */
@@ -88,6 +95,8 @@ export interface X402Client {
   readonly schemes: readonly PaymentScheme[];
   readonly policy: ResolvedPolicy;
   readonly extensions: readonly X402Extension[];
+  /** The quote cache, when `quoteCache` is on. */
+  readonly quotes: QuoteCache | undefined;
   /**
    * Every requirement of a challenge, each either payable (with its scheme) or rejected (with a reason).
    * `refused`: what extensions' reviews refused (`review`); without it, no extension is asked.
@@ -119,6 +128,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     schemes: every(is((s) => typeof s?.createPayload === "function" && typeof s.check === "function" && Array.isArray(s.networks), "a payment scheme such as exactEvm({ signer })")),
     policy: () => undefined, // resolvePolicy checks it
     budget: () => undefined, // resolveBudgets checks it
+    quoteCache: is((q) => typeof q === "boolean" || (typeof q === "object" && q !== null), "true, false or { ttlSeconds?, maxEntries? }"),
     ledger: is((l) => typeof l?.append === "function" && typeof l.records === "function", "a ledger { append, records }"),
     extensions: every(
       is(
@@ -142,6 +152,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
   const policy = resolvePolicy(options.policy, v1Networks);
   const knownAssets = [...policy.assets, ...schemes.flatMap((s) => s.knownAssets ?? [])];
   const budgets = resolveBudgets(options.budget, fail);
+  const quotes = createQuoteCache(options.quoteCache);
   /** Payments made and not yet reported, by request: what was signed and its budget reservations. */
   const attempts = new WeakMap<X402Request, { payment: PreparedPayment; hold: BudgetHold | undefined }>();
   const declares = (challenge: PaymentChallenge | undefined, key: string) => !!challenge?.extensions && Object.hasOwn(challenge.extensions, key);
@@ -333,7 +344,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     }
   }
 
-  return Object.freeze({ [brand]: true, schemes, policy, extensions, evaluate, review, describeSettlement, beforePayment, createPayment, report });
+  return Object.freeze({ [brand]: true, schemes, policy, extensions, quotes, evaluate, review, describeSettlement, beforePayment, createPayment, report });
 }
 
 /** Throws `InvalidConfigError` unless `client` is one of ours (a reference `x402Client` is told apart). */

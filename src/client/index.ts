@@ -8,6 +8,7 @@ export {
   type PreparedPayment,
   type BeforePaymentResult,
 } from "./create";
+export { createQuoteCache, routeOf, PROBE_WAIT_MS, type QuoteCache, type QuoteCacheOptions } from "./quotes";
 export { checkOptions, checkPaymentId, fail, show } from "./options";
 export { resolvePolicy, type SpendPolicy, type ResolvedPolicy, type AssetCap } from "./policy";
 export type {

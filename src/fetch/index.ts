@@ -1,7 +1,7 @@
 /** `wrapFetchWithPayment`: a fetch with the same signature that pays 402 answers once. */
 import { assertX402Client, type X402Client } from "../client";
-import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
-import { SETTLEMENT_HEADERS } from "../protocol";
+import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, planRequest, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
+import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
 
 type Fetch = typeof globalThis.fetch;
 /** A fetch that pays: `fetch`'s call signature, with x402-pay's options for this request in `init.x402`. */
@@ -24,62 +24,73 @@ type Send = (to: Sent, options?: RequestInit) => Promise<Response>;
 export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFetch {
   assertX402Client(client);
   return async function fetchWithPayment(input, init) {
-    const { paymentId, resend } = readPaymentOptions(init?.x402);
+    const options = readPaymentOptions(init?.x402);
     const streaming = init?.body instanceof ReadableStream && !("duplex" in init);
     const request = new Request(input, streaming ? ({ ...init, duplex: "half" } as RequestInit) : init);
-    const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
-    // x402-pay's options stay here: the fetch below (perhaps another wrapper) never sees them.
-    const base: RequestInit = { ...init, x402: undefined, ...requestOptions(request) } as RequestInit;
-    const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
-    const page = browserOrigin();
-    let state: Sent = { url: request.url, method: request.method, headers: copyHeaders(request.headers), body };
-    let notReplayable: string | undefined;
-    let first: Response | undefined;
-    // A resend goes out only with its signed header (below).
-    if (!resend && page === undefined) {
-      // Redirects are followed here, hop by hop, so the request is known as it was when a 402 came.
-      ({ response: first, sent: state } = await follow(send, state, request.redirect, [], {}));
-    } else if (!resend) {
-      // Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
-      first = await send(state);
-      if (first.status === 402 && first.redirected && first.url) {
-        // The browser followed redirects it does not describe: a GET stays a GET, other methods are unknowable.
-        const hop = redirectHop(state, 307, first.url, [], false);
-        if (state.method !== "GET" && state.method !== "HEAD") {
-          notReplayable = `The ${state.method} request was redirected before the 402 and the browser hides how (a 303 makes it a GET): it cannot be resent exactly.`;
-        }
-        state = { ...state, url: hop.url, headers: copyHeaders(state.headers, hop.dropHeaders) };
-      }
-      // Stryker restore all
+    // With a quote cache: a route quoted before is paid at once (or waits for another request's probe).
+    const plan = options.resend || !client.quotes ? undefined : await planRequest(client, request, PAYMENT_HEADERS.some((name) => request.headers.has(name)));
+    try {
+      return await paying(client, fetchFn, request, init, options.paymentId, options.resend ?? plan?.prepaid);
+    } finally {
+      plan?.done();
     }
-    if (first && first.status !== 402) return first;
-
-    // Settlement headers reported by redirect hops (which the caller never sees), by the answer they led to.
-    const settledOnTheWay = new WeakMap<Response, Record<string, string>>();
-    const transport: Transport<Response> = {
-      request: { url: state.url, method: state.method, signal: request.signal, paymentId },
-      notReplayable,
-      requestHeader: (name) => request.headers.get(name),
-      async resend(extra) {
-        const headers = copyHeaders(state.headers);
-        for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-        const to = { ...state, headers };
-        const hops: Record<string, string> = {};
-        const answer =
-          page === undefined
-            ? (await follow(send, to, request.redirect, Object.keys(extra), hops)).response
-            : await sendFromPage(send, to, page, request, Object.keys(extra));
-        settledOnTheWay.set(answer, hops);
-        return answer;
-      },
-      status: (response) => response.status,
-      redirected: (response) => response.redirected,
-      header: (response, name) => response.headers.get(name) ?? settledOnTheWay.get(response)?.[name] ?? null,
-      body: (response) => response.body,
-      discard,
-    };
-    return first ? handlePaymentRequired(client, transport, first) : resend!(transport);
   };
+}
+
+/** One request through the handshake: `resend` (the caller's, or a cached quote's) goes out paid at once. */
+async function paying(client: X402Client, fetchFn: Fetch, request: Request, init: RequestInit | undefined, paymentId: string | undefined, resend: PaymentRequestOptions["resend"]) {
+  const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
+  // x402-pay's options stay here: the fetch below (perhaps another wrapper) never sees them.
+  const base: RequestInit = { ...init, x402: undefined, ...requestOptions(request) } as RequestInit;
+  const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
+  const page = browserOrigin();
+  let state: Sent = { url: request.url, method: request.method, headers: copyHeaders(request.headers), body };
+  let notReplayable: string | undefined;
+  let first: Response | undefined;
+  // A resend goes out only with its signed header (below).
+  if (!resend && page === undefined) {
+    // Redirects are followed here, hop by hop, so the request is known as it was when a 402 came.
+    ({ response: first, sent: state } = await follow(send, state, request.redirect, [], {}));
+  } else if (!resend) {
+    // Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
+    first = await send(state);
+    if (first.status === 402 && first.redirected && first.url) {
+      // The browser followed redirects it does not describe: a GET stays a GET, other methods are unknowable.
+      const hop = redirectHop(state, 307, first.url, [], false);
+      if (state.method !== "GET" && state.method !== "HEAD") {
+        notReplayable = `The ${state.method} request was redirected before the 402 and the browser hides how (a 303 makes it a GET): it cannot be resent exactly.`;
+      }
+      state = { ...state, url: hop.url, headers: copyHeaders(state.headers, hop.dropHeaders) };
+    }
+    // Stryker restore all
+  }
+  if (first && first.status !== 402) return first;
+
+  // Settlement headers reported by redirect hops (which the caller never sees), by the answer they led to.
+  const settledOnTheWay = new WeakMap<Response, Record<string, string>>();
+  const transport: Transport<Response> = {
+    request: { url: state.url, method: state.method, signal: request.signal, paymentId },
+    notReplayable,
+    requestHeader: (name) => request.headers.get(name),
+    async resend(extra) {
+      const headers = copyHeaders(state.headers);
+      for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+      const to = { ...state, headers };
+      const hops: Record<string, string> = {};
+      const answer =
+        page === undefined
+          ? (await follow(send, to, request.redirect, Object.keys(extra), hops)).response
+          : await sendFromPage(send, to, page, request, Object.keys(extra));
+      settledOnTheWay.set(answer, hops);
+      return answer;
+    },
+    status: (response) => response.status,
+    redirected: (response) => response.redirected,
+    header: (response, name) => response.headers.get(name) ?? settledOnTheWay.get(response)?.[name] ?? null,
+    body: (response) => response.body,
+    discard,
+  };
+  return first ? handlePaymentRequired(client, transport, first) : resend!(transport);
 }
 
 /**

@@ -1,5 +1,5 @@
 /** The 402 state machine, independent of any HTTP library: adapters supply a `Transport`. */
-import { fail, type PaymentReceipt, type PaymentTerms, type PreparedPayment, type X402Client, type X402Request } from "../client";
+import { fail, routeOf, type PaymentReceipt, type PaymentTerms, type PreparedPayment, type X402Client, type X402Request } from "../client";
 import {
   BodyNotReplayableError,
   PaymentAbortedError,
@@ -61,44 +61,95 @@ export interface Transport<R> {
 }
 
 /**
+ * Before a request is first sent, with the client's quote cache: a way to pay at once from the route's
+ * cached quote (run it instead of sending), else `undefined`. Waits while another request probes the
+ * same route. `done` ends this request's probe: call it when the request is over.
+ */
+export async function planRequest(client: X402Client, request: X402Request, carriesPayment: boolean) {
+  const { quotes } = client;
+  let done = () => {};
+  if (!quotes || carriesPayment) return { prepaid: undefined, done };
+  const route = routeOf(request);
+  if (!quotes.lookup(route)) done = await quotes.probe(route, request.signal);
+  const quote = quotes.lookup(route);
+  const prepaid = quote && (<R>(transport: Transport<R>) => handlePaymentRequired(client, transport, undefined, quote));
+  return { prepaid, done };
+}
+
+/**
  * Given a 402 response: read the challenge, let an extension try instead of paying, select, approve
  * and sign a payment, retry once with it, and return the paid response (its receipt recorded) or
- * throw a typed error. Every payment attempt is reported to the client exactly once.
+ * throw a typed error. Every payment attempt is reported to the client exactly once. With `quoted`
+ * (a cached quote) and no response, the request goes out paid at once; if the server answers 402
+ * all the same, nothing was charged, and its new terms are paid the usual way.
  */
-export async function handlePaymentRequired<R>(client: X402Client, transport: Transport<R>, response: R): Promise<R> {
+export async function handlePaymentRequired<R>(client: X402Client, transport: Transport<R>, response: R | undefined, quoted?: PaymentChallenge): Promise<R> {
   const { request } = transport;
   const where = requestDetails(request);
-  const unseen = [response];
-  let challenge: PaymentChallenge | undefined;
+  const route = client.quotes && routeOf(request);
+  const unseen: R[] = response === undefined ? [] : [response];
+  let challenge: PaymentChallenge | undefined = quoted;
+  /** How the request goes on after a quote that could not be used: unpaid, or on the 402 that refused it. */
+  let then: { stale: R } | { unpaid: true } | undefined;
   try {
-    if (PAYMENT_HEADERS.some((name) => transport.requestHeader(name))) {
-      const reason = await serverReason(transport, response);
-      throw new PaymentAlreadyAttemptedError(
-        `The request already carried a payment and the server still answered 402${reason ? ` (${clip(reason)})` : ""}; x402-pay will not sign another.`,
-        { details: { ...where, reason } },
-      );
-    }
-    if (transport.notReplayable) throw new BodyNotReplayableError(transport.notReplayable, { details: where });
-    challenge = await readChallenge(transport, response);
+    if (quoted && transport.notReplayable) then = { unpaid: true };
+    else if (!quoted) {
+      if (PAYMENT_HEADERS.some((name) => transport.requestHeader(name))) {
+        const reason = await serverReason(transport, response!);
+        throw new PaymentAlreadyAttemptedError(
+          `The request already carried a payment and the server still answered 402${reason ? ` (${clip(reason)})` : ""}; x402-pay will not sign another.`,
+          { details: { ...where, reason } },
+        );
+      }
+      if (transport.notReplayable) throw new BodyNotReplayableError(transport.notReplayable, { details: where });
+      challenge = await readChallenge(transport, response!);
+      // A route answered directly, where no extension would try instead of paying (a sign-in), is quoted.
+      const tries = client.extensions.some((e) => e.beforePayment && challenge!.extensions && Object.hasOwn(challenge!.extensions, e.key));
+      if (route && !tries && !transport.redirected(response!)) client.quotes!.learn(route, challenge);
 
-    const instead = await client.beforePayment(challenge, request);
-    if (instead) {
+      const instead = await client.beforePayment(challenge, request);
+      if (instead) {
+        throwIfAborted(request.signal, where);
+        const answer = await transport.resend(instead);
+        if (transport.status(answer) !== 402) return answer;
+        unseen.push(answer);
+        // Still 402: pay, on the server's latest terms if it restated them.
+        challenge = await readChallenge(transport, answer).catch(() => challenge!);
+      }
+    }
+
+    let payment: PreparedPayment | undefined;
+    try {
+      if (!then) payment = await client.createPayment(challenge!, request);
+    } catch (error) {
+      // The cached quote is no longer payable: ask the server again.
+      if (!quoted || !isX402Error(error) || error.code !== "NO_PAYABLE_REQUIREMENT") throw error;
+      client.quotes!.forget(route!);
+      then = { unpaid: true };
+    }
+    if (payment) {
       throwIfAborted(request.signal, where);
-      const answer = await transport.resend(instead);
-      if (transport.status(answer) !== 402) return answer;
-      unseen.push(answer);
-      // Still 402: pay, on the server's latest terms if it restated them.
-      challenge = await readChallenge(transport, answer).catch(() => challenge!);
+      const { paid, resent } = await send(transport, payment, where);
+      if (quoted && transport.status(paid) === 402 && !transport.redirected(paid) && !resent && !readSettlement(transport, paid)?.success) {
+        // The quote went stale (a new price, a new nonce): the server refused it, charging nothing.
+        client.quotes!.forget(route!);
+        const error = new PaymentRejectedError(
+          "The server refused the payment made from the cached quote (402 with new terms): nothing was charged, and its new terms are paid instead.",
+          aboutPayment(payment, where, { reason: "quote_stale", status: 402 }),
+        );
+        await client.report({ settled: false, error, challenge: challenge!, request });
+        then = { stale: paid };
+      } else {
+        const describe = (settlement: SettleResponse) => client.describeSettlement(challenge!, request, settlement);
+        const { receipt, unknown } = await conclude(transport, payment, paid, resent, where, unseen, describe);
+        // Served without a word of settlement: not a route to pay before being asked.
+        if (quoted && !receipt.settled) client.quotes!.forget(route!);
+        await client.report(unknown ? { settled: false, error: unknown, challenge, request } : { settled: true, receipt, challenge: challenge!, request });
+        return paid;
+      }
     }
-
-    const payment = await client.createPayment(challenge, request);
-    throwIfAborted(request.signal, where);
-    const { paid, resent } = await send(transport, payment, where);
-    const describe = (settlement: SettleResponse) => client.describeSettlement(challenge!, request, settlement);
-    const { receipt, unknown } = await conclude(transport, payment, paid, resent, where, unseen, describe);
-    await client.report(unknown ? { settled: false, error: unknown, challenge, request } : { settled: true, receipt, challenge, request });
-    return paid;
   } catch (thrown) {
+    if (route) client.quotes!.forget(route);
     // An abort that surfaced as the HTTP library's own error (during a sign-in retry or a body read).
     const error = !isX402Error(thrown) && request.signal?.aborted ? new PaymentAbortedError("The request was aborted: nothing was paid.", { cause: thrown, details: where }) : thrown;
     if (isX402Error(error)) await client.report({ settled: false, error, challenge, request });
@@ -106,6 +157,16 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
   } finally {
     for (const r of unseen) transport.discard(r);
   }
+  return continued(client, transport, then!);
+}
+
+/**
+ * After a quote that could not be used (outside the attempt that reported it): the 402 that refused
+ * it, paid the usual way; or the request sent unpaid after all, and a 402 to it paid the usual way.
+ */
+async function continued<R>(client: X402Client, transport: Transport<R>, then: { stale: R } | { unpaid: true }): Promise<R> {
+  const answer = "stale" in then ? then.stale : await transport.resend({});
+  return transport.status(answer) === 402 ? handlePaymentRequired(client, transport, answer) : answer;
 }
 
 /** A payment to send once more: a `PaymentOutcomeUnknownError`, or the same fields kept from its `details`. */

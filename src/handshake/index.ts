@@ -1,4 +1,4 @@
-export { handlePaymentRequired, resendPayment, type Transport, type ResendablePayment } from "./handshake";
+export { handlePaymentRequired, planRequest, resendPayment, type Transport, type ResendablePayment } from "./handshake";
 export { readPaymentOptions, type PaymentRequestOptions } from "./options";
 export { getPaymentReceipt } from "./receipts";
 export { readBody, bodySource, BODY_LIMITS } from "./body";

@@ -1,0 +1,151 @@
+/**
+ * The quote cache through both wrappers: a route paid once is paid at once the next time (one round
+ * trip), within policy and budget; a stale quote costs nothing and the new terms are paid; concurrent
+ * first requests share one probe; never across origins, never a route that stopped asking.
+ */
+import { HttpResponse } from "msw";
+import { describe, expect, it } from "vitest";
+import { createX402Client, getPaymentReceipt, memoryBudgetStore, type AnyX402Error, type X402Extension } from "../../src";
+import { createQuoteCache } from "../../src/client";
+import { exactEvm } from "../../src/evm";
+import { useMswServer } from "../support/msw";
+import { OTHER, PATH, SELLER, createSeller, v2Challenge, v2Requirement } from "../support/seller";
+import { countingSigner } from "../support/wallets";
+import { rejection, wrappers } from "../support/wrappers";
+
+const server = useMswServer();
+const url = `${SELLER}${PATH}`;
+
+function quotingClient(options: Record<string, unknown> = {}) {
+  const { calls, signer } = countingSigner();
+  const failed: AnyX402Error[] = [];
+  const client = createX402Client({ schemes: [exactEvm({ signer })], quoteCache: true, onPaymentFailed: (e) => void failed.push(e), ...options });
+  return { client, signs: calls, failed };
+}
+
+/** Whether each request the seller saw carried a payment. */
+const paidFlags = (seller: ReturnType<typeof createSeller>) => seller.requests.map((r) => "payment-signature" in r.headers);
+
+describe.each(wrappers)("$name: the quote cache", (wrapper) => {
+  it("off by default: every paid call asks first (two round trips)", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const client = createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })] });
+    await wrapper.send(client, { url });
+    await wrapper.send(client, { url });
+    expect(paidFlags(seller)).toEqual([false, true, false, true]);
+  });
+
+  it("on: the second call to a route goes out paid at once, one round trip, with its receipt", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const { client, signs } = quotingClient();
+    await wrapper.send(client, { url });
+    const reply = await wrapper.send(client, { url });
+    expect(reply.status).toBe(200);
+    expect(paidFlags(seller)).toEqual([false, true, true]);
+    expect(seller.verdicts.map((v) => v.ok)).toEqual([true, true]);
+    expect(signs.length).toBe(2);
+    expect(getPaymentReceipt(reply.raw)).toMatchObject({ settled: true, amount: "10000" });
+  });
+
+  it("a stale quote (the price changed): refused at no charge, the new terms paid; one settlement; the outcome hooks told", async () => {
+    server.use(createSeller().handler);
+    const store = memoryBudgetStore();
+    const { client, failed } = quotingClient({ budget: { limit: "$1", store } });
+    await wrapper.send(client, { url });
+    const repriced = createSeller({ challenge: v2Challenge({ accepts: [v2Requirement({ amount: "20000" })] }) });
+    server.use(repriced.handler);
+
+    const reply = await wrapper.send(client, { url });
+    expect(reply.status).toBe(200);
+    expect(paidFlags(repriced)).toEqual([true, true]);
+    expect(repriced.verdicts.map((v) => v.ok)).toEqual([false, true]);
+    expect(getPaymentReceipt(reply.raw)).toMatchObject({ amount: "20000", settled: true });
+    expect(failed).toEqual([expect.objectContaining({ code: "PAYMENT_REJECTED", details: expect.objectContaining({ reason: "quote_stale", status: 402 }) })]);
+    // The refused payment's reservation was released: 0.01 then 0.02 spent.
+    expect(await store.usage({ key: "client/life:client", limit: 1, windowMs: undefined })).toEqual({ spent: 30_000, reserved: 0 });
+    // And the new terms are the quote now.
+    await wrapper.send(client, { url });
+    expect(paidFlags(repriced)).toEqual([true, true, true]);
+  });
+
+  it("10 concurrent first requests share one 402 probe", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const { client, signs } = quotingClient();
+    const replies = await Promise.all(Array.from({ length: 10 }, () => wrapper.send(client, { url })));
+    expect(replies.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(paidFlags(seller).filter((paid) => !paid)).toHaveLength(1);
+    expect(signs.length).toBe(10);
+  });
+
+  it("never across origins, nor for another method or query", async () => {
+    const here = createSeller();
+    const there = createSeller({ origin: OTHER, challenge: v2Challenge({ resource: { url: `${OTHER}${PATH}` } }) });
+    server.use(here.handler, there.handler);
+    const { client } = quotingClient();
+    await wrapper.send(client, { url });
+    await wrapper.send(client, { url: `${OTHER}${PATH}` });
+    await wrapper.send(client, { url: `${url}?page=2` });
+    await wrapper.send(client, { url, method: "POST", body: "x" });
+    expect(paidFlags(there)).toEqual([false, true]);
+    expect(paidFlags(here)).toEqual([false, true, false, true, false, true]);
+  });
+
+  it("a route that served a paid request without a settlement report is asked again next time", async () => {
+    let free = false;
+    const seller = createSeller({ intercept: () => (free ? HttpResponse.json({ free: true }) : undefined) });
+    server.use(seller.handler);
+    const { client } = quotingClient();
+    await wrapper.send(client, { url });
+    free = true;
+    expect((await wrapper.send(client, { url })).status).toBe(200);
+    await wrapper.send(client, { url });
+    expect(paidFlags(seller)).toEqual([false, true, true, false]);
+  });
+
+  it("a cached quote still meets the budget: refused before anything is sent", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const { client, signs } = quotingClient({ budget: { limit: "$0.01" } });
+    await wrapper.send(client, { url });
+    expect(await rejection(wrapper.send(client, { url }))).toMatchObject({ code: "BUDGET_EXCEEDED" });
+    expect(seller.requests).toHaveLength(2);
+    expect(signs.length).toBe(1);
+  });
+
+  it("a route whose 402 an extension would answer instead of paying (a sign-in) is never quoted", async () => {
+    const seller = createSeller({ challenge: v2Challenge({ extensions: { "try-first": {} } }) });
+    server.use(seller.handler);
+    const tryFirst: X402Extension = { key: "try-first", beforePayment: () => undefined };
+    const { client } = quotingClient({ extensions: [tryFirst] });
+    await wrapper.send(client, { url });
+    await wrapper.send(client, { url });
+    expect(paidFlags(seller)).toEqual([false, true, false, true]);
+  });
+});
+
+describe("quote cache options and expiry", () => {
+  it.each([{ ttlSeconds: 0 }, { ttlSeconds: 1.5 }, { maxEntries: -1 }, { size: 1 }, "yes"])("%j: INVALID_CONFIG", (quoteCache) => {
+    expect(() => createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], quoteCache: quoteCache as never })).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG" }),
+    );
+  });
+
+  it("a quote lasts ttlSeconds; past maxEntries the least recently used goes", () => {
+    let now = 0;
+    const cache = createQuoteCache({ ttlSeconds: 10, maxEntries: 2 }, () => now)!;
+    const challenge = {} as never;
+    cache.learn("a", challenge);
+    cache.learn("b", challenge);
+    expect(cache.lookup("a")).toBe(challenge); // a is now the most recently used
+    cache.learn("c", challenge);
+    expect([cache.lookup("a"), cache.lookup("b"), cache.lookup("c")]).toEqual([challenge, undefined, challenge]);
+    now = 9_999;
+    expect(cache.lookup("a")).toBe(challenge);
+    now = 10_000;
+    expect(cache.lookup("a")).toBeUndefined();
+    expect(createQuoteCache(false)).toBeUndefined();
+  });
+});
