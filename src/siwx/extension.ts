@@ -7,7 +7,8 @@ import type { X402Extension } from "../client";
 import { InvalidConfigError, SignInRefusedError, requestDetails } from "../errors";
 import { encodeBase64Json } from "../protocol";
 import { checkDeclaration, chooseChain, type SignInWallet } from "./challenge";
-import { memoryStore, paidKey, type SignInStore } from "./store";
+import { isLedger, ledgerStore, memoryStore, paidKey, type SignInStore } from "./store";
+import type { Ledger } from "../ledger";
 import { toEvmMessageSigner, toSolanaMessageSigner, type EvmMessageSignerInput, type SolanaMessageSignerInput } from "./wallets";
 
 /** The extension's key in a 402 and the name of the request header carrying the proof. */
@@ -18,8 +19,8 @@ export interface SignInWithXOptions {
   evm?: EvmMessageSignerInput | undefined;
   /** Signs SIWS messages: a `@solana/kit` message signer, or a wallet-standard wallet with `solana:signMessage`. */
   solana?: SolanaMessageSignerInput | undefined;
-  /** Where the routes each wallet paid for are remembered. Default: this process's memory. */
-  store?: SignInStore | undefined;
+  /** Where the routes each wallet paid for are remembered: a key-value store, or the client's receipts ledger. Default: this process's memory. */
+  store?: SignInStore | Ledger | undefined;
 }
 
 const SIGNATURE_SCHEMES: readonly unknown[] = ["eip191", "eip1271", "eip6492", "siws"];
@@ -38,8 +39,8 @@ export function signInWithX(options: SignInWithXOptions): X402Extension {
   const unknown = Object.keys(options).find((key) => !["evm", "solana", "store"].includes(key));
   if (unknown) throw config(`${unknown} is not an option (options: evm, solana, store).`, `.${unknown}`);
   if (!options.evm && !options.solana) throw config("needs at least one wallet that signs messages: { evm }, { solana }, or both.");
-  const { store = memoryStore() } = options;
-  if (typeof store?.get !== "function" || typeof store.set !== "function") throw config("store must have get(key) and set(key, value).", ".store");
+  const store = isLedger(options.store) ? ledgerStore(options.store) : (options.store ?? memoryStore());
+  if (typeof store?.get !== "function" || typeof store.set !== "function") throw config("store must have get(key) and set(key, value), or be a ledger.", ".store");
   const evm = options.evm && toEvmMessageSigner(options.evm);
   const solana = options.solana && toSolanaMessageSigner(options.solana);
 

@@ -1,4 +1,5 @@
 /** Where sign-in remembers the routes each wallet paid for: a small async key-value store. */
+import type { Ledger } from "../ledger";
 
 /**
  * Any async key-value store: memory by default, or one shared by processes (Redis `GET`/`SET`, a
@@ -30,3 +31,29 @@ export function paidKey(url: string, payer: string): string {
   const { origin, pathname } = new URL(url);
   return `${origin}${pathname} ${/^0x/i.test(payer) ? payer.toLowerCase() : payer}`;
 }
+
+/**
+ * The receipts ledger as sign-in's memory: a route a wallet paid is one with a settled record of that
+ * payer. Read once, at first use; the routes paid after that are remembered as they settle. (Another
+ * process's payments into a shared ledger are seen at the next start: for a fleet, `redisSignInStore`.)
+ */
+export function ledgerStore(ledger: Ledger): SignInStore {
+  const known = memoryStore(Number.MAX_SAFE_INTEGER);
+  let loaded: Promise<unknown> | undefined;
+  const load = async () => {
+    for await (const record of ledger.records()) {
+      if (record.outcome === "settled" && record.payer) await known.set(paidKey(record.url, record.payer), record.network ?? "");
+    }
+  };
+  return {
+    async get(key) {
+      await (loaded ??= load().catch(() => (loaded = undefined)));
+      return known.get(key);
+    },
+    set: (key, value) => known.set(key, value),
+  };
+}
+
+/** Is this a ledger (given as sign-in's store)? */
+export const isLedger = (value: unknown): value is Ledger =>
+  typeof (value as Ledger)?.append === "function" && typeof (value as Ledger).records === "function";

@@ -7,7 +7,7 @@
 import axios from "axios";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { createX402Client, signInWithX, type AnyX402Error, type PaymentReceipt } from "../../src";
+import { createX402Client, memoryLedger, signInWithX, type AnyX402Error, type PaymentReceipt } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { paidKey, memoryStore } from "../../src/siwx";
 import { useMswServer } from "../support/msw";
@@ -58,6 +58,22 @@ describe.each(wrappers)("$name: sign in instead of paying twice", (wrapper) => {
     expect(evm.messages).toHaveLength(1);
     expect(evm.messages[0]).toMatch(/^seller\.example wants you to sign in with your Ethereum account:\n0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266\n\n\nURI: /);
     expect([buyer.settled.length, buyer.failed.length]).toEqual([1, 0]);
+  });
+
+  it("the receipts ledger as sign-in's memory: a client started later, on the same ledger, signs in where the first paid", async () => {
+    const seller = createSiwxSeller();
+    server.use(seller.handler);
+    const ledger = memoryLedger();
+    const clientOn = (evm: ReturnType<typeof countingEvmWallet>) =>
+      createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], ledger, extensions: [signInWithX({ evm: evm.wallet, store: ledger })] });
+    expect((await wrapper.send(clientOn(countingEvmWallet()), { url: seller.url })).status).toBe(200);
+    expect(ledger.list.map((r) => r.outcome)).toEqual(["settled"]);
+
+    const later = countingEvmWallet();
+    const reply = await wrapper.send(clientOn(later), { url: seller.url });
+    expect(JSON.parse(reply.text)).toMatchObject({ signedIn: account.address });
+    expect(seller.counts).toEqual({ payments: 1, signIns: 1 });
+    expect(later.messages).toHaveLength(1);
   });
 
   it("an auth-only route (accepts: []) signs in on the first visit; nothing is paid", async () => {
