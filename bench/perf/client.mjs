@@ -3,13 +3,13 @@
 //   --task burst  --n N: N concurrent GETs at once; prints how many got 200, the wall ms and the peak RSS
 // --side ours | reference pays /evm; --side plain sends unpaid GETs to /plain (cpu only). One JSON line.
 import { parseArgs } from "node:util";
-import { evmFetches } from "./clients.mjs";
+import { evmFetch } from "./clients.mjs";
 
 const { values } = parseArgs({
   options: { side: { type: "string" }, task: { type: "string" }, base: { type: "string" }, n: { type: "string" }, warmup: { type: "string", default: "50" } },
 });
 const n = Number(values.n);
-const [get, path] = values.side === "plain" ? [fetch, "/plain"] : [evmFetches()[values.side], "/evm"];
+const [get, path] = values.side === "plain" ? [fetch, "/plain"] : [await evmFetch(values.side), "/evm"];
 const url = `${values.base}${path}?who=${values.side}-${values.task}`;
 
 /** One GET, its body read (so the connection is free again); its status. */
