@@ -123,6 +123,9 @@ const server = createServer(async (request, response) => {
   if (delayMs > 0 && !request.url.startsWith("/stats")) await new Promise((resolve) => setTimeout(resolve, delayMs));
   response.writeHead(status, { ...headers, "content-length": Buffer.byteLength(body) }).end(body);
 });
+// Node's default 5 s keep-alive closes idle sockets while a busy client may be reusing them ("other
+// side closed"): a thousand concurrent payments on a loaded machine leave sockets idle that long.
+server.keepAliveTimeout = 60_000;
 // A deep accept queue: the concurrency measure opens a thousand connections at once.
 server.listen({ port: 0, host: "127.0.0.1", backlog: 4096 }, () => {
   console.log(JSON.stringify({ port: server.address().port }));
