@@ -11,7 +11,7 @@ import { evmFetch, svmFetch } from "./clients.mjs";
 const quick = process.argv.includes("--quick");
 const rounds = quick
   ? { loopback: 60, latency: 15, svm: 40, cpuSamples: 2, cpuRequests: 150, imports: 5, bursts: 1 }
-  : { loopback: 300, latency: 60, svm: 200, cpuSamples: 5, cpuRequests: 300, imports: 15, bursts: 3 };
+  : { loopback: 300, latency: 60, svm: 200, cpuSamples: 5, cpuRequests: 300, imports: 12, bursts: 3 };
 const BURST = 1000;
 const LATENCY_MS = 20;
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -94,7 +94,7 @@ function printTable() {
   for (const r of rows) console.log(line(r));
 }
 
-const log = (text) => console.error(`[bench] ${text}`);
+const log = (text) => console.error(`[bench ${(performance.now() / 1000).toFixed(0).padStart(3)} s] ${text}`);
 log(`${quick ? "quick" : "full"} run, node ${process.version}`);
 const seller = await startSeller(0);
 const slowSeller = await startSeller(LATENCY_MS);
@@ -196,7 +196,6 @@ try {
         times[name].reference.push(await importMs(reference));
       }
     }
-    console.error(`[bench] viem/accounts alone: ${median(floor).toFixed(1)} ms (median)`);
     for (const [name, [, , goal]] of Object.entries(sets)) {
       const label = `cold import ${name}, median${goal ? ` (viem/accounts alone ${median(floor).toFixed(0)} ms)` : ""}`;
       row(label, median(times[name].ours), median(times[name].reference), { unit: " ms", digits: 1, goal });
@@ -226,6 +225,7 @@ try {
   slowSeller.stop();
 }
 
+log("done");
 printTable();
 if (failures.length > 0) {
   console.error(`\n!!! ${failures.length} CORRECTNESS FAILURE(S): requests not answered as they should be !!!`);
