@@ -1,0 +1,36 @@
+// One client in its own process, so its CPU time and memory are its own (run.mjs starts it).
+//   --task cpu    --n N: N sequential GETs after a warm-up; prints the process's CPU µs per request
+//   --task burst  --n N: N concurrent GETs at once; prints how many got 200, the wall ms and the peak RSS
+// --side ours | reference pays /evm; --side plain sends unpaid GETs to /plain (cpu only). One JSON line.
+import { parseArgs } from "node:util";
+import { evmFetch } from "./clients.mjs";
+
+const { values } = parseArgs({
+  options: { side: { type: "string" }, task: { type: "string" }, base: { type: "string" }, n: { type: "string" }, warmup: { type: "string", default: "50" } },
+});
+const n = Number(values.n);
+const [get, path] = values.side === "plain" ? [fetch, "/plain"] : [await evmFetch(values.side), "/evm"];
+const url = `${values.base}${path}?who=${values.side}-${values.task}`;
+
+/** One GET, its body read (so the connection is free again); its status. */
+async function request() {
+  const response = await get(url);
+  await response.arrayBuffer();
+  return response.status;
+}
+
+let failed = 0;
+if (values.task === "cpu") {
+  for (let i = 0; i < Number(values.warmup); i++) if ((await request()) !== 200) failed++;
+  const before = process.cpuUsage();
+  for (let i = 0; i < n; i++) if ((await request()) !== 200) failed++;
+  const { user, system } = process.cpuUsage(before);
+  console.log(JSON.stringify({ failed, cpuUsPerRequest: (user + system) / n }));
+} else {
+  const start = performance.now();
+  const statuses = await Promise.all(Array.from({ length: n }, () => request().catch((error) => String(error?.cause ?? error))));
+  const wallMs = performance.now() - start;
+  const ok = statuses.filter((status) => status === 200).length;
+  const others = [...new Set(statuses.filter((status) => status !== 200))].slice(0, 3);
+  console.log(JSON.stringify({ ok, failed: n - ok, others, wallMs, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+}

@@ -1,0 +1,49 @@
+// The paying fetches the bench compares, each written as its own README would have a user write it:
+// ours (x402-pay, from this repository's built dist through the package's own exports) and the
+// reference (@x402/fetch with an @x402/core client and the @x402/evm or @x402/svm exact scheme).
+// Each side's modules are imported only when it is asked for, so a process running one side (the
+// CPU and memory measures) carries none of the other's code.
+import { privateKeyToAccount } from "viem/accounts";
+
+// The first public Anvil test key; the seller checks no signature, so no funds are involved.
+const evmAccount = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
+const SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
+
+/** Wraps fetch with our client over `schemes`, or `undefined` when this build has no `quoteCache` option yet. */
+async function oursFetch(schemes, quoteCache) {
+  const [{ createX402Client }, { wrapFetchWithPayment }] = await Promise.all([import("x402-pay"), import("x402-pay/fetch")]);
+  try {
+    return wrapFetchWithPayment(fetch, createX402Client({ schemes, ...(quoteCache && { quoteCache: true }) }));
+  } catch (error) {
+    if (quoteCache && error?.code === "INVALID_CONFIG" && error.details?.option === "quoteCache") return undefined;
+    throw error;
+  }
+}
+
+/** Wraps fetch with the reference client, `scheme` registered for `networks`. */
+async function referenceFetch(networks, scheme) {
+  const { wrapFetchWithPayment, x402Client } = await import("@x402/fetch");
+  return wrapFetchWithPayment(fetch, new x402Client().register(networks, scheme));
+}
+
+/** A fetch that pays EVM exact, `side` "ours" or "reference"; `undefined` for ours with quoteCache where it is missing. */
+export async function evmFetch(side, { quoteCache = false } = {}) {
+  if (side === "ours") {
+    const { exactEvm } = await import("x402-pay/evm");
+    return oursFetch([exactEvm({ signer: evmAccount })], quoteCache);
+  }
+  const { ExactEvmScheme } = await import("@x402/evm/exact/client");
+  return referenceFetch("eip155:*", new ExactEvmScheme(evmAccount));
+}
+
+/** A fetch that pays Solana exact, reading the mint and a blockhash from the RPC at `rpcUrl`. */
+export async function svmFetch(side, rpcUrl) {
+  const { createKeyPairSignerFromPrivateKeyBytes } = await import("@solana/kit");
+  const signer = await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(7));
+  if (side === "ours") {
+    const { exactSvm } = await import("x402-pay/svm");
+    return oursFetch([exactSvm({ signer, rpc: { [SOLANA_DEVNET]: rpcUrl } })], false);
+  }
+  const { ExactSvmScheme } = await import("@x402/svm/exact/client");
+  return referenceFetch("solana:*", new ExactSvmScheme(signer, { rpcUrl }));
+}

@@ -1,0 +1,234 @@
+// Per-request speed, CPU, memory and cold import of x402-pay beside the reference @x402 packages, in
+// one run, reported as ratios ours / reference (README.md here). Run: npm run bench (build dist first:
+// npx tsup). --quick: fewer rounds. Exits 1 only when a request was not answered as it should be.
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { evmFetch, svmFetch } from "./clients.mjs";
+
+const quick = process.argv.includes("--quick");
+const rounds = quick
+  ? { loopback: 60, latency: 15, svm: 40, cpuSamples: 2, cpuRequests: 150, imports: 5, bursts: 1 }
+  : { loopback: 300, latency: 60, svm: 200, cpuSamples: 5, cpuRequests: 300, imports: 12, bursts: 3 };
+const BURST = 1000;
+const LATENCY_MS = 20;
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const here = (file) => fileURLToPath(new URL(file, import.meta.url));
+const run = promisify(execFile);
+
+const failures = [];
+/** Records a request not answered 200: a failure of correctness, not of speed. */
+function expect200(what, status) {
+  if (status !== 200) failures.push(`${what} answered ${status}`);
+}
+
+const sorted = (values) => [...values].sort((a, b) => a - b);
+const quantile = (values, q) => sorted(values)[Math.min(values.length - 1, Math.floor(q * values.length))];
+const median = (values) => quantile(values, 0.5);
+
+/** Starts the stub seller in its own process; its base URL, its stats and a stop. */
+async function startSeller(delayMs) {
+  const child = spawn(process.execPath, [here("seller.mjs"), "--delay-ms", String(delayMs)], { stdio: ["ignore", "pipe", "inherit"] });
+  const [line] = await once(createInterface({ input: child.stdout }), "line");
+  const base = `http://127.0.0.1:${JSON.parse(line).port}`;
+  return { base, stats: async () => (await fetch(`${base}/stats`)).json(), stop: () => child.kill() };
+}
+
+/**
+ * Sequential GETs, one per side each round, the order rotating every round; `warmup` rounds first
+ * are not kept. Each side's request durations in ms.
+ */
+async function sequential(sides, roundCount, warmup) {
+  const names = Object.keys(sides);
+  const times = Object.fromEntries(names.map((name) => [name, []]));
+  for (let round = 0; round < warmup + roundCount; round++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(round + i) % names.length];
+      const start = performance.now();
+      let status;
+      try {
+        const response = await sides[name]();
+        await response.arrayBuffer();
+        status = response.status;
+      } catch (error) {
+        status = `an error: ${error?.message ?? error}`;
+      }
+      if (round >= warmup) times[name].push(performance.now() - start);
+      expect200(name, status);
+    }
+  }
+  return times;
+}
+
+/** Runs client.mjs in a fresh process; its JSON report. */
+async function child(side, task, base, n) {
+  const { stdout } = await run(process.execPath, [here("client.mjs"), "--side", side, "--task", task, "--base", base, "--n", String(n)], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split("\n").at(-1));
+}
+
+/** ms to import `specifiers` together in a fresh node process, from the repository (so x402-pay resolves to its dist). */
+async function importMs(specifiers) {
+  const code = `const t = performance.now(); await Promise.all([${specifiers.map((s) => `import(${JSON.stringify(s)})`)}]); console.log(performance.now() - t);`;
+  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", code], { cwd: root });
+  return Number(stdout);
+}
+
+const rows = [];
+/** A table row; `goal` is the most ours / reference may be, or `{ text, test() }` for one that is no ratio. */
+function row(measure, ours, reference, { unit = "", goal, digits = 2 } = {}) {
+  const ratio = typeof ours === "number" && typeof reference === "number" ? ours / reference : undefined;
+  const show = (value) => (typeof value === "number" ? `${value.toFixed(digits)}${unit}` : (value ?? "-"));
+  let met = "";
+  if (typeof goal === "number") met = ratio === undefined ? "n/a" : ratio <= goal ? "yes" : "NO";
+  else if (goal) met = goal.test() ? "yes" : "NO";
+  rows.push([measure, show(ours), show(reference), ratio === undefined ? "-" : ratio.toFixed(2), typeof goal === "number" ? `<= ${goal}` : (goal?.text ?? "-"), met]);
+}
+
+function printTable() {
+  const header = ["measure", "ours", "reference", "ours/ref", "goal", "met"];
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i].length)));
+  const line = (cells) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
+  console.log(`\n${line(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}`);
+  for (const r of rows) console.log(line(r));
+}
+
+const log = (text) => console.error(`[bench ${(performance.now() / 1000).toFixed(0).padStart(3)} s] ${text}`);
+log(`${quick ? "quick" : "full"} run, node ${process.version}`);
+const seller = await startSeller(0);
+const slowSeller = await startSeller(LATENCY_MS);
+try {
+  // Sequential paid GETs on loopback, with the unpaid GET as the floor.
+  log("sequential EVM GETs on loopback");
+  {
+    const [ours, reference] = await Promise.all([evmFetch("ours"), evmFetch("reference")]);
+    const times = await sequential(
+      {
+        plain: () => fetch(`${seller.base}/plain?who=plain`),
+        ours: () => ours(`${seller.base}/evm?who=ours`),
+        reference: () => reference(`${seller.base}/evm?who=reference`),
+      },
+      rounds.loopback,
+      30,
+    );
+    row(`paid GET, loopback, median (unpaid ${median(times.plain).toFixed(2)} ms)`, median(times.ours), median(times.reference), { unit: " ms" });
+    row(`paid GET, loopback, p90 (unpaid ${quantile(times.plain, 0.9).toFixed(2)} ms)`, quantile(times.ours, 0.9), quantile(times.reference, 0.9), { unit: " ms" });
+  }
+
+  // The same with every answer 20 ms late; the quote cache, where this build has it, saves the 402.
+  log(`sequential EVM GETs, ${LATENCY_MS} ms per answer`);
+  {
+    const [ours, reference, cached] = await Promise.all([evmFetch("ours"), evmFetch("reference"), evmFetch("ours", { quoteCache: true })]);
+    const sides = {
+      plain: () => fetch(`${slowSeller.base}/plain?who=plain`),
+      ours: () => ours(`${slowSeller.base}/evm?who=ours`),
+      reference: () => reference(`${slowSeller.base}/evm?who=reference`),
+      ...(cached && { cached: () => cached(`${slowSeller.base}/evm?who=cached`) }),
+    };
+    const times = await sequential(sides, rounds.latency, 5);
+    const stats = await slowSeller.stats();
+    const trips = (who) => {
+      const { answers, paid } = stats[`/evm?who=${who}`];
+      return answers / paid;
+    };
+    row(`paid GET, +${LATENCY_MS} ms, median (unpaid ${median(times.plain).toFixed(1)} ms)`, median(times.ours), median(times.reference), { unit: " ms", digits: 1 });
+    row(`  answers per paid GET`, trips("ours"), trips("reference"));
+    const repeat = `repeat paid GET, +${LATENCY_MS} ms, quote cache on, median`;
+    if (cached) {
+      row(repeat, median(times.cached), median(times.reference), { unit: " ms", digits: 1, goal: 0.55 });
+      row(`  answers per paid GET, quote cache on`, trips("cached"), trips("reference"));
+    } else {
+      row(repeat, "n/a (quoteCache not available)", median(times.reference), { unit: " ms", digits: 1, goal: 0.55 });
+    }
+  }
+
+  // Solana: the same sequential measure, each side reading the seller's stand-in RPC.
+  log("sequential Solana GETs on loopback");
+  {
+    const rpc = (who) => `${seller.base}/rpc?who=${who}`;
+    const [ours, reference] = await Promise.all([svmFetch("ours", rpc("ours")), svmFetch("reference", rpc("reference"))]);
+    const times = await sequential(
+      { ours: () => ours(`${seller.base}/svm?who=ours`), reference: () => reference(`${seller.base}/svm?who=reference`) },
+      rounds.svm,
+      20,
+    );
+    const stats = await seller.stats();
+    const rpcCalls = (who) => stats[`/rpc?who=${who}`].answers / stats[`/svm?who=${who}`].paid;
+    row("Solana paid GET, loopback, median", median(times.ours), median(times.reference), { unit: " ms" });
+    row("Solana paid GET, loopback, p90", quantile(times.ours, 0.9), quantile(times.reference, 0.9), { unit: " ms" });
+    row("  Solana RPC reads per paid GET", rpcCalls("ours"), rpcCalls("reference"));
+  }
+
+  // Client CPU per paid request: each client alone in its process, the seller in another.
+  log("client CPU per request (a process per sample)");
+  {
+    const cpu = { ours: [], reference: [], plain: [] };
+    const sides = Object.keys(cpu);
+    for (let sample = 0; sample < rounds.cpuSamples; sample++) {
+      for (const side of [...sides.slice(sample % 3), ...sides.slice(0, sample % 3)]) {
+        const report = await child(side, "cpu", seller.base, rounds.cpuRequests);
+        if (report.failed) failures.push(`${side} (CPU run) had ${report.failed} answers not 200`);
+        cpu[side].push(report.cpuUsPerRequest / 1000);
+      }
+    }
+    row(`client CPU per paid GET (unpaid ${median(cpu.plain).toFixed(3)} ms)`, median(cpu.ours), median(cpu.reference), { unit: " ms", digits: 3, goal: 0.9 });
+  }
+
+  // Cold import: a fresh node process per sample, the sides interleaved.
+  log("cold imports (a process per sample)");
+  {
+    // The reference's README imports ExactEvmScheme from @x402/evm; its lighter exact/client entry is shown too.
+    const sets = {
+      "fetch + evm + viem/accounts": [["x402-pay/fetch", "x402-pay/evm", "viem/accounts"], ["@x402/fetch", "@x402/evm", "viem/accounts"], 0.65],
+      "fetch + evm": [["x402-pay/fetch", "x402-pay/evm"], ["@x402/fetch", "@x402/evm"]],
+      "fetch + evm + viem/accounts (ref: @x402/evm/exact/client)": [
+        ["x402-pay/fetch", "x402-pay/evm", "viem/accounts"],
+        ["@x402/fetch", "@x402/evm/exact/client", "viem/accounts"],
+      ],
+    };
+    const floor = [];
+    const times = Object.fromEntries(Object.keys(sets).map((name) => [name, { ours: [], reference: [] }]));
+    for (let sample = 0; sample < rounds.imports; sample++) {
+      floor.push(await importMs(["viem/accounts"]));
+      for (const [name, [ours, reference]] of Object.entries(sets)) {
+        times[name].ours.push(await importMs(ours));
+        times[name].reference.push(await importMs(reference));
+      }
+    }
+    for (const [name, [, , goal]] of Object.entries(sets)) {
+      const label = `cold import ${name}, median${goal ? ` (viem/accounts alone ${median(floor).toFixed(0)} ms)` : ""}`;
+      row(label, median(times[name].ours), median(times[name].reference), { unit: " ms", digits: 1, goal });
+    }
+  }
+
+  // A thousand paid GETs at once, each client in its own process so the peak RSS is its own.
+  log(`${BURST} concurrent paid GETs (a process per sample)`);
+  {
+    const bursts = { ours: [], reference: [] };
+    for (let sample = 0; sample < rounds.bursts; sample++) {
+      for (const side of Object.keys(bursts)) {
+        const report = await child(side, "burst", seller.base, BURST);
+        if (report.failed) failures.push(`${side}: ${report.failed} of ${BURST} concurrent paid GETs not 200 (${report.others.join("; ")})`);
+        bursts[side].push(report);
+      }
+    }
+    const least = (side) => Math.min(...bursts[side].map((report) => report.ok));
+    const all = { text: "all", test: () => least("ours") === BURST && least("reference") === BURST };
+    row(`${BURST} concurrent paid GETs: answered 200 (fewest)`, `${least("ours")}/${BURST}`, `${least("reference")}/${BURST}`, { goal: all });
+    const of = (side, key) => median(bursts[side].map((report) => report[key]));
+    row(`${BURST} concurrent: wall time, median`, of("ours", "wallMs"), of("reference", "wallMs"), { unit: " ms", digits: 0 });
+    row(`${BURST} concurrent: peak RSS, median`, of("ours", "peakRssMb"), of("reference", "peakRssMb"), { unit: " MB", digits: 1, goal: 1.0 });
+  }
+} finally {
+  seller.stop();
+  slowSeller.stop();
+}
+
+log("done");
+printTable();
+if (failures.length > 0) {
+  console.error(`\n!!! ${failures.length} CORRECTNESS FAILURE(S): requests not answered as they should be !!!`);
+  for (const failure of [...new Set(failures)].slice(0, 20)) console.error(`!!! ${failure}`);
+  process.exit(1);
+}
