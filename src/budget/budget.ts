@@ -1,5 +1,5 @@
 /** Cumulative budgets: what a client may spend in all, per window and scope, reserved before signing. */
-import { BudgetExceededError, BudgetUnavailableError, raceAbort, requestDetails, type RequestDetails } from "../errors";
+import { BudgetExceededError, BudgetUnavailableError, PaymentRefusedError, raceAbort, requestDetails, type RequestDetails } from "../errors";
 import { formatUnits, parseUsd, randomId, type KnownAsset, type Money } from "../protocol";
 import { memoryBudgetStore, type BudgetEntry, type BudgetStore } from "./store";
 
@@ -91,7 +91,12 @@ export function valueOf(budget: ResolvedBudget, payment: BudgetPayment, asset: K
     const unit = 10n ** BigInt(asset.decimals);
     return Number((BigInt(payment.amount) * 1_000_000n + unit - 1n) / unit);
   }
-  const told = budget.value?.(payment);
+  let told: unknown;
+  try {
+    told = budget.value?.(payment);
+  } catch {
+    // A value function that throws cannot tell: the payment is refused.
+  }
   const usd = typeof told === "string" ? parseUsd(told) : undefined;
   return usd === undefined ? undefined : toMicro(usd, true);
 }
@@ -141,7 +146,9 @@ export async function reserveBudgets(
   };
   try {
     for (const budget of budgets) {
-      const micro = valueOf(budget, payment, asset)!;
+      const micro = valueOf(budget, payment, asset);
+      // Checked when the requirement was evaluated; a value function may answer otherwise now.
+      if (micro === undefined) throw new PaymentRefusedError(`Budget ${budget.name} cannot value this payment: nothing was signed.`, { details: where });
       const entry: BudgetEntry = { key: `${budget.name}:${scopeOf(budget, request.url, payment.network, payment.payTo)}`, limit: budget.limit, windowMs: budget.windowMs };
       let answer;
       try {

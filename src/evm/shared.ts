@@ -1,5 +1,5 @@
 /** What `exact` and `upto` on EVM share: their options, the clock, and the checks every requirement must pass. */
-import { checksumAddress, type PaymentRequirement } from "../protocol";
+import { checksumAddress, randomBytes as defaultRandomBytes, type PaymentRequirement } from "../protocol";
 import { toEvmChainId } from "./networks";
 import { isEvmAddress, toEvmSigner, type EvmSigner, type EvmSignerInput } from "./signer";
 import type { Permit2Allowance } from "./sponsor";
@@ -29,7 +29,7 @@ const MIN_TIMEOUT_SECONDS = 6;
 export function schemeTools(options: EvmSchemeOptions) {
   const signer: EvmSigner = toEvmSigner(options.signer);
   const now = options.now ?? Date.now;
-  const randomBytes = options.randomBytes ?? ((length: number) => crypto.getRandomValues(new Uint8Array(length)));
+  const randomBytes = options.randomBytes ?? defaultRandomBytes;
   /** `validAfter` back-dated for clock skew; the deadline in BigInt (a timeout near 2^53 would round as a float sum). */
   const window = (requirement: PaymentRequirement) => {
     const seconds = Math.floor(now() / 1000);

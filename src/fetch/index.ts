@@ -1,6 +1,6 @@
 /** `wrapFetchWithPayment`: a fetch with the same signature that pays 402 answers once. */
 import { assertX402Client, type X402Client } from "../client";
-import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, planRequest, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
+import { BODY_LIMITS, REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, planRequest, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
 import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
 
 type Fetch = typeof globalThis.fetch;
@@ -138,10 +138,26 @@ async function sendFromPage(send: Send, to: Sent, page: string, request: Request
 }
 // Stryker restore all
 
-/** Releases the connection of a response the caller never sees (Node keeps it busy until the body is read). */
+/**
+ * Releases the connection of a response the caller never sees (Node keeps it busy until the body is
+ * read). A small body (a 402's JSON) is read to its end, which costs less than cancelling it (undici
+ * aborts with a DOMException and may drop the connection); one that stalls is cancelled after
+ * `BODY_LIMITS.drainMs`. Any other body is cancelled at once.
+ */
 function discard(response: Response): void {
-  if (!response.bodyUsed) response.body?.cancel().catch(() => {});
+  const { body } = response;
+  if (!body || response.bodyUsed || body.locked) return;
+  const length = response.headers.get("content-length");
+  if (length === null || !(Number(length) <= BODY_LIMITS.drainBytes)) return void body.cancel().catch(() => {});
+  const reader = body.getReader();
+  const timer = setTimeout(() => reader.cancel().catch(() => {}), BODY_LIMITS.drainMs);
+  (timer as { unref?: () => void }).unref?.();
+  const drain = (): Promise<void> => reader.read().then(({ done }) => (done ? undefined : drain()));
+  drain()
+    .catch(() => {})
+    .finally(() => clearTimeout(timer));
 }
+
 
 /**
  * Copies headers entry by entry, leaving out `names`. `new Headers(headers)` is not enough where

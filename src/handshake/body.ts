@@ -5,8 +5,8 @@
 import { InvalidChallengeError, isX402Error, raceAbort } from "../errors";
 import { utf8 } from "../protocol";
 
-/** Largest 402 body read (bytes) and longest time spent reading it (ms). */
-export const BODY_LIMITS = { bytes: 1024 * 1024, ms: 10_000 };
+/** Largest 402 body read (bytes) and longest time spent reading it (ms); a body left unread is drained (not cancelled) up to `drainBytes`, for at most `drainMs`. */
+export const BODY_LIMITS = { bytes: 1024 * 1024, ms: 10_000, drainBytes: 16_384, drainMs: 5_000 };
 
 const tooLarge = () => new InvalidChallengeError(`The 402 body is larger than ${BODY_LIMITS.bytes / 1024} KiB.`);
 

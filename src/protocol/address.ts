@@ -8,6 +8,10 @@ import { utf8 } from "./base64";
 /** The EIP-55 form of a 20-byte hex address (the caller has checked its shape). */
 export function checksumAddress(address: string): `0x${string}` {
   const lower = address.slice(2).toLowerCase();
+  // A client pays a few payees in a few tokens: each checksum is hashed once (bounded all the same).
+  const known = checksums.get(lower);
+  if (known) return known;
+  if (checksums.size >= 1024) checksums.clear();
   const hash = keccak_256(utf8.encode(lower));
   let out = "0x";
   for (let i = 0; i < 40; i++) {
@@ -15,8 +19,28 @@ export function checksumAddress(address: string): `0x${string}` {
     const nibble = (hash[i >> 1]! >> (i & 1 ? 0 : 4)) & 15;
     out += nibble > 7 ? lower[i]!.toUpperCase() : lower[i];
   }
+  checksums.set(lower, out as `0x${string}`);
   return out as `0x${string}`;
 }
+
+const checksums = /* @__PURE__ */ new Map<string, `0x${string}`>();
+
+/** Random bytes from the platform's CSPRNG, drawn 4 KiB at a time: each `getRandomValues` call costs more than the bytes (Node validates and wraps it). */
+export function randomBytes(length: number): Uint8Array {
+  if (length > POOL_BYTES) return crypto.getRandomValues(new Uint8Array(length));
+  if (poolAt + length > POOL_BYTES) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  // A copy, and the pool's bytes zeroed once handed out: no two callers ever share a byte.
+  const bytes = pool.slice(poolAt, poolAt + length);
+  pool.fill(0, poolAt, (poolAt += length));
+  return bytes;
+}
+
+const POOL_BYTES = 4096;
+const pool = /* @__PURE__ */ new Uint8Array(POOL_BYTES);
+let poolAt = POOL_BYTES;
 
 /** `0x` and two lower-case hex digits per byte. */
 export function bytesToHex(bytes: Uint8Array): `0x${string}` {

@@ -1,6 +1,6 @@
 /** Wire facts of the extensions x402-pay serves itself: payment-identifier and builder-code. */
 import { problemOfBuilderCode, problemOfPaymentIdentifierPayload } from "./validators.generated";
-import { bytesToHex } from "./address";
+import { bytesToHex, randomBytes } from "./address";
 import { isBuilderCodeText, isPaymentIdText } from "./wire";
 
 /** payment-identifier (wire.md §7): an idempotency key in the v2 PaymentPayload's `extensions[key].info.id`. */
@@ -13,7 +13,7 @@ export const isPaymentId = (value: unknown): value is string => typeof value ===
  * 32 random hex digits. From `getRandomValues`, which pages served without TLS have too (`randomUUID`
  * is missing there); 128 random bits against its 122.
  */
-export const randomId = (): string => bytesToHex(crypto.getRandomValues(new Uint8Array(16))).slice(2);
+export const randomId = (): string => bytesToHex(randomBytes(16)).slice(2);
 
 /** A fresh id in the reference's format: `pay_` and 32 hex digits. */
 export const generatePaymentId = (): string => `pay_${randomId()}`;

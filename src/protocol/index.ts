@@ -1,5 +1,5 @@
 export { encodeBase64Json, decodeBase64Json, bytesToBase64, base64ToBytes, utf8, type DecodeResult } from "./base64";
-export { checksumAddress, bytesToBase58, base58ToBytes, bytesToHex, BASE58_ALPHABET, powerMod } from "./address";
+export { checksumAddress, bytesToBase58, base58ToBytes, bytesToHex, BASE58_ALPHABET, powerMod, randomBytes } from "./address";
 export {
   PAYMENT_REQUIRED_HEADER,
   PAYMENT_SIGNATURE_HEADER,

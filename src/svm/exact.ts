@@ -2,7 +2,7 @@
 import type { TransactionSigner } from "@solana/kit";
 import type { PaymentContext, PaymentScheme } from "../client";
 import { InvalidConfigError, UnpayableRequirementError } from "../errors";
-import { bytesToHex, utf8, type PaymentRequirement } from "../protocol";
+import { bytesToHex, randomBytes as defaultRandomBytes, utf8, type PaymentRequirement } from "../protocol";
 import { isSolanaAddress as isAddress } from "./address";
 import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "./networks";
 import { checkCluster, clusterMismatch, readRpc, routeRpc, type SolanaRpcOption } from "./endpoints";
@@ -57,7 +57,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       details: { option: "rpcTimeoutMs" },
     });
   }
-  const randomBytes = options.randomBytes ?? ((length: number) => crypto.getRandomValues(new Uint8Array(length)));
+  const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const rpcFor = routeRpc(options.rpc);
 
   return {

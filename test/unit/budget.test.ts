@@ -137,3 +137,22 @@ describe("valuing payments", () => {
     expect(await store.usage({ key: "first:client", limit: 1_000_000, windowMs: undefined })).toEqual({ spent: 0, reserved: 0 });
   });
 });
+
+describe("a value function that changes its mind or throws", () => {
+  const payment = { network: "eip155:84532", asset: "0xabc", amount: "7", payTo: "0x1" };
+  const request = { url: "https://a.example/x", method: "GET" };
+
+  it("throwing: cannot tell, so the requirement is refused with a reason", () => {
+    const budgets = resolveBudgets({ limit: "$1", value: () => { throw new Error("price feed down"); } }, fail);
+    expect(checkBudgets(budgets, payment, undefined)).toMatch(/^budget client\/life cannot value asset 0xabc/);
+  });
+
+  it("no value at reservation time (after it had one): PAYMENT_REFUSED, nothing reserved", async () => {
+    let calls = 0;
+    const store = memoryBudgetStore();
+    const budgets = resolveBudgets({ limit: "$1", store, value: () => (calls++ === 0 ? "$0.5" : undefined) }, fail);
+    expect(checkBudgets(budgets, payment, undefined)).toBeUndefined();
+    await expect(reserveBudgets(budgets, payment, undefined, request)).rejects.toMatchObject({ code: "PAYMENT_REFUSED" });
+    expect(await store.usage({ key: "client/life:client", limit: 1, windowMs: undefined })).toEqual({ spent: 0, reserved: 0 });
+  });
+});

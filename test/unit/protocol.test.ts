@@ -408,3 +408,32 @@ describe("decodeSettlement", () => {
     expect(decodeSettlement(encodeBase64Json(nested(40)))).toBeUndefined();
   });
 });
+
+describe("randomBytes (a pool drawn 4 KiB at a time)", () => {
+  it("never hands out the same bytes twice, across pool refills, and any length", async () => {
+    const { randomBytes } = await import("../../src/protocol");
+    const seen = new Set<string>();
+    // 1,000 nonces of 32 bytes: eight refills of the pool.
+    for (let i = 0; i < 1000; i++) {
+      const bytes = randomBytes(32);
+      expect(bytes).toHaveLength(32);
+      seen.add(Buffer.from(bytes).toString("hex"));
+    }
+    expect(seen.size).toBe(1000);
+    expect(randomBytes(5000)).toHaveLength(5000);
+    expect(randomBytes(0)).toHaveLength(0);
+    // The bytes are random: 32,000 bytes hold every byte value, none far more often than the rest.
+    const counts = new Array(256).fill(0);
+    for (const hex of seen) for (const byte of Buffer.from(hex, "hex")) counts[byte]++;
+    expect(Math.min(...counts)).toBeGreaterThan(50);
+    expect(Math.max(...counts)).toBeLessThan(210);
+  });
+
+  it("a caller changing its bytes changes nobody else's", async () => {
+    const { randomBytes } = await import("../../src/protocol");
+    const a = randomBytes(16);
+    a.fill(0);
+    const b = randomBytes(16);
+    expect([...b].some((x) => x !== 0)).toBe(true);
+  });
+});
