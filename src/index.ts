@@ -24,6 +24,19 @@ export {
 } from "./client";
 export { builderCode } from "./extensions";
 export {
+  memoryLedger,
+  spendBy,
+  unreconciled,
+  reconcile,
+  type Ledger,
+  type LedgerRecord,
+  type LedgerOutcome,
+  type SpendGrouping,
+  type SpendRow,
+  type SpendQuery,
+} from "./ledger";
+export { memoryBudgetStore, type Budget, type BudgetWindow, type BudgetScope, type BudgetPayment, type BudgetStore, type BudgetEntry, type BudgetUsage } from "./budget";
+export {
   handlePaymentRequired,
   resendPayment,
   getPaymentReceipt,
@@ -54,6 +67,8 @@ export {
   PaymentIdConflictError,
   PaymentOutcomeUnknownError,
   SignInRefusedError,
+  BudgetExceededError,
+  BudgetUnavailableError,
   redactSecrets,
   type AnyX402Error,
   type X402ErrorCode,
@@ -69,6 +84,7 @@ export {
   type RejectedRequirement,
   type SignInRefusal,
   type SignInRefusedDetails,
+  type BudgetExceededDetails,
 } from "./errors";
 // The protocol codec and types; the folder's other exports are internal (shared by the schemes).
 export {

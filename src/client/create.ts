@@ -23,7 +23,10 @@ import {
   type PaymentRequirement,
   type SettleResponse,
 } from "../protocol";
-import { checkOptions, checkPaymentId, every, is, nonEmpty } from "./options";
+import { checkBudgets, reserveBudgets, resolveBudgets, type Budget, type BudgetHold } from "../budget";
+import type { Ledger } from "../ledger";
+import { ledgerRecord } from "./ledger-record";
+import { checkOptions, checkPaymentId, every, fail, is, nonEmpty } from "./options";
 import { paymentIdentifier } from "./payment-identifier";
 import { checkOrigin, checkRequirement, resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
 import type { PaymentOutcome, PaymentReceipt, PaymentScheme, PaymentTerms, RequirementReview, X402Extension, X402Request } from "./types";
@@ -51,6 +54,10 @@ export interface X402ClientOptions {
   schemes: readonly PaymentScheme[];
   /** Spend policy; on by default with a $1 per-payment cap. */
   policy?: SpendPolicy | undefined;
+  /** Cumulative budgets (`{ limit: "$5", per: "day" }`, or a list, all of which must hold): reserved before signing, settled by the outcome. */
+  budget?: Budget | readonly Budget[] | undefined;
+  /** Where every outcome is recorded once, before the call returns: `memoryLedger()`, `fileLedger(path)` (`x402-pay/file`), `redisLedger` (`x402-pay/redis`). */
+  ledger?: Ledger | undefined;
   /** Plug-ins for the 402's `extensions` (sign-in instead of paying, payload enrichment, outcome observers). */
   extensions?: readonly X402Extension[] | undefined;
   /** Picks among the payable options (already filtered by schemes and policy, in server order). */
@@ -111,6 +118,8 @@ export function createX402Client(options: X402ClientOptions): X402Client {
   checkOptions("", options, {
     schemes: every(is((s) => typeof s?.createPayload === "function" && typeof s.check === "function" && Array.isArray(s.networks), "a payment scheme such as exactEvm({ signer })")),
     policy: () => undefined, // resolvePolicy checks it
+    budget: () => undefined, // resolveBudgets checks it
+    ledger: is((l) => typeof l?.append === "function" && typeof l.records === "function", "a ledger { append, records }"),
     extensions: every(
       is(
         (e) =>
@@ -132,6 +141,9 @@ export function createX402Client(options: X402ClientOptions): X402Client {
   const v1Networks: Record<string, string> = Object.assign({}, ...schemes.map((s) => s.v1Networks));
   const policy = resolvePolicy(options.policy, v1Networks);
   const knownAssets = [...policy.assets, ...schemes.flatMap((s) => s.knownAssets ?? [])];
+  const budgets = resolveBudgets(options.budget, fail);
+  /** Payments made and not yet reported, by request: what was signed and its budget reservations. */
+  const attempts = new WeakMap<X402Request, { payment: PreparedPayment; hold: BudgetHold | undefined }>();
   const declares = (challenge: PaymentChallenge | undefined, key: string) => !!challenge?.extensions && Object.hasOwn(challenge.extensions, key);
   /** The extensions whose key the challenge declares, in registration order (built-ins last). */
   const serving = (challenge: PaymentChallenge | undefined) => active.filter((e) => declares(challenge, e.key));
@@ -162,7 +174,8 @@ export function createX402Client(options: X402ClientOptions): X402Client {
         continue;
       }
       const asset = findKnownAsset(requirement.caip2, requirement.asset, knownAssets);
-      const reason = checkRequirement(policy, requirement, asset, challenge, request);
+      const reason =
+        checkRequirement(policy, requirement, asset, challenge, request) ?? checkBudgets(budgets, { network: requirement.caip2!, asset: requirement.asset, amount: requirement.amount }, asset);
       if (reason) reject(requirement, "policy", reason);
       // Frozen: an option is what the policy approved, and a selector cannot change it in place.
       else payable.push(Object.freeze({ requirement, scheme: found.scheme, asset }));
@@ -252,40 +265,61 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       payer: scheme.payer,
     };
 
-    if (options.onBeforePayment) {
-      // A frozen deep copy: a hook cannot change what gets signed.
-      const snapshot = deepFreeze(structuredClone({ ...terms, resource: challenge.resource, extensions: challenge.extensions }));
-      const verdict = await call(() => options.onBeforePayment!(snapshot), "onBeforePayment", request, true);
-      // `false` or `{ abort: true }` refuses (anything else approves).
-      const { abort, reason } = Object(verdict) as { abort?: unknown; reason?: string };
-      if (verdict === false || abort) throw new PaymentRefusedError(`onBeforePayment refused the payment${reason ? `: ${reason}` : ""}.`, { details: where });
-    }
+    // Reserved before any prompt (the approval hook's or the wallet's); released if nothing is sent.
+    const hold = await reserveBudgets(budgets, { network: requirement.caip2!, asset: requirement.asset, amount: requirement.amount, payTo: requirement.payTo }, asset, request);
+    try {
+      if (options.onBeforePayment) {
+        // A frozen deep copy: a hook cannot change what gets signed.
+        const snapshot = deepFreeze(structuredClone({ ...terms, resource: challenge.resource, extensions: challenge.extensions }));
+        const verdict = await call(() => options.onBeforePayment!(snapshot), "onBeforePayment", request, true);
+        // `false` or `{ abort: true }` refuses (anything else approves).
+        const { abort, reason } = Object(verdict) as { abort?: unknown; reason?: string };
+        if (verdict === false || abort) throw new PaymentRefusedError(`onBeforePayment refused the payment${reason ? `: ${reason}` : ""}.`, { details: where });
+      }
 
-    const what = `the ${requirement.scheme} payment on ${requirement.network}`;
-    const signal = request.signal;
-    const result = await call(() => scheme.createPayload(requirement, { challenge, request, signal }), what, request);
-    const added: Record<string, Record<string, unknown>> = { ...result.extensions };
-    for (const extension of requirement.x402Version === 2 ? active : []) {
-      const { key } = extension;
-      if (!extension.enrichPayload || !(extension.enrichUndeclared || declares(challenge, key))) continue;
-      const context = { declaration: challenge.extensions?.[key], challenge, request, signal, requirement, payer: scheme.payer, current: added[key] };
-      const fields = await call(() => extension.enrichPayload!(context), `the ${key} extension's data`, request);
-      if (fields) added[key] = { ...added[key], ...fields };
+      const what = `the ${requirement.scheme} payment on ${requirement.network}`;
+      const signal = request.signal;
+      const result = await call(() => scheme.createPayload(requirement, { challenge, request, signal }), what, request);
+      const added: Record<string, Record<string, unknown>> = { ...result.extensions };
+      for (const extension of requirement.x402Version === 2 ? active : []) {
+        const { key } = extension;
+        if (!extension.enrichPayload || !(extension.enrichUndeclared || declares(challenge, key))) continue;
+        const context = { declaration: challenge.extensions?.[key], challenge, request, signal, requirement, payer: scheme.payer, current: added[key] };
+        const fields = await call(() => extension.enrichPayload!(context), `the ${key} extension's data`, request);
+        if (fields) added[key] = { ...added[key], ...fields };
+      }
+      const payload = buildPaymentPayload(challenge, requirement, { ...result, extensions: added });
+      const payment = Object.freeze({
+        x402Version: requirement.x402Version,
+        headerName: paymentHeaderName(requirement.x402Version),
+        headerValue: encodeBase64Json(payload),
+        payload,
+        requirement,
+        payer: scheme.payer,
+        displayAmount,
+        terms: Object.freeze(terms),
+      });
+      attempts.set(request, { payment, hold });
+      return payment;
+    } catch (error) {
+      await hold?.release();
+      throw error;
     }
-    const payload = buildPaymentPayload(challenge, requirement, { ...result, extensions: added });
-    return Object.freeze({
-      x402Version: requirement.x402Version,
-      headerName: paymentHeaderName(requirement.x402Version),
-      headerValue: encodeBase64Json(payload),
-      payload,
-      requirement,
-      payer: scheme.payer,
-      displayAmount,
-      terms: Object.freeze(terms),
-    });
   }
 
   async function report(outcome: PaymentOutcome): Promise<void> {
+    const attempt = attempts.get(outcome.request);
+    attempts.delete(outcome.request);
+    const hold = attempt?.hold;
+    // Settled: what was settled. Outcome unknown: the maximum, counted as spent until reconciled. Else nothing was charged.
+    if (outcome.settled) await hold?.commit(outcome.receipt.settled ? outcome.receipt.settledAmount : undefined);
+    else if (outcome.error.code === "PAYMENT_OUTCOME_UNKNOWN") await hold?.commit();
+    else await hold?.release();
+    try {
+      await options.ledger?.append(ledgerRecord(outcome, attempt?.payment));
+    } catch {
+      // A ledger that fails cannot undo the payment, nor turn a paid response into an error.
+    }
     const observers = [
       ...serving(outcome.challenge).map((e) => () => e.onOutcome?.(outcome)),
       outcome.settled ? () => options.onPaymentSettled?.(outcome.receipt) : () => options.onPaymentFailed?.(outcome.error),

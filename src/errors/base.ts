@@ -28,7 +28,9 @@ export type X402ErrorCode =
   | "PERMIT2_ALLOWANCE_REQUIRED"
   | "PAYMENT_ID_CONFLICT"
   | "PAYMENT_OUTCOME_UNKNOWN"
-  | "SIGN_IN_REFUSED";
+  | "SIGN_IN_REFUSED"
+  | "BUDGET_EXCEEDED"
+  | "BUDGET_UNAVAILABLE";
 
 const brand = Symbol.for("x402-pay.error");
 

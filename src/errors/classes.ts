@@ -264,6 +264,26 @@ export interface SignInRefusedDetails extends RequestDetails {
 export const SignInRefusedError: X402ErrorClass<"SIGN_IN_REFUSED", SignInRefusedDetails> = /* @__PURE__ */ defineError("SIGN_IN_REFUSED", "challenge");
 export type SignInRefusedError = X402Error<"SIGN_IN_REFUSED", SignInRefusedDetails>;
 
+/** A budget's state when a payment did not fit: USD amounts as `"$4.99"`. */
+export interface BudgetExceededDetails extends RequestDetails {
+  /** The budget's name (`client/day` unless named). */
+  readonly budget: string;
+  readonly limit: string;
+  /** Committed spend within the budget's window, and reservations of payments still under way. */
+  readonly spent: string;
+  readonly reserved: string;
+  /** What this payment would have added (for `upto`, its maximum). */
+  readonly amount: string;
+}
+
+/** The payment does not fit a cumulative budget (`createX402Client({ budget })`). Refused before any wallet prompt: nothing was signed. */
+export const BudgetExceededError: X402ErrorClass<"BUDGET_EXCEEDED", BudgetExceededDetails> = /* @__PURE__ */ defineError("BUDGET_EXCEEDED", "select");
+export type BudgetExceededError = X402Error<"BUDGET_EXCEEDED", BudgetExceededDetails>;
+
+/** A budget's store failed or did not answer in time (Redis down): budgets fail closed, so nothing was signed or paid. */
+export const BudgetUnavailableError: X402ErrorClass<"BUDGET_UNAVAILABLE", RequestDetails & { readonly budget: string }> = /* @__PURE__ */ defineError("BUDGET_UNAVAILABLE", "select");
+export type BudgetUnavailableError = X402Error<"BUDGET_UNAVAILABLE", RequestDetails & { readonly budget: string }>;
+
 /** Every error x402-pay throws; `switch (error.code)` narrows to one of them. */
 export type AnyX402Error =
   | InvalidConfigError
@@ -283,4 +303,6 @@ export type AnyX402Error =
   | Permit2AllowanceError
   | PaymentIdConflictError
   | PaymentOutcomeUnknownError
-  | SignInRefusedError;
+  | SignInRefusedError
+  | BudgetExceededError
+  | BudgetUnavailableError;

@@ -19,6 +19,8 @@ export {
   PaymentIdConflictError,
   PaymentOutcomeUnknownError,
   SignInRefusedError,
+  BudgetExceededError,
+  BudgetUnavailableError,
   requestDetails,
   clip,
   type AnyX402Error,
@@ -32,6 +34,7 @@ export {
   type RejectedRequirement,
   type SignInRefusal,
   type SignInRefusedDetails,
+  type BudgetExceededDetails,
 } from "./classes";
 export { throwIfAborted, raceAbort } from "./abort";
 export { toWalletError } from "./wallet";

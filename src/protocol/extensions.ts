@@ -10,10 +10,13 @@ export const PAYMENT_IDENTIFIER = "payment-identifier";
 export const isPaymentId = (value: unknown): value is string => typeof value === "string" && isPaymentIdText(value);
 
 /**
- * A fresh id in the reference's format: `pay_` and 32 hex digits. From `getRandomValues`, which pages
- * served without TLS have too (`randomUUID` is missing there); 128 random bits against its 122.
+ * 32 random hex digits. From `getRandomValues`, which pages served without TLS have too (`randomUUID`
+ * is missing there); 128 random bits against its 122.
  */
-export const generatePaymentId = (): string => `pay_${bytesToHex(crypto.getRandomValues(new Uint8Array(16))).slice(2)}`;
+export const randomId = (): string => bytesToHex(crypto.getRandomValues(new Uint8Array(16))).slice(2);
+
+/** A fresh id in the reference's format: `pay_` and 32 hex digits. */
+export const generatePaymentId = (): string => `pay_${randomId()}`;
 
 /** The payment id a PaymentPayload carries, if any: only one sent with it can be resent without risk of a conflict. */
 export function paymentIdOf(payload: unknown): string | undefined {

@@ -34,6 +34,7 @@ export {
   PAYMENT_IDENTIFIER,
   isPaymentId,
   generatePaymentId,
+  randomId,
   paymentIdOf,
   BUILDER_CODE,
   isBuilderCode,

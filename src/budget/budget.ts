@@ -1,0 +1,184 @@
+/** Cumulative budgets: what a client may spend in all, per window and scope, reserved before signing. */
+import { BudgetExceededError, BudgetUnavailableError, raceAbort, requestDetails, type RequestDetails } from "../errors";
+import { formatUnits, parseUsd, randomId, type KnownAsset, type Money } from "../protocol";
+import { memoryBudgetStore, type BudgetEntry, type BudgetStore } from "./store";
+
+/** A named window, or milliseconds. */
+export type BudgetWindow = "minute" | "hour" | "day" | "week" | number;
+
+/** What a budget is shared by: the whole client, each request origin, or each payee (`payTo` on its network). */
+export type BudgetScope = "client" | "origin" | "payee";
+
+/** The payment a budget values: the requirement's network (CAIP-2), asset and atomic amount. */
+export interface BudgetPayment {
+  readonly network: string;
+  readonly asset: string;
+  readonly amount: string;
+}
+
+export interface Budget {
+  /** The most to spend, in USD: `"$5"`. */
+  limit: Money;
+  /** A rolling window (`"minute"`, `"hour"`, `"day"`, `"week"`, or milliseconds); none: the client's whole life (the store's). */
+  per?: BudgetWindow | undefined;
+  /** Default `"client"`. */
+  scope?: BudgetScope | undefined;
+  /** Names the budget in its store's keys and in errors. Default: its scope and window (`origin/day`). Processes that share a store share the budgets of the same name. */
+  name?: string | undefined;
+  /** Where spend is kept: this client's memory by default; `redisBudgetStore` from `x402-pay/redis` for a fleet. */
+  store?: BudgetStore | undefined;
+  /**
+   * The USD value of a payment in an asset of unknown worth (stablecoins of known decimals are valued
+   * without it): a USD amount such as `"$0.25"`, or `undefined` for "cannot tell", which refuses it.
+   */
+  value?: ((payment: BudgetPayment) => Money | undefined) | undefined;
+}
+
+export interface ResolvedBudget {
+  readonly name: string;
+  readonly limit: number;
+  readonly windowMs: number | undefined;
+  readonly scope: BudgetScope;
+  readonly store: BudgetStore;
+  readonly value: Budget["value"];
+  /** `$5 per day, per origin` */
+  readonly label: string;
+}
+
+const WINDOWS: Record<string, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 };
+const MICRO_PER_USD_UNIT = 10n ** 12n;
+/** $9 billion in micro-dollars: sums stay exact in a double (a Lua number in Redis). */
+const MAX_LIMIT = 9e15;
+
+/** `parseUsd` units (10^-18 dollars) to micro-dollars, rounded up (a payment) or down (a limit). */
+const toMicro = (usd: bigint, up: boolean) => Number((usd + (up ? MICRO_PER_USD_UNIT - 1n : 0n)) / MICRO_PER_USD_UNIT);
+const showMicro = (micro: number) => `$${formatUnits(BigInt(micro), 6)}`;
+
+/** Checks and freezes `budget` (one or a list); problems are described for `InvalidConfigError` by `fail`. */
+export function resolveBudgets(budget: Budget | readonly Budget[] | undefined, fail: (option: string, problem: string) => never): readonly ResolvedBudget[] {
+  if (budget === undefined) return [];
+  const list = Array.isArray(budget) ? budget : [budget as Budget];
+  const shared = memoryBudgetStore();
+  const resolved = list.map((b: Budget, i): ResolvedBudget => {
+    const at = Array.isArray(budget) ? `budget.${i}` : "budget";
+    if (typeof b !== "object" || b === null) fail(at, "must be { limit, per?, scope?, name?, store?, value? }");
+    for (const key of Object.keys(b)) if (!["limit", "per", "scope", "name", "store", "value"].includes(key)) fail(`${at}.${key}`, "is not an option (options: limit, per, scope, name, store, value)");
+    const usd = typeof b.limit === "string" ? parseUsd(b.limit) : undefined;
+    const limit = usd === undefined ? NaN : toMicro(usd, false);
+    if (!(limit > 0 && limit <= MAX_LIMIT)) fail(`${at}.limit`, 'must be a USD amount from "$0.000001" to "$9000000000", such as "$5"');
+    const windowMs = b.per === undefined ? undefined : typeof b.per === "number" ? b.per : Object.hasOwn(WINDOWS, b.per) ? WINDOWS[b.per] : NaN;
+    if (windowMs !== undefined && !(Number.isSafeInteger(windowMs) && windowMs > 0)) fail(`${at}.per`, '"minute", "hour", "day", "week" or milliseconds above 0');
+    const scope = b.scope ?? "client";
+    if (!["client", "origin", "payee"].includes(scope)) fail(`${at}.scope`, '"client", "origin" or "payee"');
+    const name = b.name ?? `${scope}/${b.per ?? "life"}`;
+    if (typeof name !== "string" || !/^[\w./-]{1,64}$/.test(name)) fail(`${at}.name`, "1 to 64 characters of a-z, A-Z, 0-9, _, ., / and -");
+    const store = b.store ?? shared;
+    if (typeof store?.reserve !== "function" || typeof store.commit !== "function" || typeof store.release !== "function") fail(`${at}.store`, "a budget store { reserve, commit, release, usage }");
+    if (b.value !== undefined && typeof b.value !== "function") fail(`${at}.value`, "a function");
+    const label = `${showMicro(limit)}${b.per === undefined ? "" : ` per ${typeof b.per === "number" ? `${b.per} ms` : b.per}`}${scope === "client" ? "" : `, per ${scope}`}`;
+    return Object.freeze({ name, limit, windowMs, scope, store, value: b.value, label });
+  });
+  const names = resolved.map((b) => b.name);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) fail("budget", `two budgets are named ${JSON.stringify(twice)}: give each its own name`);
+  return Object.freeze(resolved);
+}
+
+/** A payment's value in micro-dollars under a budget, or `undefined` if the budget cannot tell it. */
+export function valueOf(budget: ResolvedBudget, payment: BudgetPayment, asset: KnownAsset | undefined): number | undefined {
+  if (asset) {
+    // Rounded up: a budget never counts less than was paid.
+    const unit = 10n ** BigInt(asset.decimals);
+    return Number((BigInt(payment.amount) * 1_000_000n + unit - 1n) / unit);
+  }
+  const told = budget.value?.(payment);
+  const usd = typeof told === "string" ? parseUsd(told) : undefined;
+  return usd === undefined ? undefined : toMicro(usd, true);
+}
+
+/** Why the budgets refuse a requirement outright (a value they cannot tell, or more than a whole limit), else `undefined`. */
+export function checkBudgets(budgets: readonly ResolvedBudget[], payment: BudgetPayment, asset: KnownAsset | undefined): string | undefined {
+  for (const budget of budgets) {
+    const micro = valueOf(budget, payment, asset);
+    if (micro === undefined) return `budget ${budget.name} cannot value asset ${payment.asset} on ${payment.network} (give the budget a value function, or add the asset to policy.assets)`;
+    if (micro > budget.limit) return `${showMicro(micro)} is more than budget ${budget.name} allows in all (${budget.label})`;
+  }
+  return undefined;
+}
+
+/** Reservations held for one payment, in every budget, to commit or release once its outcome is known. */
+export interface BudgetHold {
+  /** The payment settled for `amount` atomic units (for `upto`, what was settled), or its outcome is unknown (the maximum). */
+  commit(amount?: string): Promise<void>;
+  /** Nothing was charged: the reservations go. */
+  release(): Promise<void>;
+}
+
+/** The key part of a scope value. */
+function scopeOf(budget: ResolvedBudget, url: string, network: string, payTo: string): string {
+  if (budget.scope === "origin") return `origin:${new URL(url).origin}`;
+  if (budget.scope === "payee") return `payee:${network}:${/^0x/i.test(payTo) ? payTo.toLowerCase() : payTo}`;
+  return "client";
+}
+
+/**
+ * Reserves the payment in every budget, in order, before anything is signed. A budget it does not fit
+ * throws `BudgetExceededError` (limit, spent, reserved), and a store that fails or does not answer
+ * throws `BudgetUnavailableError`: fail closed, the reservations already made released.
+ */
+export async function reserveBudgets(
+  budgets: readonly ResolvedBudget[],
+  payment: BudgetPayment & { readonly payTo: string },
+  asset: KnownAsset | undefined,
+  request: { readonly url: string; readonly method: string; readonly signal?: AbortSignal | undefined },
+): Promise<BudgetHold | undefined> {
+  if (budgets.length === 0) return undefined;
+  const where = requestDetails(request);
+  const id = randomId();
+  const held: { budget: ResolvedBudget; entry: BudgetEntry; micro: number }[] = [];
+  const release = async () => {
+    for (const { budget, entry } of held.splice(0)) await budget.store.release(entry, id).catch(() => undefined);
+  };
+  try {
+    for (const budget of budgets) {
+      const micro = valueOf(budget, payment, asset)!;
+      const entry: BudgetEntry = { key: `${budget.name}:${scopeOf(budget, request.url, payment.network, payment.payTo)}`, limit: budget.limit, windowMs: budget.windowMs };
+      let answer;
+      try {
+        answer = await raceAbort(budget.store.reserve(entry, id, micro), request.signal, where);
+      } catch (error) {
+        throw request.signal?.aborted ? error : unavailable(budget, error, where);
+      }
+      if (!answer.ok) {
+        const details = { ...where, budget: budget.name, limit: showMicro(budget.limit), spent: showMicro(answer.spent), reserved: showMicro(answer.reserved), amount: showMicro(micro) };
+        throw new BudgetExceededError(
+          `Budget ${budget.name} (${budget.label}) cannot take ${details.amount} more: ${details.spent} spent and ${details.reserved} reserved of ${details.limit}. Nothing was signed.`,
+          { details },
+        );
+      }
+      held.push({ budget, entry, micro });
+    }
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  const maximum = [...held];
+  return {
+    async commit(amount) {
+      held.length = 0;
+      for (const { budget, entry, micro } of maximum) {
+        const spent = amount === undefined ? micro : (valueOf(budget, { ...payment, amount }, asset) ?? micro);
+        // A store that fails now leaves the reservation standing: counted as spent, never less.
+        await budget.store.commit(entry, id, Math.min(spent, micro)).catch(() => undefined);
+      }
+    },
+    release,
+  };
+}
+
+function unavailable(budget: ResolvedBudget, cause: unknown, where: RequestDetails) {
+  return new BudgetUnavailableError(`The store of budget ${budget.name} did not answer, so nothing was paid (budgets fail closed).`, {
+    cause,
+    details: { ...where, budget: budget.name },
+  });
+}

@@ -1,0 +1,130 @@
+/** The receipts ledger: one record per payment attempt's outcome, and the questions asked of it. */
+import { randomId } from "../protocol";
+
+/**
+ * How a payment attempt ended: `settled` (the server reported the settlement), `rejected` (the server
+ * refused the payment: nothing was charged), `unknown` (it may have settled: to reconcile), `refused`
+ * (nothing was sent: the policy, a budget, a hook, the wallet or the network stopped it first).
+ */
+export type LedgerOutcome = "settled" | "rejected" | "unknown" | "refused";
+
+/** One outcome. Amounts are atomic integer strings of `asset`; fields of a payment never chosen are absent. */
+export interface LedgerRecord {
+  /** Unique per record. */
+  readonly id: string;
+  /** ISO 8601 time of the outcome. */
+  readonly time: string;
+  readonly outcome: LedgerOutcome;
+  /** The error code, for anything but `settled`. */
+  readonly code?: string | undefined;
+  readonly url: string;
+  readonly method: string;
+  readonly scheme?: string | undefined;
+  /** CAIP-2 where known (v1 names translated), else as offered. */
+  readonly network?: string | undefined;
+  readonly asset?: string | undefined;
+  /** What was signed for: the price, or for `upto` the maximum. */
+  readonly amount?: string | undefined;
+  /** What the server reported it settled. */
+  readonly settledAmount?: string | undefined;
+  readonly transaction?: string | undefined;
+  readonly payer?: string | undefined;
+  readonly payee?: string | undefined;
+  /** A reconciliation: the id of the `unknown` record whose outcome this one states. */
+  readonly reconciles?: string | undefined;
+}
+
+/** Where records go: appended once each, read back in the order appended. Memory, a JSONL file (`x402-pay/file`) or a Redis stream (`x402-pay/redis`). */
+export interface Ledger {
+  /** Resolves once the record is stored (a file: flushed). */
+  append(record: LedgerRecord): Promise<void>;
+  records(): AsyncIterable<LedgerRecord>;
+}
+
+/** A ledger in this process's memory. */
+export function memoryLedger(): Ledger & { readonly list: readonly LedgerRecord[] } {
+  const list: LedgerRecord[] = [];
+  return {
+    list,
+    async append(record) {
+      list.push(Object.freeze({ ...record }));
+    },
+    async *records() {
+      yield* [...list];
+    },
+  };
+}
+
+/** What records are grouped by in `spendBy`: the request's origin, the payee, the UTC day, or only the asset. */
+export type SpendGrouping = "origin" | "payee" | "day" | "asset";
+
+/** Settled spend of one group in one asset. */
+export interface SpendRow {
+  /** The origin, payee or day (`2026-11-23`); `""` when grouped by asset only. */
+  readonly key: string;
+  readonly network: string;
+  readonly asset: string;
+  /** Sum of the settled amounts (for `upto`, what was settled), atomic. */
+  readonly amount: string;
+  readonly count: number;
+}
+
+export interface SpendQuery {
+  /** Records at or after this time, and before `until`. */
+  readonly since?: Date | string | number | undefined;
+  readonly until?: Date | string | number | undefined;
+}
+
+const millis = (time: Date | string | number | undefined, otherwise: number) => (time === undefined ? otherwise : new Date(time).getTime());
+
+/** The settled outcomes, their reconciliations included, within the query's times. */
+async function* settled(ledger: Ledger, query: SpendQuery) {
+  const since = millis(query.since, -Infinity);
+  const until = millis(query.until, Infinity);
+  for await (const record of ledger.records()) {
+    const at = Date.parse(record.time);
+    if (record.outcome === "settled" && at >= since && at < until && record.asset !== undefined) yield record;
+  }
+}
+
+/** Settled spend per origin, payee, UTC day or asset, one row per group and asset, in the order first seen. */
+export async function spendBy(ledger: Ledger, by: SpendGrouping, query: SpendQuery = {}): Promise<SpendRow[]> {
+  const rows = new Map<string, { key: string; network: string; asset: string; amount: bigint; count: number }>();
+  for await (const record of settled(ledger, query)) {
+    const key = by === "origin" ? new URL(record.url).origin : by === "payee" ? (record.payee ?? "") : by === "day" ? record.time.slice(0, 10) : "";
+    const network = record.network ?? "";
+    const asset = record.asset!;
+    const id = JSON.stringify([key, network, /^0x/i.test(asset) ? asset.toLowerCase() : asset]);
+    const row = rows.get(id) ?? rows.set(id, { key, network, asset, amount: 0n, count: 0 }).get(id)!;
+    row.amount += BigInt(record.settledAmount ?? record.amount ?? "0");
+    row.count++;
+  }
+  return [...rows.values()].map((row) => ({ ...row, amount: row.amount.toString() }));
+}
+
+/** The `unknown` outcomes no later record reconciles: payments that may have settled, to check on chain. */
+export async function unreconciled(ledger: Ledger): Promise<LedgerRecord[]> {
+  const open = new Map<string, LedgerRecord>();
+  for await (const record of ledger.records()) {
+    if (record.reconciles !== undefined) open.delete(record.reconciles);
+    else if (record.outcome === "unknown") open.set(record.id, record);
+  }
+  return [...open.values()];
+}
+
+/**
+ * States how an `unknown` outcome ended (after checking the chain for its payer and amount): appends
+ * a record that copies the payment's fields, with `reconciles` naming it.
+ */
+export async function reconcile(
+  ledger: Ledger,
+  unknown: LedgerRecord,
+  outcome: "settled" | "rejected",
+  found: { transaction?: string | undefined; settledAmount?: string | undefined } = {},
+): Promise<LedgerRecord> {
+  const record: LedgerRecord = { ...unknown, ...found, id: newRecordId(), time: new Date().toISOString(), outcome, code: undefined, reconciles: unknown.id };
+  await ledger.append(record);
+  return record;
+}
+
+export const newRecordId = randomId;

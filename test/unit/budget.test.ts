@@ -1,0 +1,139 @@
+/**
+ * Budgets without HTTP: the memory store's reserve / commit / release and its rolling window, the
+ * options' checks, and how payments are valued (rounded up, never under).
+ */
+import { describe, expect, it } from "vitest";
+import { createX402Client, memoryBudgetStore, type BudgetEntry } from "../../src";
+import { checkBudgets, reserveBudgets, resolveBudgets } from "../../src/budget";
+import { exactEvm } from "../../src/evm";
+import { fail } from "../../src/client";
+import { account } from "../support/wallets";
+
+const entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({ key: "b:client", limit: 1000, windowMs: undefined, ...over });
+
+describe("memory budget store", () => {
+  it("reserves while spent + reserved + amount fits the limit, and says what it held before", async () => {
+    const store = memoryBudgetStore();
+    expect(await store.reserve(entry(), "a", 600)).toEqual({ ok: true, spent: 0, reserved: 0 });
+    expect(await store.reserve(entry(), "b", 401)).toEqual({ ok: false, spent: 0, reserved: 600 });
+    expect(await store.reserve(entry(), "b", 400)).toEqual({ ok: true, spent: 0, reserved: 600 });
+    expect(await store.usage(entry())).toEqual({ spent: 0, reserved: 1000 });
+  });
+
+  it("commit turns a reservation into spend of at most what was reserved; release frees it; unknown ids change nothing", async () => {
+    const store = memoryBudgetStore();
+    await store.reserve(entry(), "a", 600);
+    await store.reserve(entry(), "b", 300);
+    await store.commit(entry(), "a", 250); // upto: settled below the maximum
+    await store.commit(entry(), "b", 900); // never more than reserved
+    expect(await store.usage(entry())).toEqual({ spent: 550, reserved: 0 });
+    await store.reserve(entry(), "c", 100);
+    await store.release(entry(), "c");
+    await store.release(entry(), "a"); // committed: stays
+    await store.commit(entry(), "nobody", 500);
+    await store.release(entry(), "nobody");
+    expect(await store.usage(entry())).toEqual({ spent: 550, reserved: 0 });
+  });
+
+  it("a window lets reservations and spend go once it has passed them; each key is its own budget", async () => {
+    let now = 1_000_000;
+    const store = memoryBudgetStore(() => now);
+    const daily = entry({ windowMs: 60_000 });
+    await store.reserve(daily, "a", 700);
+    await store.commit(daily, "a", 700);
+    now += 30_000;
+    await store.reserve(daily, "b", 300);
+    expect((await store.reserve(daily, "c", 1)).ok).toBe(false);
+    expect((await store.reserve(entry({ key: "other", windowMs: 60_000 }), "c", 1000)).ok).toBe(true);
+    now += 30_000; // "a" is a minute old: out of the window
+    expect(await store.usage(daily)).toEqual({ spent: 0, reserved: 300 });
+    expect((await store.reserve(daily, "d", 700)).ok).toBe(true);
+    now += 30_001;
+    expect(await store.usage(daily)).toEqual({ spent: 0, reserved: 700 });
+  });
+
+  it("1000 concurrent reservations of 1 against a limit of 250 take exactly 250", async () => {
+    const store = memoryBudgetStore();
+    const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => store.reserve(entry({ limit: 250 }), `r${i}`, 1)));
+    expect(answers.filter((a) => a.ok)).toHaveLength(250);
+  });
+});
+
+describe("budget options", () => {
+  const resolve = (budget: unknown) => resolveBudgets(budget as never, fail);
+
+  it("defaults: the client's whole life, named by scope and window; limits in micro-dollars, rounded down", () => {
+    const [b] = resolve({ limit: "$5.0000019" });
+    expect(b).toMatchObject({ name: "client/life", limit: 5_000_001, windowMs: undefined, scope: "client", label: "$5.000001" });
+    expect(resolve([{ limit: "1", per: "day", scope: "origin" }, { limit: "$2", per: 90_000, scope: "payee" }]).map((x) => [x.name, x.windowMs, x.label])).toEqual([
+      ["origin/day", 86_400_000, "$1 per day, per origin"],
+      ["payee/90000", 90_000, "$2 per 90000 ms, per payee"],
+    ]);
+  });
+
+  it("budgets of one client share one memory store unless given their own", () => {
+    const store = memoryBudgetStore();
+    const [a, b, c] = resolve([{ limit: "$1" }, { limit: "$2", per: "hour" }, { limit: "$3", per: "day", store }]);
+    expect(a!.store).toBe(b!.store);
+    expect(c!.store).toBe(store);
+  });
+
+  it.each([
+    [{ limit: 5 }, "budget.limit"],
+    [{ limit: "five dollars" }, "budget.limit"],
+    [{ limit: "$0" }, "budget.limit"],
+    [{ limit: "$0.0000001" }, "budget.limit"],
+    [{ limit: "$9000000001" }, "budget.limit"],
+    [{ limit: "$1", per: "month" }, "budget.per"],
+    [{ limit: "$1", per: 0 }, "budget.per"],
+    [{ limit: "$1", per: 1.5 }, "budget.per"],
+    [{ limit: "$1", scope: "payer" }, "budget.scope"],
+    [{ limit: "$1", name: "has space" }, "budget.name"],
+    [{ limit: "$1", store: {} }, "budget.store"],
+    [{ limit: "$1", value: "$1" }, "budget.value"],
+    [{ limit: "$1", max: "$1" }, "budget.max"],
+    [null, "budget"],
+    [[{ limit: "$1" }, { limit: "$2" }], "budget"],
+    [[{ limit: "$1" }, { limit: "nope" }], "budget.1.limit"],
+  ])("%j: INVALID_CONFIG naming %s, from createX402Client", (budget, option) => {
+    expect(() => createX402Client({ schemes: [exactEvm({ signer: account })], budget: budget as never })).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }),
+    );
+  });
+});
+
+describe("valuing payments", () => {
+  const usdc = { network: "eip155:84532", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6, symbol: "USDC" };
+  const dai = { ...usdc, decimals: 18, symbol: "DAI" };
+  const payment = (amount: string) => ({ network: usdc.network, asset: usdc.address, amount });
+
+  it("a stablecoin of known decimals: to the micro-dollar, a fraction of one counted as one", () => {
+    const [b] = resolveBudgets({ limit: "$1" }, fail);
+    expect(checkBudgets([b!], payment("1000000"), usdc)).toBeUndefined();
+    expect(checkBudgets([b!], payment("1000001"), usdc)).toBe("$1.000001 is more than budget client/life allows in all ($1)");
+    expect(checkBudgets([b!], payment(`${10n ** 18n}`), dai)).toBeUndefined();
+    expect(checkBudgets([b!], payment(`${10n ** 18n + 1n}`), dai)).toMatch(/^\$1\.000001 is more than/);
+  });
+
+  it("an asset of unknown worth is refused unless the budget's value function prices it", () => {
+    const [plain, told] = resolveBudgets(
+      [{ limit: "$1" }, { limit: "$1", name: "told", value: ({ amount }) => (amount === "7" ? "$0.7" : undefined) }],
+      fail,
+    );
+    expect(checkBudgets([plain!], payment("7"), undefined)).toMatch(/^budget client\/life cannot value asset 0x036C/);
+    expect(checkBudgets([told!], payment("7"), undefined)).toBeUndefined();
+    expect(checkBudgets([told!], payment("8"), undefined)).toMatch(/^budget told cannot value/);
+  });
+
+  it("a store that throws: BUDGET_UNAVAILABLE, and the budgets reserved before it are released", async () => {
+    const store = memoryBudgetStore();
+    const broken = { ...memoryBudgetStore(), reserve: async () => Promise.reject(new Error("ECONNREFUSED")) };
+    const budgets = resolveBudgets([{ limit: "$1", name: "first", store }, { limit: "$1", name: "second", store: broken }], fail);
+    const request = { url: "https://a.example/x", method: "GET" };
+    await expect(reserveBudgets(budgets, { ...payment("1000"), payTo: "0x1" }, usdc, request)).rejects.toMatchObject({
+      code: "BUDGET_UNAVAILABLE",
+      details: { budget: "second", url: request.url },
+    });
+    expect(await store.usage({ key: "first:client", limit: 1_000_000, windowMs: undefined })).toEqual({ spent: 0, reserved: 0 });
+  });
+});
