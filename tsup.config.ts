@@ -9,6 +9,7 @@ export default defineConfig({
     svm: "src/svm/index.ts",
     offers: "src/offers/index.ts",
     schemas: "src/schemas/index.ts",
+    redis: "src/redis/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,
