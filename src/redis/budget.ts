@@ -11,7 +11,7 @@ import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisCl
 export interface RedisBudgetStoreOptions {
   /** Starts every key: `<prefix>{<budget>:<scope>}`. Default `"x402:budget:"`. */
   prefix?: string | undefined;
-  /** How long a call may take; past it the payment is refused (`BUDGET_UNAVAILABLE`). Default 1000. */
+  /** How long a call may take; past it the payment is refused (`BUDGET_UNAVAILABLE`). Default 2000. */
   timeoutMs?: number | undefined;
   /** The time in milliseconds. Default: Redis's own clock (`TIME`), which every process of a fleet shares. */
   now?: (() => number) | undefined;

@@ -17,7 +17,7 @@ export interface RedisClientLike {
 }
 
 /** How long a call may take before it fails, by default. */
-export const DEFAULT_TIMEOUT_MS = 1000;
+export const DEFAULT_TIMEOUT_MS = 2000;
 
 const MAX_TIMEOUT_MS = 2_147_483_647;
 

@@ -5,7 +5,7 @@ import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisCl
 export interface RedisLedgerOptions {
   /** The stream's key. Default `"x402:ledger"`. */
   key?: string | undefined;
-  /** How long a call may take before it fails. Default 1000. */
+  /** How long a call may take before it fails. Default 2000. */
   timeoutMs?: number | undefined;
 }
 

@@ -8,7 +8,7 @@ export interface RedisSignInStoreOptions {
   prefix?: string | undefined;
   /** Forget a route this many seconds after it was paid. Default: never. */
   ttlSeconds?: number | undefined;
-  /** How long a call may take before it fails (a failed read counts as "not paid": the request pays). Default 1000. */
+  /** How long a call may take before it fails (a failed read counts as "not paid": the request pays). Default 2000. */
   timeoutMs?: number | undefined;
 }
 
