@@ -30,7 +30,7 @@ export function checkStoreOptions(
   checks: Readonly<Record<string, (value: any) => string | undefined>>,
 ): void {
   const missing = methods.filter((method) => typeof (redis as Record<string, unknown> | null)?.[method] !== "function");
-  if (missing.length > 0) fail(`${store}.redis`, `must be a node-redis client (createClient() or createCluster() from "redis"), lacking ${missing.join(", ")}`);
+  if (missing.length > 0) fail(`${store}.redis`, `must be a connected node-redis client (createClient() or createCluster() of the redis package), lacking ${missing.join(", ")}`);
   if (typeof options !== "object" || options === null) fail(store, "options must be an object");
   checkOptions(`${store}.`, options, { timeoutMs: checkTimeout, ...checks });
 }

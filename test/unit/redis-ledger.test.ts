@@ -63,7 +63,7 @@ describe("redis ledger", () => {
   it("an empty stream has no records; the default key is x402:ledger", async () => {
     expect(await all(redisLedger(redis, { key: fresh() }))).toEqual([]);
     await redisLedger(redis).append(record(1));
-    expect((await redis.xRange("x402:ledger", "-", "+")).map((entry) => JSON.parse(entry.message.record!))).toEqual([record(1)]);
+    expect((await redis.xRange("x402:ledger", "-", "+"))!.map((entry) => JSON.parse(entry.message.record!))).toEqual([record(1)]);
   });
 
   it("spendBy, unreconciled and reconcile work over it", async () => {
