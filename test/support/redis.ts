@@ -2,10 +2,14 @@
  * A real redis-server for the Redis tests (Debian's package; `bash scripts/ensure-redis.sh`, which
  * `npm test` runs, installs it): started on a free loopback port with nothing saved to disk, ready
  * once it answers PING, stopped by `stop()` and, like anvil, under a watchdog that ends it if this
- * process dies first.
+ * process dies first. Or three of them made a Redis Cluster (with Debian's redis-cli).
  */
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
 import { connect, createServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { createClient } from "redis";
 import { killOnExit, spawnWithWatchdog } from "../../localnet/cleanup";
 
@@ -17,7 +21,8 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-export async function startRedis(): Promise<RedisServer> {
+/** Starts a redis-server; `args` are added to its command line. */
+export async function startRedis(args: string[] = []): Promise<RedisServer> {
   const probe = spawnSync("redis-server", ["--version"]);
   if ((probe.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
     throw new Error("redis-server is not installed: run `bash scripts/ensure-redis.sh` (npm test runs it), or install Debian's redis-server.");
@@ -25,15 +30,15 @@ export async function startRedis(): Promise<RedisServer> {
   // A port found free may be taken before redis binds it: then it exits, and another port is tried.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOn(await freePort());
+      return await startOn(await freePort(), args);
     } catch (error) {
       if (attempt === 3) throw error;
     }
   }
 }
 
-async function startOn(port: number): Promise<RedisServer> {
-  const child = spawnWithWatchdog("redis", "redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]);
+async function startOn(port: number, args: string[]): Promise<RedisServer> {
+  const child = spawnWithWatchdog("redis", "redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...args]);
   killOnExit(child);
   // Drained (a full pipe would stall the server); the tail is kept for error messages.
   let log = "";
@@ -62,6 +67,48 @@ async function startOn(port: number): Promise<RedisServer> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return { url: `redis://127.0.0.1:${port}`, port, stop };
+}
+
+export interface RedisClusterServers {
+  /** For `createCluster({ rootNodes })`. */
+  readonly rootNodes: { url: string }[];
+  readonly servers: readonly RedisServer[];
+  /** Stops every node and removes their cluster files. */
+  stop(): Promise<void>;
+}
+
+/** A Redis Cluster of `nodes` masters (no replicas) on loopback, every slot assigned and the state ok. */
+export async function startRedisCluster(nodes = 3): Promise<RedisClusterServers> {
+  const dir = await mkdtemp(join(tmpdir(), "x402-redis-cluster-"));
+  const servers: RedisServer[] = [];
+  const stop = async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < nodes; i++) {
+      const busPort = String(await freePort());
+      servers.push(await startRedis(["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${i}.conf`, "--cluster-port", busPort, "--dir", dir]));
+    }
+    const addresses = servers.map((server) => `127.0.0.1:${server.port}`);
+    await promisify(execFile)("redis-cli", ["--cluster", "create", ...addresses, "--cluster-replicas", "0", "--cluster-yes"], { timeout: 30_000 });
+    for (const server of servers) {
+      const client = await connectRedis(server.url);
+      try {
+        const deadline = Date.now() + 10_000;
+        while (!String(await client.sendCommand(["CLUSTER", "INFO"])).includes("cluster_state:ok")) {
+          if (Date.now() > deadline) throw new Error(`cluster node ${server.url} did not reach cluster_state:ok`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      } finally {
+        client.destroy();
+      }
+    }
+    return { rootNodes: servers.map((server) => ({ url: server.url })), servers, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 /** A connected node-redis client; its reconnection errors (a test stops the server) are expected, not thrown. */
