@@ -1,11 +1,16 @@
 /**
  * Budgets in a real redis-server through real clients paying a real HTTP seller: two clients on two
- * connections share one budget; and a Redis that is down from the start, stops mid-run or does not
- * answer refuses the payment with BUDGET_UNAVAILABLE: nothing signed, nothing paid, nothing left
- * reserved, and no wait past the store's timeout.
+ * connections share one budget, as do two runs of the README's examples/redis-fleet.ts; and a Redis
+ * that is down from the start, stops mid-run or does not answer refuses the payment with
+ * BUDGET_UNAVAILABLE: nothing signed, nothing paid, nothing left reserved, and no wait past the
+ * store's timeout.
  */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createClient } from "redis";
+import { generatePrivateKey } from "viem/accounts";
 import { BudgetUnavailableError, createX402Client, type BudgetStore } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
@@ -62,6 +67,18 @@ describe("redis budgets through the client", () => {
       other.destroy();
     }
   });
+
+  it("examples/redis-fleet.ts (the README's) pays; a second process of it shares the budget and the ledger", async () => {
+    const root = fileURLToPath(new URL("../../", import.meta.url));
+    const env = { ...process.env, REDIS_URL: server.url, EVM_PRIVATE_KEY: generatePrivateKey() };
+    const agent = () => promisify(execFile)(process.execPath, ["--import", "tsx", "examples/redis-fleet.ts", seller.url], { cwd: root, env, timeout: 60_000 });
+    const origin = new URL(seller.url).origin;
+    expect((await agent()).stdout).toMatch(new RegExp(`^200 .*\\nfleet spend: ${origin} 1000 of 0x036CbD53842c5426634e7929541eC2318f3dCF7e in 1 payments\\n$`, "s"));
+    expect((await agent()).stdout).toMatch(new RegExp(`fleet spend: ${origin} 2000 of 0x036CbD53842c5426634e7929541eC2318f3dCF7e in 2 payments\\n$`));
+    const store = redisBudgetStore(redis);
+    expect(await store.usage({ key: "fleet:client", limit: 20_000_000, windowMs: 86_400_000 })).toEqual({ spent: 2000, reserved: 0 });
+    expect(await store.usage({ key: `origin/hour:origin:${origin}`, limit: 1_000_000, windowMs: 3_600_000 })).toEqual({ spent: 2000, reserved: 0 });
+  }, 120_000);
 
   it("nothing listening where Redis should be: BUDGET_UNAVAILABLE at once, nothing signed or paid", async () => {
     const nowhere = createClient({ url: `redis://127.0.0.1:${await freePort()}` });
