@@ -143,10 +143,13 @@ export async function reserveBudgets(
     for (const budget of budgets) {
       const micro = valueOf(budget, payment, asset)!;
       const entry: BudgetEntry = { key: `${budget.name}:${scopeOf(budget, request.url, payment.network, payment.payTo)}`, limit: budget.limit, windowMs: budget.windowMs };
+      const reserving = Promise.resolve().then(() => budget.store.reserve(entry, id, micro));
       let answer;
       try {
-        answer = await raceAbort(budget.store.reserve(entry, id, micro), request.signal, where);
+        answer = await raceAbort(reserving, request.signal, where);
       } catch (error) {
+        // Given up while under way (aborted): a reservation the store still makes is released.
+        void reserving.then(({ ok }) => (ok ? budget.store.release(entry, id) : undefined)).catch(() => undefined);
         throw request.signal?.aborted ? error : unavailable(budget, error, where);
       }
       if (!answer.ok) {

@@ -80,6 +80,26 @@ describe("redis budgets through the client", () => {
     expect(await store.usage({ key: `origin/hour:origin:${origin}`, limit: 1_000_000, windowMs: 3_600_000 })).toEqual({ spent: 2000, reserved: 0 });
   }, 120_000);
 
+  it("a request aborted while its reserve is under way: the reservation Redis then makes is released", async () => {
+    const prefix = fresh();
+    const real = redisBudgetStore(redis, { prefix });
+    const controller = new AbortController();
+    // The real store, the abort timed to come right after the reserve was sent.
+    const store: BudgetStore = {
+      ...real,
+      reserve(...args) {
+        const reserving = real.reserve(...args);
+        controller.abort();
+        return reserving;
+      },
+    };
+    const { pay, signs } = buyer(store);
+    const before = seller.paid;
+    expect(await rejection(pay(seller.url, { signal: controller.signal }))).toMatchObject({ code: "ABORTED" });
+    await vi.waitFor(async () => expect(await real.usage(LIFE)).toEqual({ spent: 0, reserved: 0 }));
+    expect([seller.paid - before, signs.length]).toEqual([0, 0]);
+  });
+
   it("nothing listening where Redis should be: BUDGET_UNAVAILABLE at once, nothing signed or paid", async () => {
     const nowhere = createClient({ url: `redis://127.0.0.1:${await freePort()}` });
     nowhere.on("error", () => undefined);
