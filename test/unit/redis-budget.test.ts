@@ -160,6 +160,7 @@ describe("redis budget store: in Redis", () => {
     [{ prefix: "" }, "redisBudgetStore.prefix"],
     [{ now: 5 }, "redisBudgetStore.now"],
     [{ url: "redis://x" }, "redisBudgetStore.url"],
+    [null, "redisBudgetStore"],
   ])("options %j: INVALID_CONFIG naming %s", (options, option) => {
     expect(() => redisBudgetStore(redis, options as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }));
   });
