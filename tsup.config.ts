@@ -10,6 +10,7 @@ export default defineConfig({
     offers: "src/offers/index.ts",
     schemas: "src/schemas/index.ts",
     file: "src/file/index.ts",
+    redis: "src/redis/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

@@ -1,10 +1,8 @@
 // Starts the anvil binary shipped by the @foundry-rs/anvil npm package on a free loopback port.
 
-import { spawn, type ChildProcessByStdio } from "node:child_process";
-import type { Readable, Writable } from "node:stream";
 import { createRequire } from "node:module";
 import { defineChain, type Chain } from "viem";
-import { killOnExit } from "./cleanup.js";
+import { killOnExit, spawnWithWatchdog } from "./cleanup.js";
 
 /** Base Sepolia's chain id: the reference's default USDC entry lives on this chain. */
 export const BASE_SEPOLIA_CHAIN_ID = 84532;
@@ -49,7 +47,7 @@ export async function startAnvil({
   chainId = BASE_SEPOLIA_CHAIN_ID,
   timeoutMs = 10_000,
 }: StartAnvilOptions = {}): Promise<Anvil> {
-  const child = spawnWithWatchdog(anvilBinaryPath(), [
+  const child = spawnWithWatchdog("anvil", anvilBinaryPath(), [
     "--host",
     "127.0.0.1",
     "--port",
@@ -114,25 +112,6 @@ export async function startAnvil({
     const message = error instanceof Error ? error.message : String(error);
     throw new Error(`${message}\n--- anvil output (tail) ---\n${log}`, { cause: error });
   }
-}
-
-/**
- * POSIX: anvil runs under a small /bin/sh watchdog that terminates it as soon as our end of its
- * stdin pipe closes: on stop(), and also when this process dies in any way, even SIGKILL or a
- * worker-thread teardown where no exit hook runs. The shell waits for anvil, so the child's exit
- * means anvil has exited.
- */
-function spawnWithWatchdog(binary: string, args: string[]): ChildProcessByStdio<Writable, Readable, Readable> {
-  if (process.platform === "win32") return spawn(binary, args, { stdio: ["pipe", "pipe", "pipe"] });
-  const watchdog = [
-    "exec 3<&0", // keep our pipe: background jobs would otherwise get /dev/null as stdin
-    '"$@" </dev/null &',
-    "pid=$!",
-    // on EOF: TERM, then KILL if anvil is still there after 3 s
-    '( read -r _ <&3; kill -TERM "$pid"; for _ in 1 2 3; do sleep 1; kill -0 "$pid" || exit; done; kill -KILL "$pid" ) >/dev/null 2>&1 &',
-    'wait "$pid"',
-  ].join("\n");
-  return spawn("/bin/sh", ["-c", watchdog, "anvil-watchdog", binary, ...args], { stdio: ["pipe", "pipe", "pipe"] });
 }
 
 async function waitForRpc(rpcUrl: string, chainId: number, timeoutMs: number): Promise<void> {

@@ -1,7 +1,8 @@
-// Last-resort cleanup for child processes the harness starts (anvil): if a test crashes or the
-// runner exits without calling stop(), the children are killed when this process goes away.
+// Last-resort cleanup for child processes the harness starts (anvil, redis-server): if a test
+// crashes or the runner exits without calling stop(), the children are killed when this process goes away.
 
-import type { ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessByStdio } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 
 const live = new Set<ChildProcess>();
 let hooksInstalled = false;
@@ -51,4 +52,23 @@ export function stopStack(): { add(stop: () => Promise<void>): void; stop(): Pro
         for (const stopOne of stoppers.reverse()) await stopOne().catch(() => undefined);
       })()),
   };
+}
+
+/**
+ * POSIX: `binary` runs under a small /bin/sh watchdog that terminates it as soon as our end of its
+ * stdin pipe closes: on stop(), and also when this process dies in any way, even SIGKILL or a
+ * worker-thread teardown where no exit hook runs. The shell waits for the binary, so the child's exit
+ * means the binary has exited.
+ */
+export function spawnWithWatchdog(name: string, binary: string, args: string[]): ChildProcessByStdio<Writable, Readable, Readable> {
+  if (process.platform === "win32") return spawn(binary, args, { stdio: ["pipe", "pipe", "pipe"] });
+  const watchdog = [
+    "exec 3<&0", // keep our pipe: background jobs would otherwise get /dev/null as stdin
+    '"$@" </dev/null &',
+    "pid=$!",
+    // on EOF: TERM, then KILL if the binary is still there after 3 s
+    '( read -r _ <&3; kill -TERM "$pid"; for _ in 1 2 3; do sleep 1; kill -0 "$pid" || exit; done; kill -KILL "$pid" ) >/dev/null 2>&1 &',
+    'wait "$pid"',
+  ].join("\n");
+  return spawn("/bin/sh", ["-c", watchdog, `${name}-watchdog`, binary, ...args], { stdio: ["pipe", "pipe", "pipe"] });
 }

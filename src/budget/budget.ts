@@ -150,10 +150,13 @@ export async function reserveBudgets(
       // Checked when the requirement was evaluated; a value function may answer otherwise now.
       if (micro === undefined) throw new PaymentRefusedError(`Budget ${budget.name} cannot value this payment: nothing was signed.`, { details: where });
       const entry: BudgetEntry = { key: `${budget.name}:${scopeOf(budget, request.url, payment.network, payment.payTo)}`, limit: budget.limit, windowMs: budget.windowMs };
+      const reserving = Promise.resolve().then(() => budget.store.reserve(entry, id, micro));
       let answer;
       try {
-        answer = await raceAbort(budget.store.reserve(entry, id, micro), request.signal, where);
+        answer = await raceAbort(reserving, request.signal, where);
       } catch (error) {
+        // Given up while under way (aborted): a reservation the store still makes is released.
+        void reserving.then(({ ok }) => (ok ? budget.store.release(entry, id) : undefined)).catch(() => undefined);
         throw request.signal?.aborted ? error : unavailable(budget, error, where);
       }
       if (!answer.ok) {

@@ -2,7 +2,7 @@
  * Budgets without HTTP: the memory store's reserve / commit / release and its rolling window, the
  * options' checks, and how payments are valued (rounded up, never under).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createX402Client, memoryBudgetStore, type BudgetEntry } from "../../src";
 import { checkBudgets, reserveBudgets, resolveBudgets } from "../../src/budget";
 import { exactEvm } from "../../src/evm";
@@ -123,6 +123,23 @@ describe("valuing payments", () => {
     expect(checkBudgets([plain!], payment("7"), undefined)).toMatch(/^budget client\/life cannot value asset 0x036C/);
     expect(checkBudgets([told!], payment("7"), undefined)).toBeUndefined();
     expect(checkBudgets([told!], payment("8"), undefined)).toMatch(/^budget told cannot value/);
+  });
+
+  it("aborted while a reserve is under way: ABORTED, and the reservation the store makes is released", async () => {
+    const store = memoryBudgetStore();
+    const controller = new AbortController();
+    const aborting = {
+      ...store,
+      reserve(...args: Parameters<typeof store.reserve>) {
+        const reserving = store.reserve(...args);
+        controller.abort();
+        return reserving;
+      },
+    };
+    const budgets = resolveBudgets({ limit: "$1", store: aborting }, fail);
+    const request = { url: "https://a.example/x", method: "GET", signal: controller.signal };
+    await expect(reserveBudgets(budgets, { ...payment("1000"), payTo: "0x1" }, usdc, request)).rejects.toMatchObject({ code: "ABORTED" });
+    await vi.waitFor(async () => expect(await store.usage({ key: "client/life:client", limit: 1_000_000, windowMs: undefined })).toEqual({ spent: 0, reserved: 0 }));
   });
 
   it("a store that throws: BUDGET_UNAVAILABLE, and the budgets reserved before it are released", async () => {

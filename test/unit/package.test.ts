@@ -7,7 +7,7 @@ import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm", "x402-pay/offers", "x402-pay/schemas", "x402-pay/file"];
+const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm", "x402-pay/offers", "x402-pay/schemas", "x402-pay/file", "x402-pay/redis"];
 const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: "utf8" }).trim();
 
 describe("package exports (dist, built by npm test)", () => {
@@ -22,24 +22,39 @@ describe("package exports (dist, built by npm test)", () => {
     expect(cjs).toBe(esm);
   });
 
+  /** The packages a dist file loads, itself and through the chunks it loads; `seen` collects those files. */
+  const packagesOf = (file: string, seen = new Set<string>()): Set<string> => {
+    const found = new Set<string>();
+    if (seen.has(file)) return found;
+    seen.add(file);
+    const code = readFileSync(`${root}dist/${file}`, "utf8");
+    for (const [, spec] of code.matchAll(/(?:\bfrom\s*|\brequire\(|\bimport\s*)['"]([^'"]+)['"]/g)) {
+      if (spec!.startsWith("./")) for (const p of packagesOf(spec!.slice(2), seen)) found.add(p);
+      else found.add(spec!);
+    }
+    return found;
+  };
+
   it("only x402-pay/schemas loads zod: no other entry imports it, nor a chunk it loads (the wrappers validate with generated code)", () => {
-    /** The packages a dist file loads, itself and through the chunks it loads. */
-    const packagesOf = (file: string, seen = new Set<string>()): Set<string> => {
-      const found = new Set<string>();
-      if (seen.has(file)) return found;
-      seen.add(file);
-      const code = readFileSync(`${root}dist/${file}`, "utf8");
-      for (const [, spec] of code.matchAll(/(?:\bfrom\s*|\brequire\(|\bimport\s*)['"]([^'"]+)['"]/g)) {
-        if (spec!.startsWith("./")) for (const p of packagesOf(spec!.slice(2), seen)) found.add(p);
-        else found.add(spec!);
-      }
-      return found;
-    };
     for (const entry of ["index", "fetch", "axios", "evm", "svm"]) {
       for (const ext of ["js", "cjs"]) expect([...packagesOf(`${entry}.${ext}`)].filter((p) => p.startsWith("zod")), `dist/${entry}.${ext}`).toEqual([]);
     }
     expect(packagesOf("schemas.js")).toContain("zod/mini");
     expect(packagesOf("schemas.cjs")).toContain("zod/mini");
+  });
+
+  it("x402-pay/redis stays in its entry: no other entry loads its code, and it imports no Redis client (it is given one)", () => {
+    for (const entry of ["index", "fetch", "axios", "evm", "svm", "offers", "schemas"]) {
+      for (const ext of ["js", "cjs"]) {
+        const files = new Set<string>();
+        packagesOf(`${entry}.${ext}`, files);
+        expect([...files].filter((file) => readFileSync(`${root}dist/${file}`, "utf8").includes("// src/redis/")), `dist/${entry}.${ext}`).toEqual([]);
+      }
+    }
+    for (const ext of ["js", "cjs"]) {
+      expect([...packagesOf(`redis.${ext}`)].filter((p) => /^(redis|@redis\/|ioredis)/.test(p))).toEqual([]);
+      expect(readFileSync(`${root}dist/redis.${ext}`, "utf8")).toContain("// src/redis/budget.ts");
+    }
   });
 
   it("errors from one entry are X402Errors to another, in both formats", () => {
@@ -65,6 +80,7 @@ import { exactSvm } from "x402-pay/svm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
 import { wrapAxiosWithPayment } from "x402-pay/axios";
 import { PaymentRequiredV2Schema, SettleResponseSchema, SignInWithXPayloadSchema, type PaymentRequiredV2, type SettleResponse, type SignInWithXPayload } from "x402-pay/schemas";
+import { redisBudgetStore, redisLedger, redisSignInStore, type RedisClientLike } from "x402-pay/redis";
 
 declare const signer: { address: \`0x\${string}\`; signTypedData(request: never): Promise<\`0x\${string}\`> };
 const extension: X402Extension = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
@@ -79,6 +95,14 @@ const client = createX402Client({
   onBeforePayment: maybe.hook,
 });
 export const paidFetch = wrapFetchWithPayment(fetch, client);
+// A fleet's budget, ledger and sign-in memory in Redis.
+declare const redis: RedisClientLike;
+export const fleet = createX402Client({
+  schemes: [exactEvm({ signer })],
+  budget: { limit: "$5", per: "day", scope: "origin", store: redisBudgetStore(redis, { prefix: "agents:", timeoutMs: 500 }) },
+  ledger: redisLedger(redis, { key: "agents:ledger" }),
+  extensions: [signInWithX({ evm: messageSigner, store: redisSignInStore(redis, { ttlSeconds: 86_400 }) })],
+});
 export { exactSvm, wrapAxiosWithPayment, getPaymentReceipt };
 // Per-request options: fetch's init and axios's config both take x402, and a paying fetch is still a fetch.
 declare const unknown: PaymentOutcomeUnknownError;

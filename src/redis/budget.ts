@@ -1,0 +1,143 @@
+/**
+ * Budgets shared by every process that uses one Redis: each reserve, commit and release is one Lua
+ * script on one entry, so it is atomic across a fleet, and it reads Redis's clock, so the fleet
+ * agrees on windows.
+ */
+import { sha1 } from "@noble/hashes/legacy.js";
+import type { BudgetEntry, BudgetStore, BudgetUsage } from "../budget";
+import { bytesToHex, utf8 } from "../protocol";
+import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisClientLike } from "./client";
+
+export interface RedisBudgetStoreOptions {
+  /** Starts every key: `<prefix>{<budget>:<scope>}`. Default `"x402:budget:"`. */
+  prefix?: string | undefined;
+  /** How long a call may take; past it the payment is refused (`BUDGET_UNAVAILABLE`). Default 2000. */
+  timeoutMs?: number | undefined;
+  /** The time in milliseconds. Default: Redis's own clock (`TIME`), which every process of a fleet shares. */
+  now?: (() => number) | undefined;
+}
+
+/** A window's keys live this much longer than the window, past the last write. */
+const EXPIRY_MARGIN_MS = 1000;
+
+/**
+ * One entry in two keys that share a hash tag (one Redis Cluster slot). KEYS[1], a hash: the totals
+ * `spent` and `reserved`, and each reservation `r:<id>` = `r<amount>` (open) or `c<amount>` (committed,
+ * kept only in a window). KEYS[2], for a window: each reservation's time in a sorted set. ARGV:
+ * operation, window ms or "", the keys' time to live in ms, time ms or "" (Redis's), limit, id,
+ * amount. Numbers go to Redis as the strings they came as (Lua may print a large one in exponent
+ * form); totals change by HINCRBY. Replies: {fits (1 or 0), spent, reserved}, the usage before the call.
+ */
+const SCRIPT = `
+local hash, times = KEYS[1], KEYS[2]
+local op, window, ttl, now, limit, id, amount = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7]
+local function minus(value) return value == '0' and '0' or '-' .. value end
+if window then
+  if not now then
+    local time = redis.call('TIME')
+    now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  end
+  local since = now - window
+  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', times, '-inf', since)) do
+    local held = redis.call('HGET', hash, 'r:' .. gone)
+    if held then
+      redis.call('HINCRBY', hash, string.sub(held, 1, 1) == 'c' and 'spent' or 'reserved', minus(string.sub(held, 2)))
+      redis.call('HDEL', hash, 'r:' .. gone)
+    end
+  end
+  redis.call('ZREMRANGEBYSCORE', times, '-inf', since)
+end
+local spent = tonumber(redis.call('HGET', hash, 'spent') or '0')
+local reserved = tonumber(redis.call('HGET', hash, 'reserved') or '0')
+if op == 'usage' then return {1, spent, reserved} end
+local field = 'r:' .. id
+local held = redis.call('HGET', hash, field)
+if op == 'reserve' then
+  if held then return redis.error_reply('reservation ' .. id .. ' exists') end
+  if spent + reserved + tonumber(amount) > tonumber(limit) then return {0, spent, reserved} end
+  redis.call('HINCRBY', hash, 'reserved', amount)
+  redis.call('HSET', hash, field, 'r' .. amount)
+  if window then redis.call('ZADD', times, now, id) end
+elseif held and string.sub(held, 1, 1) == 'r' then
+  local reservedAmount = string.sub(held, 2)
+  redis.call('HINCRBY', hash, 'reserved', minus(reservedAmount))
+  if op == 'commit' then
+    local spend = tonumber(amount) < tonumber(reservedAmount) and amount or reservedAmount
+    redis.call('HINCRBY', hash, 'spent', spend)
+    if window then redis.call('HSET', hash, field, 'c' .. spend) else redis.call('HDEL', hash, field) end
+  else
+    redis.call('HDEL', hash, field)
+    if window then redis.call('ZREM', times, id) end
+  end
+else
+  return {1, spent, reserved}
+end
+if window then
+  redis.call('PEXPIRE', hash, ttl)
+  redis.call('PEXPIRE', times, ttl)
+end
+return {1, spent, reserved}
+`;
+
+/**
+ * A `BudgetStore` in Redis, for `createX402Client({ budget: { limit, store } })`: processes on any
+ * number of machines that give the same Redis and budget name share one budget. A budget with a
+ * window keeps its keys only as long as the window (they expire with it); one without keeps them for
+ * good. A call that fails or outlasts `timeoutMs` refuses the payment: budgets fail closed.
+ */
+export function redisBudgetStore(redis: RedisClientLike, options: RedisBudgetStoreOptions = {}): BudgetStore {
+  checkStoreOptions("redisBudgetStore", redis, ["evalSha", "eval"], options, {
+    prefix: checkName,
+    now: (value) => (typeof value === "function" ? undefined : "must be a function returning milliseconds"),
+  });
+  const { prefix = "x402:budget:", timeoutMs = DEFAULT_TIMEOUT_MS, now } = options;
+  const sha = bytesToHex(sha1(utf8.encode(SCRIPT))).slice(2);
+
+  const run = async (op: string, entry: BudgetEntry, id = "", amount = 0): Promise<number[]> => {
+    checkCall(entry, id, amount);
+    const tag = `${prefix}{${entry.key}}`;
+    const window = entry.windowMs === undefined ? ["", ""] : [String(entry.windowMs), String(entry.windowMs + EXPIRY_MARGIN_MS)];
+    const call = { keys: [tag, `${tag}:times`], arguments: [op, ...window, now ? String(now()) : "", String(entry.limit), id, String(amount)] };
+    const reply = await bounded(redis, timeoutMs, `budget ${op}`, async () => {
+      try {
+        return await redis.evalSha(sha, call);
+      } catch (error) {
+        if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
+        return redis.eval(SCRIPT, call);
+      }
+    });
+    return (reply as unknown[]).map(Number);
+  };
+  const usage = ([, spent, reserved]: number[]): BudgetUsage => ({ spent: spent!, reserved: reserved! });
+
+  return {
+    async reserve(entry, id, amount) {
+      try {
+        const answer = await run("reserve", entry, id, amount);
+        return { ok: answer[0] === 1, ...usage(answer) };
+      } catch (error) {
+        // Sent but unanswered, the reservation may still be made: its release follows it on the connection.
+        if ((error as Error)?.name === "TimeoutError") void run("release", entry, id).catch(() => undefined);
+        throw error;
+      }
+    },
+    async commit(entry, id, amount) {
+      await run("commit", entry, id, amount);
+    },
+    async release(entry, id) {
+      await run("release", entry, id);
+    },
+    async usage(entry) {
+      return usage(await run("usage", entry));
+    },
+  };
+}
+
+/** Amounts and limits the script can count exactly: whole micro-dollars, at most 9e15. */
+function checkCall(entry: BudgetEntry, id: string, amount: number): void {
+  const whole = (value: unknown, least: number) => Number.isSafeInteger(value) && (value as number) >= least && (value as number) <= 9e15;
+  if (typeof entry?.key !== "string" || !whole(entry.limit, 1) || !(entry.windowMs === undefined || whole(entry.windowMs, 1))) {
+    throw new TypeError("redisBudgetStore: an entry is { key: string, limit: whole micro-dollars from 1 to 9e15, windowMs: undefined or whole milliseconds }.");
+  }
+  if (typeof id !== "string" || !whole(amount, 0)) throw new TypeError("redisBudgetStore: an id is a string and an amount whole micro-dollars from 0 to 9e15.");
+}

@@ -1,0 +1,59 @@
+/** What `x402-pay/redis` asks of a Redis client, and every call bounded in time. */
+import { checkOptions, fail, show } from "../client";
+
+/**
+ * The node-redis calls these stores make: a connected `createClient()` or `createCluster()` from the
+ * `redis` package (v6) fits. Each store needs only its own few.
+ */
+export interface RedisClientLike {
+  /** node-redis: `false` while (re)connecting. A call then fails at once rather than waiting in its offline queue. */
+  readonly isReady?: boolean;
+  evalSha(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  get(key: string): Promise<unknown>;
+  set(key: string, value: string, options?: { expiration: { type: "EX"; value: number } }): Promise<unknown>;
+  xAdd(key: string, id: string, message: Record<string, string>): Promise<unknown>;
+  xRange(key: string, start: string, end: string, options: { COUNT: number }): Promise<unknown>;
+}
+
+/** How long a call may take before it fails, by default. */
+export const DEFAULT_TIMEOUT_MS = 2000;
+
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** Checks a store's client and options (`InvalidConfigError` naming the option); the client must have `methods`. */
+export function checkStoreOptions(
+  store: string,
+  redis: unknown,
+  methods: readonly (keyof RedisClientLike)[],
+  options: object,
+  checks: Readonly<Record<string, (value: any) => string | undefined>>,
+): void {
+  const missing = methods.filter((method) => typeof (redis as Record<string, unknown> | null)?.[method] !== "function");
+  if (missing.length > 0) fail(`${store}.redis`, `must be a connected node-redis client (createClient() or createCluster() of the redis package), lacking ${missing.join(", ")}`);
+  if (typeof options !== "object" || options === null) fail(store, "options must be an object");
+  checkOptions(`${store}.`, options, { timeoutMs: checkTimeout, ...checks });
+}
+
+const checkTimeout = (value: unknown) =>
+  Number.isSafeInteger(value) && (value as number) > 0 && (value as number) <= MAX_TIMEOUT_MS ? undefined : `${show(value)} is not a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`;
+
+/** A key prefix or name: a non-empty string. */
+export const checkName = (value: unknown) => (typeof value === "string" && value.length > 0 ? undefined : `${show(value)} is not a non-empty string`);
+
+/**
+ * Runs one call, failing at once if the client is not connected and with a `TimeoutError` if no
+ * answer comes within `timeoutMs`: a store never hangs its caller.
+ */
+export async function bounded<T>(redis: Pick<RedisClientLike, "isReady">, timeoutMs: number, what: string, call: () => Promise<T>): Promise<T> {
+  if (redis.isReady === false) throw new Error(`Redis is not connected: ${what} was not sent.`);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DOMException(`Redis did not answer ${what} within ${timeoutMs} ms.`, "TimeoutError")), timeoutMs);
+  });
+  try {
+    return await Promise.race([call(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

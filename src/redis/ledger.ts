@@ -1,0 +1,54 @@
+/** The receipts ledger as a Redis stream: one entry per record, read back in the order appended. */
+import type { Ledger, LedgerRecord } from "../ledger";
+import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisClientLike } from "./client";
+
+export interface RedisLedgerOptions {
+  /** The stream's key. Default `"x402:ledger"`. */
+  key?: string | undefined;
+  /** How long a call may take before it fails. Default 2000. */
+  timeoutMs?: number | undefined;
+}
+
+/** Entries read per XRANGE. */
+const PAGE = 500;
+
+/**
+ * A `Ledger` in a Redis stream, for `createX402Client({ ledger })`: `append` adds an entry (XADD) whose
+ * field `record` holds the record as JSON, and resolves once Redis has it; `records()` reads them in
+ * order, a page at a time (XRANGE). Processes sharing the stream share the ledger. An entry that is
+ * not a record (another writer's) is skipped.
+ */
+export function redisLedger(redis: RedisClientLike, options: RedisLedgerOptions = {}): Ledger {
+  checkStoreOptions("redisLedger", redis, ["xAdd", "xRange"], options, { key: checkName });
+  const { key = "x402:ledger", timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  return {
+    async append(record) {
+      await bounded(redis, timeoutMs, "a ledger append", () => redis.xAdd(key, "*", { record: JSON.stringify(record) }));
+    },
+    async *records() {
+      for (let start = "-"; ; ) {
+        const page = (await bounded(redis, timeoutMs, "a ledger read", () => redis.xRange(key, start, "+", { COUNT: PAGE }))) as StreamEntry[];
+        for (const entry of page) {
+          const record = parse(entry.message?.record);
+          if (record) yield record;
+        }
+        if (page.length < PAGE) return;
+        start = `(${page.at(-1)!.id}`;
+      }
+    },
+  };
+}
+
+interface StreamEntry {
+  readonly id: string;
+  readonly message?: Readonly<Record<string, unknown>>;
+}
+
+function parse(json: unknown): LedgerRecord | undefined {
+  try {
+    const value: unknown = JSON.parse(String(json));
+    return typeof value === "object" && value !== null && typeof (value as LedgerRecord).id === "string" ? (value as LedgerRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * The Redis budget store against a real redis-server: the memory store's cases (reserve / commit /
+ * release / usage, a rolling window), Redis's own clock and keys that expire with their window,
+ * exact sums up to the largest limit, concurrent reserves from several connections, the script
+ * reloaded after SCRIPT FLUSH, and failing closed: a server that is gone or paused rejects, bounded.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { BudgetEntry } from "../../src";
+import { redisBudgetStore } from "../../src/redis";
+import { connectRedis, startRedis, type RedisServer } from "../support/redis";
+
+let server: RedisServer;
+let redis: Awaited<ReturnType<typeof connectRedis>>;
+let run = 0;
+/** A fresh key prefix per test, so tests share the server and not their budgets. */
+const fresh = () => `test:${++run}:`;
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = await connectRedis(server.url);
+});
+afterAll(async () => {
+  redis?.destroy();
+  await server?.stop();
+});
+
+const entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({ key: "b:client", limit: 1000, windowMs: undefined, ...over });
+
+describe("redis budget store: the memory store's cases", () => {
+  it("reserves while spent + reserved + amount fits the limit, and says what it held before", async () => {
+    const store = redisBudgetStore(redis, { prefix: fresh() });
+    expect(await store.reserve(entry(), "a", 600)).toEqual({ ok: true, spent: 0, reserved: 0 });
+    expect(await store.reserve(entry(), "b", 401)).toEqual({ ok: false, spent: 0, reserved: 600 });
+    expect(await store.reserve(entry(), "b", 400)).toEqual({ ok: true, spent: 0, reserved: 600 });
+    expect(await store.usage(entry())).toEqual({ spent: 0, reserved: 1000 });
+  });
+
+  it.each([undefined, 60_000])("window %s: commit turns a reservation into spend of at most what was reserved; release frees it; unknown ids change nothing", async (windowMs) => {
+    const store = redisBudgetStore(redis, { prefix: fresh() });
+    const e = entry({ windowMs });
+    await store.reserve(e, "a", 600);
+    await store.reserve(e, "b", 300);
+    await store.commit(e, "a", 250); // upto: settled below the maximum
+    await store.commit(e, "b", 900); // never more than reserved
+    expect(await store.usage(e)).toEqual({ spent: 550, reserved: 0 });
+    await store.reserve(e, "c", 100);
+    await store.release(e, "c");
+    await store.release(e, "a"); // committed: stays
+    await store.commit(e, "a", 100); // committed once only
+    await store.commit(e, "nobody", 500);
+    await store.release(e, "nobody");
+    expect(await store.usage(e)).toEqual({ spent: 550, reserved: 0 });
+  });
+
+  it("a window lets reservations and spend go once it has passed them; each key is its own budget", async () => {
+    let now = 1_000_000;
+    const store = redisBudgetStore(redis, { prefix: fresh(), now: () => now });
+    const daily = entry({ windowMs: 60_000 });
+    await store.reserve(daily, "a", 700);
+    await store.commit(daily, "a", 700);
+    now += 30_000;
+    await store.reserve(daily, "b", 300);
+    expect((await store.reserve(daily, "c", 1)).ok).toBe(false);
+    expect((await store.reserve(entry({ key: "other", windowMs: 60_000 }), "c", 1000)).ok).toBe(true);
+    now += 30_000; // "a" is a minute old: out of the window
+    expect(await store.usage(daily)).toEqual({ spent: 0, reserved: 300 });
+    expect((await store.reserve(daily, "d", 700)).ok).toBe(true);
+    now += 30_001;
+    expect(await store.usage(daily)).toEqual({ spent: 0, reserved: 700 });
+  });
+
+  it("1000 concurrent reservations of 1 from four connections against a limit of 250 take exactly 250", async () => {
+    const prefix = fresh();
+    const connections = [redis, ...(await Promise.all([1, 2, 3].map(() => connectRedis(server.url))))];
+    try {
+      const stores = connections.map((connection) => redisBudgetStore(connection, { prefix, timeoutMs: 30_000 }));
+      const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => stores[i % 4]!.reserve(entry({ limit: 250 }), `r${i}`, 1)));
+      expect(answers.filter((a) => a.ok)).toHaveLength(250);
+      expect(await stores[0]!.usage(entry({ limit: 250 }))).toEqual({ spent: 0, reserved: 250 });
+    } finally {
+      for (const connection of connections.slice(1)) connection.destroy();
+    }
+  });
+});
+
+describe("redis budget store: in Redis", () => {
+  it("a window runs on Redis's clock: its keys expire with it, and what it has passed no longer counts", async () => {
+    const prefix = fresh();
+    const store = redisBudgetStore(redis, { prefix });
+    const e = entry({ key: "w:client", windowMs: 200 });
+    await store.reserve(e, "a", 400);
+    await store.commit(e, "a", 400);
+    await store.reserve(e, "b", 100);
+    expect(await redis.keys(`${prefix}*`)).toEqual(expect.arrayContaining([`${prefix}{w:client}`, `${prefix}{w:client}:times`]));
+    for (const key of await redis.keys(`${prefix}*`)) expect(await redis.pTTL(key)).toBeGreaterThan(0);
+    await vi.waitFor(async () => expect(await store.usage(e)).toEqual({ spent: 0, reserved: 0 }), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await redis.keys(`${prefix}*`)).toEqual([]), { timeout: 10_000, interval: 50 });
+  });
+
+  it("a budget without a window keeps its keys for good", async () => {
+    const prefix = fresh();
+    const store = redisBudgetStore(redis, { prefix });
+    await store.reserve(entry(), "a", 10);
+    await store.commit(entry(), "a", 10);
+    expect(await redis.keys(`${prefix}*`)).toEqual([`${prefix}{b:client}`]);
+    expect(await redis.pTTL(`${prefix}{b:client}`)).toBe(-1);
+  });
+
+  it("sums stay exact up to the largest limit ($9 billion in micro-dollars), and a payment of 0 reserves and releases", async () => {
+    const store = redisBudgetStore(redis, { prefix: fresh() });
+    const e = entry({ limit: 9e15, windowMs: 60_000 });
+    expect((await store.reserve(e, "a", 9e15 - 1)).ok).toBe(true);
+    expect((await store.reserve(e, "b", 2)).ok).toBe(false);
+    expect(await store.reserve(e, "b", 1)).toEqual({ ok: true, spent: 0, reserved: 9e15 - 1 });
+    await store.commit(e, "a", 8_999_999_999_999_999);
+    await store.commit(e, "b", 1);
+    expect(await store.usage(e)).toEqual({ spent: 9e15, reserved: 0 });
+    const small = entry({ key: "zero" });
+    expect((await store.reserve(small, "z", 0)).ok).toBe(true);
+    await store.release(small, "z");
+    await store.reserve(small, "y", 0);
+    await store.commit(small, "y", 0);
+    expect(await store.usage(small)).toEqual({ spent: 0, reserved: 0 });
+  });
+
+  it("after SCRIPT FLUSH (a restarted or failed-over Redis) the script is sent again", async () => {
+    const store = redisBudgetStore(redis, { prefix: fresh() });
+    await store.reserve(entry(), "a", 1);
+    await redis.scriptFlush();
+    expect(await store.reserve(entry(), "b", 1)).toEqual({ ok: true, spent: 0, reserved: 1 });
+    expect(await store.usage(entry())).toEqual({ spent: 0, reserved: 2 });
+  });
+
+  it("a reservation id taken already is refused, and the budget is unchanged", async () => {
+    const store = redisBudgetStore(redis, { prefix: fresh() });
+    await store.reserve(entry(), "a", 5);
+    await expect(store.reserve(entry(), "a", 5)).rejects.toThrow(/reservation a exists/);
+    expect(await store.usage(entry())).toEqual({ spent: 0, reserved: 5 });
+  });
+
+  it.each([
+    [entry(), 1.5],
+    [entry(), -1],
+    [entry(), 9e15 + 1],
+    [entry({ limit: 0 }), 1],
+    [entry({ limit: 2.5 }), 1],
+    [entry({ windowMs: 0 }), 1],
+    [entry({ key: 7 as never }), 1],
+  ])("%j, amount %d: rejected with a TypeError, nothing written", async (bad, amount) => {
+    const prefix = fresh();
+    const store = redisBudgetStore(redis, { prefix });
+    await expect(store.reserve(bad, "a", amount)).rejects.toThrow(TypeError);
+    expect(await redis.keys(`${prefix}*`)).toEqual([]);
+  });
+
+  it.each([
+    [{ timeoutMs: 0 }, "redisBudgetStore.timeoutMs"],
+    [{ timeoutMs: 1.5 }, "redisBudgetStore.timeoutMs"],
+    [{ timeoutMs: "1000" }, "redisBudgetStore.timeoutMs"],
+    [{ prefix: "" }, "redisBudgetStore.prefix"],
+    [{ now: 5 }, "redisBudgetStore.now"],
+    [{ url: "redis://x" }, "redisBudgetStore.url"],
+    [null, "redisBudgetStore"],
+  ])("options %j: INVALID_CONFIG naming %s", (options, option) => {
+    expect(() => redisBudgetStore(redis, options as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }));
+  });
+
+  it("a value that is no node-redis client: INVALID_CONFIG naming what it lacks", () => {
+    expect(() => redisBudgetStore({ get() {} } as never)).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG", details: { option: "redisBudgetStore.redis" }, message: expect.stringMatching(/lacking evalSha, eval/) }),
+    );
+  });
+});
+
+describe("redis budget store: failing closed, never hanging", () => {
+  it("a server that stopped: calls reject at once (not after timeoutMs), and reconnecting is not waited for", async () => {
+    const own = await startRedis();
+    const client = await connectRedis(own.url);
+    try {
+      const store = redisBudgetStore(client, { prefix: fresh(), timeoutMs: 600_000 });
+      expect((await store.reserve(entry(), "a", 1)).ok).toBe(true);
+      await own.stop();
+      await vi.waitFor(() => expect(client.isReady).toBe(false));
+      // A wait of timeoutMs would outlast the test's own timeout.
+      await expect(store.reserve(entry(), "b", 1)).rejects.toThrow(/not connected/);
+      await expect(store.usage(entry())).rejects.toThrow(/not connected/);
+    } finally {
+      client.destroy();
+      await own.stop();
+    }
+  });
+
+  it("a server that does not answer (CLIENT PAUSE): the reserve rejects after timeoutMs, and its release follows it, so nothing stays reserved", async () => {
+    const control = await connectRedis(server.url);
+    const store = redisBudgetStore(redis, { prefix: fresh(), timeoutMs: 100 });
+    try {
+      await control.sendCommand(["CLIENT", "PAUSE", "60000", "WRITE"]);
+      await expect(store.reserve(entry(), "a", 1)).rejects.toMatchObject({ name: "TimeoutError", message: "Redis did not answer budget reserve within 100 ms." });
+    } finally {
+      await control.sendCommand(["CLIENT", "UNPAUSE"]);
+      control.destroy();
+    }
+    await vi.waitFor(async () => expect(await store.usage(entry())).toEqual({ spent: 0, reserved: 0 }));
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * The receipts ledger in a Redis stream, against a real redis-server: records read back in the order
+ * appended across several pages and from another connection, spendBy / unreconciled / reconcile over
+ * it, another writer's entries skipped, and a server that is gone failing the call at once.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { reconcile, spendBy, unreconciled, type LedgerRecord } from "../../src";
+import { redisLedger } from "../../src/redis";
+import { USDC_BASE_SEPOLIA } from "../support/seller";
+import { connectRedis, startRedis, type RedisServer } from "../support/redis";
+
+let server: RedisServer;
+let redis: Awaited<ReturnType<typeof connectRedis>>;
+let run = 0;
+const fresh = () => `test:ledger:${++run}`;
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = await connectRedis(server.url);
+});
+afterAll(async () => {
+  redis?.destroy();
+  await server?.stop();
+});
+
+const record = (i: number, over: Partial<LedgerRecord> = {}): LedgerRecord => ({
+  id: `r${i}`,
+  time: `2026-11-${String(20 + (i % 3)).padStart(2, "0")}T10:00:00.000Z`,
+  outcome: "settled",
+  url: `https://${i % 2 ? "a" : "b"}.example/x`,
+  method: "GET",
+  scheme: "exact",
+  network: "eip155:84532",
+  asset: USDC_BASE_SEPOLIA,
+  amount: "1000",
+  payer: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+  payee: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+  ...over,
+});
+
+async function all(ledger: { records(): AsyncIterable<LedgerRecord> }) {
+  const list: LedgerRecord[] = [];
+  for await (const r of ledger.records()) list.push(r);
+  return list;
+}
+
+describe("redis ledger", () => {
+  it("one stream entry per record, read back in order over several pages, by another connection too", async () => {
+    const key = fresh();
+    const ledger = redisLedger(redis, { key });
+    const records = Array.from({ length: 1201 }, (_, i) => record(i));
+    for (const r of records) await ledger.append(r);
+    expect(await redis.xLen(key)).toBe(1201);
+    expect(await all(ledger)).toEqual(records);
+    const other = await connectRedis(server.url);
+    try {
+      expect(await all(redisLedger(other, { key }))).toEqual(records);
+    } finally {
+      other.destroy();
+    }
+  });
+
+  it("an empty stream has no records; the default key is x402:ledger", async () => {
+    expect(await all(redisLedger(redis, { key: fresh() }))).toEqual([]);
+    await redisLedger(redis).append(record(1));
+    expect((await redis.xRange("x402:ledger", "-", "+"))!.map((entry) => JSON.parse(entry.message.record!))).toEqual([record(1)]);
+  });
+
+  it("spendBy, unreconciled and reconcile work over it", async () => {
+    const ledger = redisLedger(redis, { key: fresh() });
+    for (let i = 0; i < 6; i++) await ledger.append(record(i));
+    await ledger.append(record(6, { outcome: "unknown", code: "PAYMENT_OUTCOME_UNKNOWN" }));
+    await ledger.append(record(7, { outcome: "refused", code: "BUDGET_EXCEEDED", amount: undefined }));
+    expect(await spendBy(ledger, "origin")).toEqual([
+      { key: "https://b.example", network: "eip155:84532", asset: USDC_BASE_SEPOLIA, amount: "3000", count: 3 },
+      { key: "https://a.example", network: "eip155:84532", asset: USDC_BASE_SEPOLIA, amount: "3000", count: 3 },
+    ]);
+    const [open] = await unreconciled(ledger);
+    expect(open).toMatchObject({ id: "r6", outcome: "unknown" });
+    await reconcile(ledger, open!, "settled", { transaction: "0xabc" });
+    expect(await unreconciled(ledger)).toEqual([]);
+    expect(await spendBy(ledger, "asset")).toEqual([{ key: "", network: "eip155:84532", asset: USDC_BASE_SEPOLIA, amount: "7000", count: 7 }]);
+  });
+
+  it("entries that are not records (another writer's) are skipped", async () => {
+    const key = fresh();
+    const ledger = redisLedger(redis, { key });
+    await ledger.append(record(1));
+    await redis.xAdd(key, "*", { other: "field" });
+    await redis.xAdd(key, "*", { record: "not json" });
+    await redis.xAdd(key, "*", { record: '{"no":"id"}' });
+    await ledger.append(record(2));
+    expect(await all(ledger)).toEqual([record(1), record(2)]);
+  });
+
+  it("a server that stopped: append and records reject at once", async () => {
+    const own = await startRedis();
+    const client = await connectRedis(own.url);
+    try {
+      const ledger = redisLedger(client, { timeoutMs: 600_000 });
+      await ledger.append(record(1));
+      await own.stop();
+      await vi.waitFor(() => expect(client.isReady).toBe(false));
+      await expect(ledger.append(record(2))).rejects.toThrow(/Redis is not connected: a ledger append was not sent/);
+      await expect(all(ledger)).rejects.toThrow(/not connected/);
+    } finally {
+      client.destroy();
+      await own.stop();
+    }
+  });
+
+  it.each([
+    [{ key: "" }, "redisLedger.key"],
+    [{ timeoutMs: -1 }, "redisLedger.timeoutMs"],
+    [{ stream: "x" }, "redisLedger.stream"],
+  ])("options %j: INVALID_CONFIG naming %s", (options, option) => {
+    expect(() => redisLedger(redis, options as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }));
+  });
+});
