@@ -1,7 +1,8 @@
 // One client in its own process, so its CPU time and memory are its own (run.mjs starts it).
 //   --task cpu    --n N: N sequential GETs after a warm-up; prints the process's CPU µs per request
 //   --task burst  --n N: N concurrent GETs at once; prints how many got 200, the wall ms and the peak RSS
-// --side ours | reference pays /evm; --side plain sends unpaid GETs to /plain (cpu only). One JSON line.
+// --side ours | reference pays /evm (cached: ours with the quote cache on); --side plain sends unpaid
+// GETs to /plain (cpu only). One JSON line.
 import { parseArgs } from "node:util";
 import { evmFetch } from "./clients.mjs";
 
@@ -9,7 +10,8 @@ const { values } = parseArgs({
   options: { side: { type: "string" }, task: { type: "string" }, base: { type: "string" }, n: { type: "string" }, warmup: { type: "string", default: "50" } },
 });
 const n = Number(values.n);
-const [get, path] = values.side === "plain" ? [fetch, "/plain"] : [await evmFetch(values.side), "/evm"];
+const [get, path] =
+  values.side === "plain" ? [fetch, "/plain"] : values.side === "cached" ? [await evmFetch("ours", { quoteCache: true }), "/evm"] : [await evmFetch(values.side), "/evm"];
 const url = `${values.base}${path}?who=${values.side}-${values.task}`;
 
 /** One GET, its body read (so the connection is free again); its status. */

@@ -36,7 +36,8 @@ export type DecodeResult = { ok: true; value: unknown } | { ok: false; reason: s
  * padding, surrounding whitespace), strict on content (valid UTF-8, valid JSON).
  */
 export function decodeBase64Json(text: string): DecodeResult {
-  let b64 = text.trim().replace(/-/g, "+").replace(/_/g, "/");
+  let b64 = text.trim();
+  if (b64.includes("-") || b64.includes("_")) b64 = b64.replace(/-/g, "+").replace(/_/g, "/");
   // Each step names what failed when it throws.
   let reason = "is not base64";
   if (!base64Shape.test(b64)) return { ok: false, reason };
@@ -45,9 +46,10 @@ export function decodeBase64Json(text: string): DecodeResult {
   while (b64.length % 4 !== 0) b64 += "=";
   try {
     // Buffer decodes anything: refuse first what atob refuses (WHATWG forgiving-base64: after one or
-    // two final "=" go, no "=" may remain, nor a length of 4n + 1).
-    const data = b64.replace(/={1,2}$/, "");
-    if (data.includes("=") || data.length % 4 === 1) throw new Error(reason);
+    // two final "=" go, no "=" may remain, nor a length of 4n + 1). The shape put every "=" at the end.
+    let pad = 0;
+    while (b64[b64.length - 1 - pad] === "=") pad++;
+    if (pad > 2 || (b64.length - pad) % 4 === 1) throw new Error(reason);
     const bytes = NodeBuffer ? NodeBuffer.from(b64, "base64") : base64ToBytes(b64);
     reason = "does not decode to UTF-8 text";
     // Made at first use, not at load: a decoder that cannot be made fails this step, where it is seen.
