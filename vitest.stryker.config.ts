@@ -13,6 +13,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     include: ["test/unit/**/*.test.ts", "test/http/**/*.test.ts"],
-    exclude: ["test/unit/package.test.ts", "test/unit/browser-safety.test.ts"],
+    exclude: ["test/unit/package.test.ts", "test/unit/browser-safety.test.ts", "test/http/redis-fleet.test.ts"],
   },
 });
