@@ -4,9 +4,9 @@
  * first requests share one probe; never across origins, never a route that stopped asking.
  */
 import { HttpResponse } from "msw";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createX402Client, getPaymentReceipt, memoryBudgetStore, type AnyX402Error, type X402Extension } from "../../src";
-import { createQuoteCache } from "../../src/client";
+import { PROBE_WAIT_MS, createQuoteCache } from "../../src/client";
 import { exactEvm } from "../../src/evm";
 import { useMswServer } from "../support/msw";
 import { OTHER, PATH, SELLER, createSeller, v2Challenge, v2Requirement } from "../support/seller";
@@ -147,5 +147,52 @@ describe("quote cache options and expiry", () => {
     now = 10_000;
     expect(cache.lookup("a")).toBeUndefined();
     expect(createQuoteCache(false)).toBeUndefined();
+  });
+});
+
+describe("quote cache probes", () => {
+  it("a request waiting on another's probe goes on when its signal aborts, or after PROBE_WAIT_MS", async () => {
+    vi.useFakeTimers();
+    try {
+      const cache = createQuoteCache(true)!;
+      await cache.probe("r"); // the prober, which never ends
+      const controller = new AbortController();
+      let aborted = false;
+      const waiting = cache.probe("r", controller.signal).then(() => (aborted = true));
+      await vi.advanceTimersByTimeAsync(1);
+      expect(aborted).toBe(false);
+      controller.abort();
+      await waiting;
+      let timedOut = false;
+      const patient = cache.probe("r").then(() => (timedOut = true));
+      await vi.advanceTimersByTimeAsync(PROBE_WAIT_MS - 1);
+      expect(timedOut).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await patient;
+      expect(timedOut).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a probe's done ends only its own probe: a later probe of the route still holds its waiters", async () => {
+    const cache = createQuoteCache(true)!;
+    const firstDone = await cache.probe("r");
+    cache.learn("r", {} as never); // ends the first probe
+    cache.forget("r");
+    await cache.probe("r"); // a second prober
+    firstDone();
+    let released = false;
+    void cache.probe("r").then(() => (released = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(released).toBe(false);
+    cache.learn("r", {} as never);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(released).toBe(true);
+  });
+
+  it.each([{ ttlSeconds: 86_401 }, { maxEntries: 1_000_001 }])("%j: past the bounds, INVALID_CONFIG", (quoteCache) => {
+    expect(() => createQuoteCache(quoteCache)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG" }));
+    expect(createQuoteCache({ ttlSeconds: 86_400, maxEntries: 1_000_000 })).toBeDefined();
   });
 });

@@ -11,17 +11,9 @@ import { parseChallenge, encodeBase64Json, type PaymentRequirement } from "../..
 import { exactEvm } from "../../src/evm";
 import { transferWithAuthorizationDigest } from "../../src/evm/eip712";
 import { v2Challenge } from "../support/seller";
+import { transferWithAuthorizationFields } from "../support/vectors";
 
-const types = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
+const types = { TransferWithAuthorization: transferWithAuthorizationFields };
 
 const hex = (bytes: number) => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => `0x${Buffer.from(b).toString("hex")}` as Hex);
 const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n });

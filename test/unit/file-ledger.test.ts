@@ -90,3 +90,12 @@ describe("file ledger", () => {
     expect([...(await read(path))].pop()!.id).toBe("after-crash");
   }, 30_000);
 });
+
+describe("file ledger lines that are no record", () => {
+  it("JSON that is not a record with an id (a number, null, an array, an object without id) is skipped", async () => {
+    const path = join(dir, "odd.jsonl");
+    appendFileSync(path, ['42', "null", "[1]", '{"time":"x"}', '{"id":7}', '"text"', ""].join("\n") + "\n");
+    await fileLedger(path).append(record("real"));
+    expect((await read(path)).map((r) => r.id)).toEqual(["real"]);
+  });
+});
