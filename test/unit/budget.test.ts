@@ -173,3 +173,60 @@ describe("a value function that changes its mind or throws", () => {
     expect(await store.usage({ key: "client/life:client", limit: 1, windowMs: undefined })).toEqual({ spent: 0, reserved: 0 });
   });
 });
+
+describe("from the mutation run", () => {
+  it("in a window, a committed reservation is neither committed again nor released", async () => {
+    const store = memoryBudgetStore(() => 0);
+    const daily = { key: "w", limit: 1000, windowMs: 60_000 };
+    await store.reserve(daily, "a", 600);
+    await store.commit(daily, "a", 500);
+    await store.commit(daily, "a", 100);
+    await store.release(daily, "a");
+    expect(await store.usage(daily)).toEqual({ spent: 500, reserved: 0 });
+  });
+
+  it.each([
+    [null, "budget", "must be { limit, per?, scope?, name?, store?, value? }"],
+    [{ limit: "$1", max: 1 }, "budget.max", "is not an option (options: limit, per, scope, name, store, value)"],
+    [{ limit: "$0" }, "budget.limit", 'must be a USD amount from "$0.000001" to "$9000000000", such as "$5"'],
+    [{ limit: "$9000000000.000001" }, "budget.limit", 'must be a USD amount from "$0.000001" to "$9000000000", such as "$5"'],
+    [{ limit: "$1", per: "month" }, "budget.per", '"minute", "hour", "day", "week" or milliseconds above 0'],
+    [{ limit: "$1", scope: "payer" }, "budget.scope", '"client", "origin" or "payee"'],
+    [{ limit: "$1", name: "" }, "budget.name", "1 to 64 characters of a-z, A-Z, 0-9, _, ., / and -"],
+    [{ limit: "$1", store: { reserve() {}, commit() {} } }, "budget.store", "a budget store { reserve, commit, release, usage }"],
+    [{ limit: "$1", store: { reserve() {}, release() {} } }, "budget.store", "a budget store { reserve, commit, release, usage }"],
+    [{ limit: "$1", store: { commit() {}, release() {} } }, "budget.store", "a budget store { reserve, commit, release, usage }"],
+    [{ limit: "$1", value: 1 }, "budget.value", "a function"],
+    [[{ limit: "$1", name: "a" }, { limit: "$2", name: "a" }], "budget", 'two budgets are named "a": give each its own name'],
+  ])("%j: the message names %s and says %s", (budget, option, problem) => {
+    expect(() => resolveBudgets(budget as never, fail)).toThrow(expect.objectContaining({ message: `${option}: ${problem}.`, details: { option } }));
+  });
+
+  it("$9000000000 is the largest limit", () => {
+    expect(resolveBudgets({ limit: "$9000000000" }, fail)[0]!.limit).toBe(9e15);
+  });
+
+  it("a value a function tells is rounded up to the micro-dollar: two payments of $0.0000001 do not fit a budget of $0.000001", async () => {
+    const store = memoryBudgetStore();
+    const budgets = resolveBudgets({ limit: "$0.000001", store, value: () => "$0.0000001" }, fail);
+    const payment = { network: "eip155:84532", asset: "0xabc", amount: "1", payTo: "0x1" };
+    const request = { url: "https://a.example/x", method: "GET" };
+    await reserveBudgets(budgets, payment, undefined, request);
+    await expect(reserveBudgets(budgets, payment, undefined, request)).rejects.toMatchObject({
+      code: "BUDGET_EXCEEDED",
+      message: "Budget client/life ($0.000001) cannot take $0.000001 more: $0 spent and $0.000001 reserved of $0.000001. Nothing was signed.",
+    });
+  });
+
+  it("the refusals' sentences: a store that fails, a value that changed its mind", async () => {
+    const request = { url: "https://a.example/x", method: "GET" };
+    const payment = { network: "eip155:84532", asset: "0xabc", amount: "1", payTo: "0x1" };
+    const broken = { ...memoryBudgetStore(), reserve: () => Promise.reject(new Error("down")) };
+    await expect(reserveBudgets(resolveBudgets({ limit: "$1", store: broken, value: () => "$0.1" }, fail), payment, undefined, request)).rejects.toMatchObject({
+      message: "The store of budget client/life did not answer, so nothing was paid (budgets fail closed).",
+    });
+    await expect(reserveBudgets(resolveBudgets({ limit: "$1", value: () => undefined }, fail), payment, undefined, request)).rejects.toMatchObject({
+      message: "Budget client/life cannot value this payment: nothing was signed.",
+    });
+  });
+});
