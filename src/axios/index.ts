@@ -56,8 +56,14 @@ function paying(instance: AxiosInstance, client: X402Client, original: Config["a
     }
     // A resend goes out only with its signed header (in pay).
     // With a quote cache: a route quoted before is paid at once (or waits for another request's probe).
-    const route = () => ({ url: new URL(instance.getUri(config), browserOrigin()).href, method: config.method!.toUpperCase(), signal: config.signal as AbortSignal | undefined });
-    const plan = options.resend || !client.quotes ? undefined : await planRequest(client, route(), PAYMENT_HEADERS.some((name) => headerOf(config.headers, name)));
+    const plan =
+      options.resend || !client.quotes
+        ? undefined
+        : await planRequest(
+            client,
+            { url: new URL(instance.getUri(config), browserOrigin()).href, method: config.method!.toUpperCase(), signal: config.signal as AbortSignal | undefined },
+            PAYMENT_HEADERS.some((name) => headerOf(config.headers, name)),
+          );
     const resend = options.resend ?? plan?.prepaid;
     try {
       let first: AxiosResponse | undefined;

@@ -5,7 +5,7 @@
  * a viem LocalAccount's `sign({ hash })`; every other signer gets the typed data itself.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { utf8, type PaymentRequirement } from "../protocol";
+import { bytesToHex, utf8, type PaymentRequirement } from "../protocol";
 import type { Hex } from "./signer";
 
 const DOMAIN_TYPE = "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)";
@@ -36,9 +36,7 @@ export function transferWithAuthorizationDigest(domain: { name: string; version:
   digest.set([0x19, 0x01]);
   digest.set(separator, 2);
   digest.set(struct, 34);
-  let hex = "0x";
-  for (const byte of keccak_256(digest)) hex += byte.toString(16).padStart(2, "0");
-  return hex as Hex;
+  return bytesToHex(keccak_256(digest));
 }
 
 /** The domain a requirement's EIP-3009 authorization is signed under (its check made sure of name and version). */
