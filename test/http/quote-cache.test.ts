@@ -3,7 +3,7 @@
  * trip), within policy and budget; a stale quote costs nothing and the new terms are paid; concurrent
  * first requests share one probe; never across origins, never a route that stopped asking.
  */
-import { HttpResponse } from "msw";
+import { HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import { createX402Client, getPaymentReceipt, memoryBudgetStore, type AnyX402Error, type X402Extension } from "../../src";
 import { PROBE_WAIT_MS, createQuoteCache } from "../../src/client";
@@ -194,5 +194,49 @@ describe("quote cache probes", () => {
   it.each([{ ttlSeconds: 86_401 }, { maxEntries: 1_000_001 }])("%j: past the bounds, INVALID_CONFIG", (quoteCache) => {
     expect(() => createQuoteCache(quoteCache)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG" }));
     expect(createQuoteCache({ ttlSeconds: 86_400, maxEntries: 1_000_000 })).toBeDefined();
+  });
+});
+
+describe.each(wrappers)("$name: the quote cache, from the mutation run", (wrapper) => {
+  it("a request that carries its own payment header is not paid from the cache", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const { client, signs } = quotingClient();
+    await wrapper.send(client, { url });
+    const error = await rejection(wrapper.send(client, { url, headers: { "PAYMENT-SIGNATURE": "e30=" } }));
+    expect(error.code).toBe("PAYMENT_ALREADY_ATTEMPTED");
+    expect(signs.length).toBe(1);
+  });
+
+  it("a request to a free route ends its probe when it is over: the next request to the route need not wait", async () => {
+    server.use(http.get(`${SELLER}/free`, () => HttpResponse.json({ free: true })));
+    const { client } = quotingClient();
+    expect((await wrapper.send(client, { url: `${SELLER}/free` })).status).toBe(200);
+    const waited = await Promise.race([client.quotes!.probe(`GET ${SELLER}/free`).then(() => "no wait"), new Promise((resolve) => setTimeout(() => resolve("waited"), 50))]);
+    expect(waited).toBe("no wait");
+  });
+
+  it("the caller's payment id goes with a payment made from the cache", async () => {
+    const seller = createSeller({ challenge: v2Challenge({ extensions: { "payment-identifier": { info: { required: false } } } }) });
+    server.use(seller.handler);
+    const { client } = quotingClient();
+    await wrapper.send(client, { url });
+    await wrapper.send(client, { url, x402: { paymentId: "order-0000000000000042" } });
+    expect(paidFlags(seller)).toEqual([false, true, true]);
+    expect(seller.payments[1].extensions["payment-identifier"].info.id).toBe("order-0000000000000042");
+  });
+});
+
+describe("createX402Client: quoteCache and ledger options", () => {
+  it.each([
+    [{ quoteCache: null }, "quoteCache", "null is not true, false or { ttlSeconds?, maxEntries? }"],
+    [{ quoteCache: 5 }, "quoteCache", "5 is not true, false or { ttlSeconds?, maxEntries? }"],
+    [{ ledger: {} }, "ledger", "{} is not a ledger { append, records }"],
+    [{ ledger: { append() {} } }, "ledger", "{} is not a ledger { append, records }"],
+    [{ ledger: { records() {} } }, "ledger", "{} is not a ledger { append, records }"],
+  ])("%j: INVALID_CONFIG naming %s", (options, option, problem) => {
+    expect(() => createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], ...(options as object) })).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG", message: `${option}: ${problem}.` }),
+    );
   });
 });
