@@ -102,6 +102,11 @@ export interface X402Client {
    * `refused`: what extensions' reviews refused (`review`); without it, no extension is asked.
    */
   evaluate(challenge: PaymentChallenge, request: X402Request, refused?: readonly RequirementReview[]): { options: PaymentOption[]; rejected: RejectedRequirement[] };
+  /**
+   * Would this client pay the challenge, and if not, why: the extensions' reviews, then `evaluate`.
+   * Signs nothing, reserves nothing and asks no hook; `options[0]` is what it would pay unless `selectRequirement` picks another.
+   */
+  quote(challenge: PaymentChallenge, request: X402Request): Promise<{ options: PaymentOption[]; rejected: RejectedRequirement[] }>;
   /** What the extensions serving the challenge refuse before the spend policy sees it (signed offers that fail). */
   review(challenge: PaymentChallenge, request: X402Request): Promise<RequirementReview[]>;
   /** What the extensions serving the challenge read from a reported settlement, by key (for the receipt). */
@@ -203,6 +208,10 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     return { ...challenge, requirements };
   }
 
+  async function quote(challenge: PaymentChallenge, request: X402Request) {
+    return evaluate(challenge, request, await review(challenge, request));
+  }
+
   async function review(challenge: PaymentChallenge, request: X402Request) {
     const refused: RequirementReview[] = [];
     const translated = withCaip2(challenge);
@@ -245,7 +254,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
   async function createPayment(challenge: PaymentChallenge, request: X402Request): Promise<PreparedPayment> {
     const where = requestDetails(request);
     checkOptions("x402.", { paymentId: request.paymentId }, { paymentId: checkPaymentId });
-    const { options: payable, rejected } = evaluate(challenge, request, await review(challenge, request));
+    const { options: payable, rejected } = await quote(challenge, request);
     if (payable.length === 0) throw new NoPayableRequirementError(rejected, { details: where });
 
     let chosen: PaymentOption | undefined = payable[0];
@@ -344,7 +353,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     }
   }
 
-  return Object.freeze({ [brand]: true, schemes, policy, extensions, quotes, evaluate, review, describeSettlement, beforePayment, createPayment, report });
+  return Object.freeze({ [brand]: true, schemes, policy, extensions, quotes, evaluate, quote, review, describeSettlement, beforePayment, createPayment, report });
 }
 
 /** Throws `InvalidConfigError` unless `client` is one of ours (a reference `x402Client` is told apart). */

@@ -301,3 +301,26 @@ describe("the same-host check", () => {
     expect(evaluate("xhttps://other.example/weather", "https://api.example.com/premium").options).toHaveLength(1);
   });
 });
+
+describe("quote: would the client pay, without paying", () => {
+  it("runs the extensions' reviews before the policy, and signs, reserves and asks nothing", async () => {
+    const createPayload = vi.fn(async () => ({ payload: { signature: "0xsigned" } }));
+    const onBeforePayment = vi.fn(() => true);
+    const offers: X402Extension = { key: "offer-receipt", reviewRequirements: () => [{ index: 1, code: "invalid", reason: "the offer's signature does not verify" }] };
+    const client = createX402Client({ schemes: [scheme(undefined, { createPayload })], extensions: [offers], onBeforePayment, budget: { limit: "$0.0015" } });
+    const cheap = { ...base, amount: "1000" };
+    const challenge = challengeOf([cheap, cheap, { ...base, amount: "2000" }], { extensions: { "offer-receipt": {} } });
+    const { options, rejected } = await client.quote(challenge, request);
+    expect(options.map((o) => o.requirement.index)).toEqual([0]);
+    expect(rejected.map((r) => [r.index, r.code])).toEqual([
+      [1, "invalid"],
+      [2, "policy"],
+    ]);
+    expect(rejected[1]!.reason).toMatch(/budget/i);
+    expect(createPayload).not.toHaveBeenCalled();
+    expect(onBeforePayment).not.toHaveBeenCalled();
+    // Nothing was reserved: the whole budget is still there for the payment the quote named.
+    await client.createPayment(challenge, request);
+    expect(createPayload).toHaveBeenCalledTimes(1);
+  });
+});
