@@ -30,7 +30,7 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFe
     // With a quote cache: a route quoted before is paid at once (or waits for another request's probe).
     const plan = options.resend || !client.quotes ? undefined : await planRequest(client, request, PAYMENT_HEADERS.some((name) => request.headers.has(name)));
     try {
-      return await paying(client, fetchFn, request, init, options.paymentId, options.resend ?? plan?.prepaid);
+      return await paying(client, fetchFn, input, request, init, options.paymentId, options.resend ?? plan?.prepaid);
     } finally {
       plan?.done();
     }
@@ -38,10 +38,10 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFe
 }
 
 /** One request through the handshake: `resend` (the caller's, or a cached quote's) goes out paid at once. */
-async function paying(client: X402Client, fetchFn: Fetch, request: Request, init: RequestInit | undefined, paymentId: string | undefined, resend: PaymentRequestOptions["resend"]) {
+async function paying(client: X402Client, fetchFn: Fetch, input: RequestInfo | URL, request: Request, init: RequestInit | undefined, paymentId: string | undefined, resend: PaymentRequestOptions["resend"]) {
   const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
   // x402-pay's options stay here: the fetch below (perhaps another wrapper) never sees them.
-  const base: RequestInit = { ...init, x402: undefined, ...requestOptions(request) } as RequestInit;
+  const base: RequestInit = { ...init, x402: undefined, ...requestOptions(request, init?.signal != null || input instanceof Request) } as RequestInit;
   const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
   const page = browserOrigin();
   let state: Sent = { url: request.url, method: request.method, headers: copyHeaders(request.headers), body };
@@ -170,11 +170,16 @@ function copyHeaders(headers: Headers, names: readonly string[] = []): Headers {
   return copy;
 }
 
-/** Everything a `Request` normalised from `(input, init)`, as init options for `fetch(url, init)`. */
-function requestOptions(request: Request): RequestInit {
+/**
+ * Everything a `Request` normalised from `(input, init)`, as init options for `fetch(url, init)`. Its
+ * signal only when the caller gave one (in `init` or a `Request`): a fetch handed a signal follows it,
+ * which costs each send a listener, and the `Request`'s own signal never aborts by itself.
+ */
+function requestOptions(request: Request, signalled: boolean): RequestInit {
   const options: Record<string, unknown> = {};
+  if (signalled) options.signal = request.signal;
   // The method is left out: every send gives its own.
-  for (const key of ["signal", "credentials", "cache", "redirect", "integrity", "keepalive", "referrerPolicy"] as const) options[key] = request[key];
+  for (const key of ["credentials", "cache", "redirect", "integrity", "keepalive", "referrerPolicy"] as const) options[key] = request[key];
   if (request.mode && request.mode !== "navigate") options.mode = request.mode;
   // "" is no referrer; "about:client" (the default) is left to fetch.
   if (request.referrer !== "about:client") options.referrer = request.referrer;

@@ -156,3 +156,36 @@ describe("a signal that has already fired", () => {
     expect(failed).toEqual([]);
   });
 });
+
+describe("the caller's signal reaches every send", () => {
+  /** A fetch that records the signal each send was given. */
+  function recording() {
+    const signals: (AbortSignal | null | undefined)[] = [];
+    const fetchFn: typeof fetch = (input, init) => {
+      signals.push(init?.signal);
+      return globalThis.fetch(input, init);
+    };
+    return { signals, fetchFn };
+  }
+
+  it.each([
+    { form: "init.signal", call: (f: typeof fetch, signal: AbortSignal) => f(url, { signal }) },
+    { form: "a Request's signal", call: (f: typeof fetch, signal: AbortSignal) => f(new Request(url, { signal })) },
+  ])("given in $form: both sends carry one that fires with it", async ({ call }) => {
+    server.use(createSeller().handler);
+    const { signals, fetchFn } = recording();
+    const controller = new AbortController();
+    const response = await call(wrapFetchWithPayment(fetchFn, createX402Client(paying())), controller.signal);
+    expect(response.status).toBe(200);
+    expect(signals).toHaveLength(2);
+    controller.abort();
+    expect(signals.map((s) => s?.aborted)).toEqual([true, true]);
+  });
+
+  it("given none: the sends get none either (there is nothing to follow)", async () => {
+    server.use(createSeller().handler);
+    const { signals, fetchFn } = recording();
+    expect((await wrapFetchWithPayment(fetchFn, createX402Client(paying()))(url)).status).toBe(200);
+    expect(signals).toEqual([undefined, undefined]);
+  });
+});
