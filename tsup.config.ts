@@ -11,6 +11,7 @@ export default defineConfig({
     schemas: "src/schemas/index.ts",
     file: "src/file/index.ts",
     redis: "src/redis/index.ts",
+    mcp: "src/mcp/index.ts",
   },
   format: ["esm", "cjs"],
   dts: true,

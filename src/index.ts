@@ -13,6 +13,7 @@ export {
   type PaymentScheme,
   type PaymentContext,
   type X402Request,
+  type RequestGuard,
   type PaymentReceipt,
   type PaymentTerms,
   type PaymentOutcome,

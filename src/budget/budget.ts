@@ -1,6 +1,6 @@
 /** Cumulative budgets: what a client may spend in all, per window and scope, reserved before signing. */
 import { BudgetExceededError, BudgetUnavailableError, PaymentRefusedError, raceAbort, requestDetails, type RequestDetails } from "../errors";
-import { formatUnits, parseUsd, randomId, type KnownAsset, type Money } from "../protocol";
+import { formatUnits, originOf, parseUsd, randomId, type KnownAsset, type Money } from "../protocol";
 import { memoryBudgetStore, type BudgetEntry, type BudgetStore } from "./store";
 
 /** A named window, or milliseconds. */
@@ -121,7 +121,7 @@ export interface BudgetHold {
 
 /** The key part of a scope value. */
 function scopeOf(budget: ResolvedBudget, url: string, network: string, payTo: string): string {
-  if (budget.scope === "origin") return `origin:${new URL(url).origin}`;
+  if (budget.scope === "origin") return `origin:${originOf(url)}`;
   if (budget.scope === "payee") return `payee:${network}:${/^0x/i.test(payTo) ? payTo.toLowerCase() : payTo}`;
   return "client";
 }

@@ -191,7 +191,9 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       }
       const asset = findKnownAsset(requirement.caip2, requirement.asset, knownAssets);
       const reason =
-        checkRequirement(policy, requirement, asset, challenge, request) ?? checkBudgets(budgets, { network: requirement.caip2!, asset: requirement.asset, amount: requirement.amount }, asset);
+        checkRequirement(policy, requirement, asset, challenge, request) ??
+        request.guard?.check?.(requirement, asset) ??
+        checkBudgets(budgets, { network: requirement.caip2!, asset: requirement.asset, amount: requirement.amount }, asset);
       if (reason) reject(requirement, "policy", reason);
       // Frozen: an option is what the policy approved, and a selector cannot change it in place.
       else payable.push(Object.freeze({ requirement, scheme: found.scheme, asset }));
@@ -288,13 +290,18 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     // Reserved before any prompt (the approval hook's or the wallet's); released if nothing is sent.
     const hold = await reserveBudgets(budgets, { network: requirement.caip2!, asset: requirement.asset, amount: requirement.amount, payTo: requirement.payTo }, asset, request);
     try {
-      if (options.onBeforePayment) {
+      const approvers = [
+        ["onBeforePayment", options.onBeforePayment],
+        [request.guard?.name ?? "the request's guard", request.guard?.approve?.bind(request.guard)],
+      ] as const;
+      for (const [name, approve] of approvers) {
+        if (!approve) continue;
         // A frozen deep copy: a hook cannot change what gets signed.
         const snapshot = deepFreeze(structuredClone({ ...terms, resource: challenge.resource, extensions: challenge.extensions }));
-        const verdict = await call(() => options.onBeforePayment!(snapshot), "onBeforePayment", request, true);
+        const verdict = await call(() => approve(snapshot), name, request, true);
         // `false` or `{ abort: true }` refuses (anything else approves).
         const { abort, reason } = Object(verdict) as { abort?: unknown; reason?: string };
-        if (verdict === false || abort) throw new PaymentRefusedError(`onBeforePayment refused the payment${reason ? `: ${reason}` : ""}.`, { details: where });
+        if (verdict === false || abort) throw new PaymentRefusedError(`${name} refused the payment${reason ? `: ${reason}` : ""}.`, { details: where });
       }
 
       const what = `the ${requirement.scheme} payment on ${requirement.network}`;

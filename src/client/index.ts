@@ -9,12 +9,13 @@ export {
   type BeforePaymentResult,
 } from "./create";
 export { createQuoteCache, routeOf, PROBE_WAIT_MS, type QuoteCache, type QuoteCacheOptions } from "./quotes";
-export { checkOptions, checkPaymentId, fail, show } from "./options";
+export { checkOptions, checkPaymentId, every, fail, is, nonEmpty, show } from "./options";
 export { resolvePolicy, type SpendPolicy, type ResolvedPolicy, type AssetCap } from "./policy";
 export type {
   PaymentScheme,
   PaymentContext,
   X402Request,
+  RequestGuard,
   PaymentReceipt,
   PaymentTerms,
   PaymentOutcome,

@@ -6,6 +6,7 @@ import {
   isCaip2,
   isWithinUsd,
   matchesPattern,
+  originOf,
   parseAtomicAmount,
   parseUsd,
   sameAddress,
@@ -42,7 +43,7 @@ export interface SpendPolicy {
   networks?: readonly string[] | undefined;
   /** Allow-list of payees (`payTo`): 0x addresses compare case-insensitively, others (base58) exactly. `[]` allows none. */
   payees?: readonly string[] | undefined;
-  /** Allow-list of request origins (`"https://api.example.com"`, `"https://*.example.com"`). `[]` allows none. */
+  /** Allow-list of request origins (`"https://api.example.com"`, `"https://*.example.com"`; an MCP server over stdio: `"mcp://weather"`). `[]` allows none. */
   origins?: readonly string[] | undefined;
   /**
    * Refuse a challenge whose resource URL names another host than the request's. Default `true`.
@@ -88,7 +89,7 @@ export function resolvePolicy(policy: SpendPolicy = {}, v1Networks: Readonly<Rec
     maxTimeoutSeconds: is((v) => v === false || (Number.isSafeInteger(v) && v > 0), "a whole number of seconds above 0, or false"),
     networks: every((n) => (Object.hasOwn(v1Networks, n) ? `${show(n)} is a protocol v1 network name: use its CAIP-2 id, ${v1Networks[n]}` : network(n))),
     payees: every(is(nonEmpty, "an address")),
-    origins: every(is((o) => typeof o === "string" && normalizeOrigin(o), "an origin such as https://api.example.com or http://localhost:4021")),
+    origins: every(is((o) => typeof o === "string" && normalizeOrigin(o), "an origin such as https://api.example.com, http://localhost:4021 or mcp://weather")),
     requireSameHostResource: bool,
   });
   const p = policy;
@@ -108,19 +109,19 @@ export function resolvePolicy(policy: SpendPolicy = {}, v1Networks: Readonly<Rec
 }
 
 
-/** `HTTPS://API.Example.com:443` → `https://api.example.com`; `undefined` for anything that is not an origin pattern. */
+/** `HTTPS://API.Example.com:443` → `https://api.example.com`; `mcp://weather` (an MCP server by name) as it is; `undefined` for anything that is not an origin pattern. */
 function normalizeOrigin(origin: string): string | undefined {
-  const match = /^(https?):\/\/([a-z0-9*]([-a-z0-9.*]*[a-z0-9*])?|\[[0-9a-f:.]+\])(?::([0-9]{1,5}|\*))?$/.exec(origin.toLowerCase());
+  const match = /^(https?|mcp):\/\/([a-z0-9*]([-a-z0-9.*]*[a-z0-9*])?|\[[0-9a-f:.]+\])(?::([0-9]{1,5}|\*))?$/.exec(origin.toLowerCase());
   if (!match) return undefined;
   const [, scheme, host, , port] = match;
-  return port && port !== (scheme === "https" ? "443" : "80") ? `${scheme}://${host}:${port}` : `${scheme}://${host}`;
+  return port && port !== ({ https: "443", http: "80" } as Record<string, string>)[scheme!] ? `${scheme}://${host}:${port}` : `${scheme}://${host}`;
 }
 
 
 /** The request's origin is not allowed: the reason, else `undefined`. */
 export function checkOrigin(policy: ResolvedPolicy, request: X402Request): string | undefined {
   if (!policy.origins) return undefined;
-  const origin = new URL(request.url).origin;
+  const origin = originOf(request.url);
   // In an origin, `*` stands for host or port characters, never `:` or `/`.
   return policy.origins.some((p) => matchesPattern(p, origin, "[^:/]")) ? undefined : `origin ${origin} is not in policy.origins`;
 }
@@ -180,9 +181,11 @@ function checkResourceHost(resourceUrl: unknown, requestUrl: string): string | u
   } catch {
     return `resource URL ${JSON.stringify(resourceUrl)} is not a valid URL`;
   }
-  // Other schemes (an MCP tool's `mcp://tool/...`) name no host to compare.
-  if (!/^https?:$/.test(resource.protocol)) return undefined;
-  const requestHost = new URL(requestUrl).hostname;
+  // Other schemes (an MCP tool's `mcp://tool/...`) name no host to compare, nor does a request to a
+  // server reached by name (an MCP server over stdio, `mcp://weather`).
+  const request = new URL(requestUrl);
+  if (!/^https?:$/.test(resource.protocol) || !/^https?:$/.test(request.protocol)) return undefined;
+  const requestHost = request.hostname;
   return resource.hostname === requestHost
     ? undefined
     : `the challenge is for a resource on ${resource.hostname}, not ${requestHost} (policy.requireSameHostResource)`;

@@ -9,6 +9,18 @@ export interface X402Request {
   readonly signal?: AbortSignal | undefined;
   /** The caller's payment-identifier id for this request (`x402: { paymentId }`); default: a fresh one. */
   readonly paymentId?: string | undefined;
+  /** A door's own rules for this request (an MCP tool's allow-lists, cap and approval), on top of the client's. */
+  readonly guard?: RequestGuard | undefined;
+}
+
+/** Rules a door adds to one request: checked with the spend policy, and asked after `onBeforePayment`. */
+export interface RequestGuard {
+  /** What refusals name as the approver, e.g. `"onPaymentRequested"`. */
+  readonly name?: string | undefined;
+  /** Why this requirement is refused for this request (a `policy` rejection), else `undefined`. `asset`: its decimals and symbol, when known. */
+  check?(requirement: PaymentRequirement, asset: KnownAsset | undefined): string | undefined;
+  /** Last word before signing, after the client's `onBeforePayment`: as it, `false` or `{ abort: true }` refuses; throwing refuses. */
+  approve?(payment: Readonly<PaymentTerms> & { readonly resource: unknown; readonly extensions: unknown }): unknown;
 }
 
 /** What a scheme gets besides the requirement when asked to build a payment. */

@@ -40,6 +40,8 @@ import { recordReceipt } from "./receipts";
 export interface Transport<R> {
   /** The request as it was when the 402 came (URL, method), with the caller's signal. */
   readonly request: X402Request;
+  /** Only a payment travels this way (an MCP tool call): no extension tries instead of paying (a sign-in), and no quote is cached. */
+  readonly paymentOnly?: boolean | undefined;
   /** Why the request cannot be sent again exactly (a stream body), if it cannot: refused before anything is signed. */
   readonly notReplayable?: string | undefined;
   /** A header of the request as the caller sent it. */
@@ -86,7 +88,7 @@ export async function planRequest(client: X402Client, request: X402Request, carr
 export async function handlePaymentRequired<R>(client: X402Client, transport: Transport<R>, response: R | undefined, quoted?: PaymentChallenge): Promise<R> {
   const { request } = transport;
   const where = requestDetails(request);
-  const route = client.quotes && routeOf(request);
+  const route = client.quotes && !transport.paymentOnly ? routeOf(request) : undefined;
   const unseen: R[] = response === undefined ? [] : [response];
   let challenge: PaymentChallenge | undefined = quoted;
   /** How the request goes on after a quote that could not be used: unpaid, or on the 402 that refused it. */
@@ -107,7 +109,7 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       const tries = client.extensions.some((e) => e.beforePayment && challenge!.extensions && Object.hasOwn(challenge!.extensions, e.key));
       if (route && !tries && !transport.redirected(response!)) client.quotes!.learn(route, challenge);
 
-      const instead = await client.beforePayment(challenge, request);
+      const instead = transport.paymentOnly ? undefined : await client.beforePayment(challenge, request);
       if (instead) {
         throwIfAborted(request.signal, where);
         const answer = await transport.resend(instead);

@@ -1,5 +1,5 @@
 /** The receipts ledger: one record per payment attempt's outcome, and the questions asked of it. */
-import { randomId } from "../protocol";
+import { originOf, randomId } from "../protocol";
 
 /**
  * How a payment attempt ended: `settled` (the server reported the settlement), `rejected` (the server
@@ -91,7 +91,7 @@ async function* settled(ledger: Ledger, query: SpendQuery) {
 export async function spendBy(ledger: Ledger, by: SpendGrouping, query: SpendQuery = {}): Promise<SpendRow[]> {
   const rows = new Map<string, { key: string; network: string; asset: string; amount: bigint; count: number }>();
   for await (const record of settled(ledger, query)) {
-    const key = by === "origin" ? new URL(record.url).origin : by === "payee" ? (record.payee ?? "") : by === "day" ? record.time.slice(0, 10) : "";
+    const key = by === "origin" ? originOf(record.url) : by === "payee" ? (record.payee ?? "") : by === "day" ? record.time.slice(0, 10) : "";
     const network = record.network ?? "";
     const asset = record.asset!;
     const id = JSON.stringify([key, network, /^0x/i.test(asset) ? asset.toLowerCase() : asset]);

@@ -12,6 +12,7 @@ export {
   paymentHeaderName,
 } from "./headers";
 export { isCaip2, matchesPattern, patternSpecificity, PERMIT2_ADDRESS } from "./networks";
+export { originOf } from "./url";
 export {
   findKnownAsset,
   sameAddress,
@@ -62,3 +63,4 @@ export type {
   PaymentIdentifierDeclaration,
   PaymentIdentifierPayload,
 } from "./schemas";
+export { isObject } from "./wire";

@@ -7,7 +7,7 @@ import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm", "x402-pay/offers", "x402-pay/schemas", "x402-pay/file", "x402-pay/redis"];
+const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm", "x402-pay/offers", "x402-pay/schemas", "x402-pay/file", "x402-pay/redis", "x402-pay/mcp"];
 const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: "utf8" }).trim();
 
 describe("package exports (dist, built by npm test)", () => {
