@@ -11,7 +11,7 @@ import { evmFetch, svmFetch } from "./clients.mjs";
 const quick = process.argv.includes("--quick");
 const rounds = quick
   ? { loopback: 60, latency: 15, svm: 40, cpuSamples: 2, cpuRequests: 150, imports: 5, bursts: 1 }
-  : { loopback: 300, latency: 60, svm: 200, cpuSamples: 5, cpuRequests: 300, imports: 12, bursts: 3 };
+  : { loopback: 300, latency: 60, svm: 200, cpuSamples: 5, cpuRequests: 300, imports: 12, bursts: 7 };
 const BURST = 1000;
 const LATENCY_MS = 20;
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -222,6 +222,7 @@ try {
     const of = (side, key) => median(bursts[side].map((report) => report[key]));
     row(`${BURST} concurrent: wall time, median`, of("ours", "wallMs"), of("reference", "wallMs"), { unit: " ms", digits: 0 });
     row(`${BURST} concurrent: peak RSS, median`, of("ours", "peakRssMb"), of("reference", "peakRssMb"), { unit: " MB", digits: 1, goal: 1.0 });
+    row(`  peak JS heap in use, median`, of("ours", "peakHeapMb"), of("reference", "peakHeapMb"), { unit: " MB", digits: 1 });
   }
 } finally {
   seller.stop();
