@@ -1,26 +1,43 @@
 import { defineConfig } from "tsup";
 
-export default defineConfig({
-  entry: {
-    index: "src/index.ts",
-    fetch: "src/fetch/index.ts",
-    axios: "src/axios/index.ts",
-    evm: "src/evm/index.ts",
-    svm: "src/svm/index.ts",
-    offers: "src/offers/index.ts",
-    schemas: "src/schemas/index.ts",
-    file: "src/file/index.ts",
-    redis: "src/redis/index.ts",
-    mcp: "src/mcp/index.ts",
+export default defineConfig([
+  {
+    entry: {
+      index: "src/index.ts",
+      fetch: "src/fetch/index.ts",
+      axios: "src/axios/index.ts",
+      evm: "src/evm/index.ts",
+      svm: "src/svm/index.ts",
+      offers: "src/offers/index.ts",
+      schemas: "src/schemas/index.ts",
+      file: "src/file/index.ts",
+      redis: "src/redis/index.ts",
+      mcp: "src/mcp/index.ts",
+      discovery: "src/discovery/index.ts",
+    },
+    format: ["esm", "cjs"],
+    dts: true,
+    // Shared chunks, so the entries share one copy of the errors and the receipts store.
+    splitting: true,
+    treeshake: true,
+    sourcemap: true,
+    // dist is emptied by `npm run build`: the two builds below run side by side.
+    clean: false,
+    target: "es2022",
+    platform: "neutral",
+    external: ["viem", "axios", "@solana/kit", /^node:/],
   },
-  format: ["esm", "cjs"],
-  dts: true,
-  // Shared chunks, so the entries share one copy of the errors and the receipts store.
-  splitting: true,
-  treeshake: true,
-  sourcemap: true,
-  clean: true,
-  target: "es2022",
-  platform: "neutral",
-  external: ["viem", "axios", "@solana/kit", /^node:/],
-});
+  // The command line (`npx x402-pay`): Node only, ESM, one file that imports the library's own modules.
+  {
+    entry: { cli: "src/cli/bin.ts" },
+    format: ["esm"],
+    platform: "node",
+    target: "node20",
+    banner: { js: "#!/usr/bin/env node" },
+    splitting: false,
+    sourcemap: true,
+    clean: false,
+    dts: false,
+    external: ["viem", "axios", "@solana/kit", "commander", /^node:/],
+  },
+]);

@@ -53,6 +53,7 @@ export {
   UPTO_MAX_ATOMIC,
   UPTO_MAX_PRICE,
   WEATHER,
+  FORECAST,
   startSeller,
   startV1Seller,
   type Seller,

@@ -12,6 +12,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
 import { paymentMiddleware, setSettlementOverrides, x402ResourceServer } from "@x402/express";
 import { declareEip2612GasSponsoringExtension, declareErc20ApprovalGasSponsoringExtension } from "@x402/extensions";
+import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { Address } from "viem";
 import { listenOnLoopback } from "./listen.js";
 import { PLAIN_TOKEN_ADDRESS, USDC_BASE_SEPOLIA } from "./token.js";
@@ -46,6 +47,8 @@ export const PRICE_ATOMIC = 1000n;
 export const SELLER_NETWORK: Network = "eip155:84532";
 
 export const WEATHER = { report: { weather: "sunny", temperature: 70 } } as const;
+/** What `GET /forecast` (a route declared for discovery) answers. */
+export const FORECAST = { days: ["sunny", "sunny", "cloudy", "rain", "sunny", "sunny", "windy"] } as const;
 
 /** Most an `upto` route may charge: "$0.01" = 10000 atomic units of USDC. */
 export const UPTO_MAX_PRICE = "$0.01";
@@ -87,6 +90,8 @@ export async function startSeller({ facilitatorUrl, payTo, permit2 = false, spon
     new ExactEvmScheme(),
   );
   if (permit2 || sponsored) resourceServer.register(SELLER_NETWORK, new UptoEvmScheme());
+  // bazaar: the catalogued routes' declarations are echoed by buyers and read by a cataloguing facilitator.
+  resourceServer.registerExtension(bazaarResourceServerExtension);
 
   const permit2Routes = {
     "GET /permit2/weather": {
@@ -169,6 +174,29 @@ export async function startSeller({ facilitatorUrl, payTo, permit2 = false, spon
           description: "Redirects once paid",
           mimeType: "application/json",
         },
+        // Declared for discovery (bazaar): a GET with a query, and a POST with a JSON body.
+        "GET /forecast": {
+          accepts: { scheme: "exact", price: PRICE, network: SELLER_NETWORK, payTo },
+          description: "Seven-day forecast for a city",
+          mimeType: "application/json",
+          extensions: declareDiscoveryExtension({
+            input: { city: "Lisbon" },
+            inputSchema: { properties: { city: { type: "string" } }, required: ["city"] },
+            output: { example: FORECAST },
+          }),
+        },
+        "POST /translate": {
+          accepts: { scheme: "exact", price: PRICE, network: SELLER_NETWORK, payTo },
+          description: "Translates a sentence",
+          mimeType: "application/json",
+          // The method comes from the route (the bazaar server extension fills it in).
+          extensions: declareDiscoveryExtension({
+            bodyType: "json",
+            input: { text: "hello", to: "pt" },
+            inputSchema: { properties: { text: { type: "string" }, to: { type: "string" } }, required: ["text", "to"] },
+            output: { example: { text: "olá" } },
+          }),
+        },
         ...(permit2 ? permit2Routes : {}),
         ...(sponsored ? sponsoredRoutes : {}),
       },
@@ -196,6 +224,12 @@ export async function startSeller({ facilitatorUrl, payTo, permit2 = false, spon
   });
   app.get("/free", (_req: Request, res: Response) => {
     res.json({ free: true });
+  });
+  app.get("/forecast", (_req: Request, res: Response) => {
+    res.json(FORECAST);
+  });
+  app.post("/translate", (req: Request, res: Response) => {
+    res.json({ text: `[${req.body?.to ?? "?"}] ${req.body?.text ?? ""}` });
   });
   const weather = (_req: Request, res: Response) => {
     res.json(WEATHER);

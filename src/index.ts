@@ -70,6 +70,7 @@ export {
   SignInRefusedError,
   BudgetExceededError,
   BudgetUnavailableError,
+  DiscoveryFailedError,
   redactSecrets,
   type AnyX402Error,
   type X402ErrorCode,
@@ -86,6 +87,7 @@ export {
   type SignInRefusal,
   type SignInRefusedDetails,
   type BudgetExceededDetails,
+  type DiscoveryFailedDetails,
 } from "./errors";
 // The protocol codec and types; the folder's other exports are internal (shared by the schemes).
 export {

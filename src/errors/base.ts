@@ -8,7 +8,7 @@
  * messages name public things (transaction hashes, nonces, addresses) and are left readable.
  */
 
-export type ErrorPhase = "config" | "challenge" | "select" | "sign" | "send" | "settle";
+export type ErrorPhase = "config" | "challenge" | "select" | "sign" | "send" | "settle" | "discover";
 
 export type X402ErrorCode =
   | "INVALID_CONFIG"
@@ -30,7 +30,8 @@ export type X402ErrorCode =
   | "PAYMENT_OUTCOME_UNKNOWN"
   | "SIGN_IN_REFUSED"
   | "BUDGET_EXCEEDED"
-  | "BUDGET_UNAVAILABLE";
+  | "BUDGET_UNAVAILABLE"
+  | "DISCOVERY_FAILED";
 
 const brand = Symbol.for("x402-pay.error");
 

@@ -284,6 +284,17 @@ export type BudgetExceededError = X402Error<"BUDGET_EXCEEDED", BudgetExceededDet
 export const BudgetUnavailableError: X402ErrorClass<"BUDGET_UNAVAILABLE", RequestDetails & { readonly budget: string }> = /* @__PURE__ */ defineError("BUDGET_UNAVAILABLE", "select");
 export type BudgetUnavailableError = X402Error<"BUDGET_UNAVAILABLE", RequestDetails & { readonly budget: string }>;
 
+/** What a failed discovery read names: the URL, the HTTP status if one came, and a bounded, sanitised excerpt of the answer. */
+export interface DiscoveryFailedDetails {
+  readonly url: string;
+  readonly status?: number;
+  readonly excerpt?: string;
+}
+
+/** A facilitator's discovery endpoint failed: unreachable, too slow, too large, not 2xx, or not a discovery page. Nothing is paid by discovering. */
+export const DiscoveryFailedError: X402ErrorClass<"DISCOVERY_FAILED", DiscoveryFailedDetails> = /* @__PURE__ */ defineError("DISCOVERY_FAILED", "discover");
+export type DiscoveryFailedError = X402Error<"DISCOVERY_FAILED", DiscoveryFailedDetails>;
+
 /** Every error x402-pay throws; `switch (error.code)` narrows to one of them. */
 export type AnyX402Error =
   | InvalidConfigError
@@ -305,4 +316,5 @@ export type AnyX402Error =
   | PaymentOutcomeUnknownError
   | SignInRefusedError
   | BudgetExceededError
-  | BudgetUnavailableError;
+  | BudgetUnavailableError
+  | DiscoveryFailedError;

@@ -21,6 +21,7 @@ export {
   SignInRefusedError,
   BudgetExceededError,
   BudgetUnavailableError,
+  DiscoveryFailedError,
   requestDetails,
   clip,
   type AnyX402Error,
@@ -35,6 +36,7 @@ export {
   type SignInRefusal,
   type SignInRefusedDetails,
   type BudgetExceededDetails,
+  type DiscoveryFailedDetails,
 } from "./classes";
 export { throwIfAborted, raceAbort } from "./abort";
 export { toWalletError } from "./wallet";

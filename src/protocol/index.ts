@@ -44,7 +44,14 @@ export {
   MAX_ECHOED_SERVICE_CODES,
 } from "./extensions";
 // The generated validators the other modules read extension shapes with (the sentence of zod's first issue, or undefined).
-export { problemOfPaymentIdentifierDeclaration, problemOfSignInWithXChain, problemOfSignInWithXDeclaration } from "./validators.generated";
+export {
+  problemOfDiscoveryPage,
+  problemOfDiscoveryResource,
+  problemOfDiscoverySearchPage,
+  problemOfPaymentIdentifierDeclaration,
+  problemOfSignInWithXChain,
+  problemOfSignInWithXDeclaration,
+} from "./validators.generated";
 // Types only: the zod schemas themselves are reached through `x402-pay/schemas` alone (src/schemas
 // imports ./schemas directly), so no other entry, nor a chunk it shares, imports zod. The wrappers
 // validate with the functions generated from the schemas (./validators.generated).

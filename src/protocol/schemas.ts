@@ -207,6 +207,35 @@ export const BuilderCodeSchema = object({
   }),
 });
 
+/**
+ * A listing of a facilitator's discovery endpoint (bazaar, wire.md §8.2). `accepts` holds requirements
+ * of the listing's `x402Version`, checked one by one like a challenge's; `lastUpdated` is unix seconds
+ * (the spec) or an ISO string (the reference); an MCP listing names its tool in `tool` (the spec) or
+ * `toolName` (the reference), at the top, in `metadata` or in its bazaar declaration.
+ */
+export const DiscoveryResourceSchema = object({
+  resource: nonEmpty,
+  type: optional(text),
+  x402Version: /* @__PURE__ */ z.union([version(1), version(2)], "must be 1 or 2"),
+  accepts,
+  lastUpdated: optional(/* @__PURE__ */ z.union([/* @__PURE__ */ z.number("must be a number"), text], "must be a number or a string")),
+  metadata: optionalRecord,
+});
+
+const count = /* @__PURE__ */ z.number("must be a number");
+
+/** A page of `GET /discovery/resources`: its items are checked one by one, so one malformed listing does not void the page. */
+export const DiscoveryPageSchema = object({
+  items: /* @__PURE__ */ z.array(/* @__PURE__ */ z.unknown(), "must be an array"),
+  pagination: optional(object({ limit: optional(count), offset: optional(count), total: optional(count) })),
+});
+
+/** A page of `GET /discovery/search` (2.27): `resources`, and a cursor to the next page when there is one. */
+export const DiscoverySearchPageSchema = object({
+  resources: /* @__PURE__ */ z.array(/* @__PURE__ */ z.unknown(), "must be an array"),
+  pagination: nullish(object({ limit: optional(count), cursor: nullish(text) })),
+});
+
 export type ResourceInfo = z.infer<typeof ResourceInfoSchema>;
 export type PaymentRequirementsV2 = z.infer<typeof PaymentRequirementsV2Schema>;
 export type PaymentRequirementsV1 = z.infer<typeof PaymentRequirementsV1Schema>;
@@ -220,6 +249,7 @@ export type SignInWithXPayload = z.infer<typeof SignInWithXPayloadSchema>;
 export type PaymentIdentifierDeclaration = z.infer<typeof PaymentIdentifierDeclarationSchema>;
 export type PaymentIdentifierPayload = z.infer<typeof PaymentIdentifierPayloadSchema>;
 export type BuilderCode = z.infer<typeof BuilderCodeSchema>;
+export type DiscoveryResource = z.infer<typeof DiscoveryResourceSchema>;
 type SettleResponseWire = z.infer<typeof SettleResponseSchema>;
 /** A settlement as `decodeSettlement` returns it: a text field sent as `null` is absent. */
 export type SettleResponse = {

@@ -39,6 +39,91 @@ export function problemOfBuilderCode(value: unknown): string | undefined {
   return undefined;
 }
 
+/** The first problem of `value` against `DiscoveryPageSchema`, as zod's first issue words it (path, then message); `undefined` if it conforms. */
+export function problemOfDiscoveryPage(value: unknown): string | undefined {
+  if (!isObject(value)) return "must be a JSON object";
+  const v1 = value.items;
+  if (!Array.isArray(v1)) return "items must be an array";
+  const v2 = value.pagination;
+  if (v2 !== undefined) {
+    if (!isObject(v2)) return "pagination must be a JSON object";
+    const v3 = v2.limit;
+    if (v3 !== undefined) {
+      if (typeof v3 !== "number" || !Number.isFinite(v3)) return "pagination.limit must be a number";
+    }
+    const v4 = v2.offset;
+    if (v4 !== undefined) {
+      if (typeof v4 !== "number" || !Number.isFinite(v4)) return "pagination.offset must be a number";
+    }
+    const v5 = v2.total;
+    if (v5 !== undefined) {
+      if (typeof v5 !== "number" || !Number.isFinite(v5)) return "pagination.total must be a number";
+    }
+  }
+  return undefined;
+}
+
+/** The first problem of `value` against `DiscoveryResourceSchema`, as zod's first issue words it (path, then message); `undefined` if it conforms. */
+export function problemOfDiscoveryResource(value: unknown): string | undefined {
+  if (!isObject(value)) return "must be a JSON object";
+  const v1 = value.resource;
+  if (typeof v1 !== "string") return "resource must be a string";
+  if (!isNonEmpty(v1)) return "resource must not be empty";
+  const v2 = value.type;
+  if (v2 !== undefined) {
+    if (typeof v2 !== "string") return "type must be a string";
+  }
+  const v3 = value.x402Version;
+  const o4 = (v5: unknown): string | undefined => {
+    if (v5 !== 1) return "x402Version must be 1";
+    return undefined;
+  };
+  const o6 = (v7: unknown): string | undefined => {
+    if (v7 !== 2) return "x402Version must be 2";
+    return undefined;
+  };
+  if (o4(v3) !== undefined && o6(v3) !== undefined) return "x402Version must be 1 or 2";
+  const v8 = value.accepts;
+  if (!Array.isArray(v8)) return "accepts must be an array";
+  const v9 = value.lastUpdated;
+  if (v9 !== undefined) {
+    const o10 = (v11: unknown): string | undefined => {
+      if (typeof v11 !== "number" || !Number.isFinite(v11)) return "lastUpdated must be a number";
+      return undefined;
+    };
+    const o12 = (v13: unknown): string | undefined => {
+      if (typeof v13 !== "string") return "lastUpdated must be a string";
+      return undefined;
+    };
+    if (o10(v9) !== undefined && o12(v9) !== undefined) return "lastUpdated must be a number or a string";
+  }
+  const v14 = value.metadata;
+  if (v14 !== undefined && v14 !== null) {
+    if (!isObject(v14)) return "metadata must be an object";
+  }
+  return undefined;
+}
+
+/** The first problem of `value` against `DiscoverySearchPageSchema`, as zod's first issue words it (path, then message); `undefined` if it conforms. */
+export function problemOfDiscoverySearchPage(value: unknown): string | undefined {
+  if (!isObject(value)) return "must be a JSON object";
+  const v1 = value.resources;
+  if (!Array.isArray(v1)) return "resources must be an array";
+  const v2 = value.pagination;
+  if (v2 !== undefined && v2 !== null) {
+    if (!isObject(v2)) return "pagination must be a JSON object";
+    const v3 = v2.limit;
+    if (v3 !== undefined) {
+      if (typeof v3 !== "number" || !Number.isFinite(v3)) return "pagination.limit must be a number";
+    }
+    const v4 = v2.cursor;
+    if (v4 !== undefined && v4 !== null) {
+      if (typeof v4 !== "string") return "pagination.cursor must be a string";
+    }
+  }
+  return undefined;
+}
+
 /** The first problem of `value` against `PaymentIdentifierDeclarationSchema`, as zod's first issue words it (path, then message); `undefined` if it conforms. */
 export function problemOfPaymentIdentifierDeclaration(value: unknown): string | undefined {
   if (!isObject(value)) return "must be a JSON object";

@@ -1,13 +1,13 @@
 // The published shape: every subpath export loads from dist in ESM and CommonJS, and an error
 // thrown by one entry is recognised by another (shared chunks, brand check across copies).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm", "x402-pay/offers", "x402-pay/schemas", "x402-pay/file", "x402-pay/redis", "x402-pay/mcp"];
+const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm", "x402-pay/offers", "x402-pay/schemas", "x402-pay/file", "x402-pay/redis", "x402-pay/mcp", "x402-pay/discovery"];
 const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: "utf8" }).trim();
 
 describe("package exports (dist, built by npm test)", () => {
@@ -35,8 +35,19 @@ describe("package exports (dist, built by npm test)", () => {
     return found;
   };
 
+  it("the x402-pay command: package.json's bin runs dist/cli.js, an executable Node script, and the MCP SDK stays an optional peer", () => {
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8"));
+    expect(pkg.bin).toEqual({ "x402-pay": "dist/cli.js" });
+    expect(readFileSync(`${root}dist/cli.js`, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+    expect(statSync(`${root}dist/cli.js`).mode & 0o111).not.toBe(0);
+    expect(run(["dist/cli.js", "--help"])).toMatch(/^Usage: x402-pay \[options\] \[command\] <url>/);
+    expect(pkg.dependencies.commander).toBeDefined();
+    expect(pkg.peerDependenciesMeta["@modelcontextprotocol/sdk"]).toEqual({ optional: true });
+    expect([...packagesOf("mcp.js")].filter((p) => p.startsWith("@modelcontextprotocol"))).toEqual([]);
+  });
+
   it("only x402-pay/schemas loads zod: no other entry imports it, nor a chunk it loads (the wrappers validate with generated code)", () => {
-    for (const entry of ["index", "fetch", "axios", "evm", "svm"]) {
+    for (const entry of ["index", "fetch", "axios", "evm", "svm", "mcp", "discovery"]) {
       for (const ext of ["js", "cjs"]) expect([...packagesOf(`${entry}.${ext}`)].filter((p) => p.startsWith("zod")), `dist/${entry}.${ext}`).toEqual([]);
     }
     expect(packagesOf("schemas.js")).toContain("zod/mini");

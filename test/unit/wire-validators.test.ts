@@ -50,6 +50,9 @@ describe("the generated validators are current", () => {
   it("one function per exported schema, and no other", () => {
     expect(pairs.map((p) => p.name)).toEqual([
       "BuilderCodeSchema",
+      "DiscoveryPageSchema",
+      "DiscoveryResourceSchema",
+      "DiscoverySearchPageSchema",
       "PaymentIdentifierDeclarationSchema",
       "PaymentIdentifierPayloadSchema",
       "PaymentPayloadV1Schema",

@@ -1,0 +1,25 @@
+// The CLI's exit codes: one per family, each documented, and every error code placed in one.
+import { describe, expect, it } from "vitest";
+import { BudgetExceededError, DiscoveryFailedError, NoPayableRequirementError, PaymentOutcomeUnknownError, PaymentRejectedError } from "../../src";
+import { EXIT, EXIT_TABLE, exitCodeOf } from "../../src/cli/exit";
+
+describe("exit codes", () => {
+  it("every code is distinct and documented once in the table --help and the README show", () => {
+    const codes = Object.values(EXIT);
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(EXIT_TABLE.map(([code]) => code).sort((a, b) => a - b)).toEqual([...codes].sort((a, b) => a - b));
+  });
+
+  it.each([
+    [new NoPayableRequirementError([]), EXIT.refused],
+    [new BudgetExceededError("over", { details: {} as never }), EXIT.budget],
+    [new PaymentRejectedError("no", { details: {} as never }), EXIT.rejected],
+    [new PaymentOutcomeUnknownError("?", { details: {} as never }), EXIT.unknown],
+    [new DiscoveryFailedError("down", { details: { url: "https://f.example" } }), EXIT.network],
+    [new TypeError("fetch failed"), EXIT.network],
+    [Object.assign(new Error("stop"), { name: "AbortError" }), EXIT.aborted],
+    [new RangeError("a bug"), EXIT.internal],
+  ])("%s → %i", (error, code) => {
+    expect(exitCodeOf(error)).toBe(code);
+  });
+});
