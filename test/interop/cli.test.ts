@@ -180,7 +180,7 @@ const hasTmux = (() => {
   }
 })();
 
-// npm test installs tmux where it is missing (scripts/ensure-tmux.sh); a bare `vitest run` without it skips this.
+// npm test installs tmux where it is missing (scripts/ensure-tools.sh); a bare `vitest run` without it skips this.
 describe.runIf(hasTmux)("in a terminal (tmux)", () => {
   it("shows the progress and the trace as a person sees it, then the body", async () => {
     const buyer = await fundedBuyer(stack.usdc);

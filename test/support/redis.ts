@@ -1,5 +1,5 @@
 /**
- * A real redis-server for the Redis tests (Debian's package; `bash scripts/ensure-redis.sh`, which
+ * A real redis-server for the Redis tests (Debian's package; `bash scripts/ensure-tools.sh`, which
  * `npm test` runs, installs it): started on a free loopback port with nothing saved to disk, ready
  * once it answers PING, stopped by `stop()` and, like anvil, under a watchdog that ends it if this
  * process dies first. Or three of them made a Redis Cluster (with Debian's redis-cli).
@@ -25,7 +25,7 @@ export interface RedisServer {
 export async function startRedis(args: string[] = []): Promise<RedisServer> {
   const probe = spawnSync("redis-server", ["--version"]);
   if ((probe.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
-    throw new Error("redis-server is not installed: run `bash scripts/ensure-redis.sh` (npm test runs it), or install Debian's redis-server.");
+    throw new Error("redis-server is not installed: run `bash scripts/ensure-tools.sh` (npm test runs it), or install Debian's redis-server.");
   }
   // A port found free may be taken before redis binds it: then it exits, and another port is tried.
   for (let attempt = 1; ; attempt++) {
