@@ -5,5 +5,6 @@
  */
 export function originOf(url: string): string {
   const parsed = new URL(url);
-  return parsed.origin !== "null" ? parsed.origin : `${parsed.protocol}//${parsed.host}`;
+  // An opaque host keeps its case in the URL standard; a name is compared without it.
+  return parsed.origin !== "null" ? parsed.origin : `${parsed.protocol}//${parsed.host.toLowerCase()}`;
 }

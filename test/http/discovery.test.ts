@@ -266,3 +266,140 @@ describe("quoteListing", () => {
     expect((await quoteListing(client, elsewhere)).rejected[0]!.reason).toBe("origin https://evil.example is not in policy.origins");
   });
 });
+
+describe("the mutation run's cases", () => {
+  const ok = () => HttpResponse.json(page([item()]));
+
+  it.each([
+    { make: () => createDiscoveryClient({ url: "ftp://x" }), message: 'discovery.url: "ftp://x" is not an http(s) URL.' },
+    { make: () => createDiscoveryClient({ url: "http://" }), message: 'discovery.url: "http://" is not an http(s) URL.' },
+    { make: () => createDiscoveryClient({ timeoutMs: -1 }), message: "discovery.timeoutMs: must be a whole number of ms above 0." },
+    { make: () => createDiscoveryClient({ maxBytes: 0 }), message: "discovery.maxBytes: must be a whole number of bytes above 0." },
+    { make: () => createDiscoveryClient({ fetch: "no" as never }), message: "discovery.fetch: must be a fetch function." },
+  ])("option sentence: $message", ({ make, message }) => {
+    expect(make).toThrow(message);
+  });
+
+  it("http:// is allowed (a local facilitator); headers (an object, or a function) go with every read, beside accept: application/json", async () => {
+    const seen: Headers[] = [];
+    server.use(http.get("http://127.0.0.1:4020/discovery/resources", ({ request }) => (seen.push(request.headers), ok())));
+    await createDiscoveryClient({ url: "http://127.0.0.1:4020", headers: { "x-api-key": "a" } }).list();
+    await createDiscoveryClient({ url: "http://127.0.0.1:4020", headers: () => ({ "x-api-key": "b" }) }).list();
+    expect(seen.map((h) => [h.get("x-api-key"), h.get("accept")])).toEqual([
+      ["a", "application/json"],
+      ["b", "application/json"],
+    ]);
+  });
+
+  it("an unreachable endpoint: DISCOVERY_FAILED 'could not be reached', the network error as its cause; a 503's sentence", async () => {
+    const refused = Object.assign(new TypeError("fetch failed"), { cause: new Error("ECONNREFUSED") });
+    const error = await failure(createDiscoveryClient({ url: FACILITATOR, fetch: () => Promise.reject(refused) }).list());
+    expect(error).toMatchObject({ code: "DISCOVERY_FAILED", message: "The discovery endpoint could not be reached.", details: { url: RESOURCES } });
+    expect(error.details.status).toBeUndefined();
+    expect(error.cause).toBe(refused);
+    server.use(http.get(RESOURCES, () => new HttpResponse("busy", { status: 503 })));
+    expect((await failure(createDiscoveryClient({ url: FACILITATOR }).list())).message).toBe("The discovery endpoint answered 503.");
+  });
+
+  it("a malformed page names its URL; a 200 without a body is not JSON", async () => {
+    server.use(http.get(RESOURCES, () => HttpResponse.json({ items: 5 })));
+    expect(await failure(createDiscoveryClient({ url: FACILITATOR }).list())).toMatchObject({ message: "The discovery page is malformed: items must be an array.", details: { url: RESOURCES } });
+    server.use(http.get(RESOURCES, () => new HttpResponse(null, { status: 200 })));
+    expect((await failure(createDiscoveryClient({ url: FACILITATOR }).list())).message).toBe("The discovery endpoint's answer is not JSON.");
+    server.use(http.get(`${FACILITATOR}/discovery/search`, () => HttpResponse.json({ items: [] })));
+    expect(await failure(all(createDiscoveryClient({ url: FACILITATOR }).search("x")))).toMatchObject({
+      message: "The discovery search page is malformed: resources must be an array.",
+      details: { url: `${FACILITATOR}/discovery/search` },
+    });
+  });
+
+  it("the bounds are inclusive: limit 1 and 100, filters of 256 characters, a 512-character query, maxBytes exactly", async () => {
+    server.use(http.get(RESOURCES, ok), http.get(`${FACILITATOR}/discovery/search`, () => HttpResponse.json({ resources: [item()], pagination: null })));
+    const body = JSON.stringify(page([item()]));
+    const exact = createDiscoveryClient({ url: FACILITATOR, maxBytes: new TextEncoder().encode(body).length });
+    expect((await exact.list({ limit: 1 })).items).toHaveLength(1);
+    expect((await exact.list({ limit: 100, network: "n".repeat(256) })).items).toHaveLength(1);
+    expect(await failure(exact.list({ network: "n".repeat(257) }))).toMatchObject({ details: { option: "discovery.network" } });
+    expect(await failure(exact.list({ payTo: 5 as never }))).toMatchObject({ details: { option: "discovery.payTo" } });
+    expect(await all(exact.search("q".repeat(512)))).toHaveLength(1);
+    expect(await failure(all(exact.search("q".repeat(513))))).toMatchObject({ message: "discovery.search: the query must be 1 to 512 characters." });
+    expect(await failure(all(exact.search(5 as never)))).toMatchObject({ details: { option: "discovery.search" } });
+    expect(await failure(exact.list({ limit: 2.5 }))).toMatchObject({ message: "discovery.limit: must be a whole number from 1 to 100." });
+    expect(await failure(exact.list({ offset: 0.5 }))).toMatchObject({ message: "discovery.offset: must be a whole number from 0." });
+    expect(await failure(all(exact.resources({ maxItems: 1.5 })))).toMatchObject({ message: "discovery.maxItems: must be a whole number above 0." });
+    // One byte more than maxBytes, declared: refused before reading.
+    const short = createDiscoveryClient({ url: FACILITATOR, maxBytes: new TextEncoder().encode(body).length - 1 });
+    expect((await failure(short.list())).message).toMatch(/larger than/);
+  });
+
+  it("UTF-8 split across chunks reads whole", async () => {
+    const text = JSON.stringify(page([item({ serviceName: "Previsão do tempo ☀" })]));
+    const bytes = new TextEncoder().encode(text);
+    const cut = text.indexOf("ã") + 1;
+    server.use(
+      http.get(RESOURCES, () => {
+        const stream = new ReadableStream({
+          start(controller) {
+            for (let i = 0; i < bytes.length; i += 3) controller.enqueue(bytes.slice(i, Math.min(i + 3, bytes.length)));
+            controller.close();
+          },
+        });
+        return new HttpResponse(stream, { headers: { "content-type": "application/json" } });
+      }),
+    );
+    expect(cut).toBeGreaterThan(0);
+    expect((await createDiscoveryClient({ url: FACILITATOR }).list()).items[0]!.metadata.name).toBe("Previsão do tempo ☀");
+  });
+
+  it("skipped items count toward the next offset; search stops at maxItems and without a cursor", async () => {
+    const asked: string[] = [];
+    server.use(
+      http.get(RESOURCES, ({ request }) => {
+        const offset = Number(new URL(request.url).searchParams.get("offset"));
+        asked.push(String(offset));
+        return HttpResponse.json(page(offset === 0 ? [item({ x402Version: 9 }), item()] : [], { total: 2 }));
+      }),
+    );
+    expect(await all(createDiscoveryClient({ url: FACILITATOR }).resources())).toHaveLength(1);
+    expect(asked).toEqual(["0"]);
+    let pages = 0;
+    server.use(
+      http.get(`${FACILITATOR}/discovery/search`, ({ request }) => {
+        pages++;
+        const n = Number(new URL(request.url).searchParams.get("cursor") ?? 0);
+        return HttpResponse.json({ resources: [item({ resource: `https://api.example.com/${n}a` }), item({ resource: `https://api.example.com/${n}b` })], pagination: { cursor: String(n + 1) } });
+      }),
+    );
+    expect(await all(createDiscoveryClient({ url: FACILITATOR }).search("x", { maxItems: 3 }))).toHaveLength(3);
+    expect(pages).toBe(2);
+    server.use(http.get(`${FACILITATOR}/discovery/search`, () => HttpResponse.json({ resources: [item()] })));
+    expect(await all(createDiscoveryClient({ url: FACILITATOR }).search("x"))).toHaveLength(1);
+  });
+
+  it("normalising: type, mimeType, no tags, the listing's resource as the challenge's, and the edges of dates and lengths", () => {
+    const listing = (over: Record<string, unknown>) => normalize(item(over)) as DiscoveryListing;
+    expect(listing({ type: "" }).type).toBe("http");
+    expect(normalize(item({ type: 5 }))).toBe("type must be a string");
+    expect(listing({ type: "mcp", resource: "https://x.example/a/mcp://tool/q" }).tool).toBeUndefined();
+    expect(listing({ mimeType: "application/json" }).metadata.mimeType).toBe("application/json");
+    expect("mimeType" in listing({}).metadata).toBe(false);
+    expect(listing({}).metadata.tags).toEqual([]);
+    expect(listing({}).challenge.resource).toEqual({ url: "https://api.example.com/weather" });
+    expect(listing({ x402Version: 1, accepts: [v1Requirement()] }).challenge.resource).toBeUndefined();
+    expect(listing({ lastUpdated: 100_000_000_000 }).lastUpdated!.getTime()).toBe(100_000_000_000_000);
+    expect(listing({ lastUpdated: 100_000_000_001 }).lastUpdated!.getTime()).toBe(100_000_000_001);
+    for (const lastUpdated of [0, -5, "x2026-11-20", "2026-11-2", "", Number.NaN]) expect(listing({ lastUpdated }).lastUpdated).toBeUndefined();
+    expect(sanitize("abc", 3)).toBe("abc");
+    expect(sanitize("abcd", 3)).toBe("ab…");
+    const icon = `https://icons.example/${"a".repeat(2048 - "https://icons.example/".length)}`;
+    expect(listing({ iconUrl: icon }).metadata.iconUrl).toBe(icon);
+  });
+
+  it("quoteListing: an MCP listing whose resource already names its tool is quoted as it is", async () => {
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })], policy: { origins: ["https://tools.example.com"] } });
+    const named = normalize(item({ type: "mcp", resource: "https://tools.example.com/mcp#search", tool: "search" })) as DiscoveryListing;
+    expect((await quoteListing(client, named)).payable).toBeDefined();
+    const stdio = normalize(item({ type: "mcp", resource: "mcp://tool/search" })) as DiscoveryListing;
+    expect((await quoteListing(client, stdio)).rejected[0]!.reason).toBe("origin mcp://tool is not in policy.origins");
+  });
+});

@@ -206,3 +206,126 @@ describe("the wrapper", () => {
     expect(() => wrapMcpClientWithPayment(mcp, {} as never)).toThrow();
   });
 });
+
+describe("the tool guard and the request (the mutation run's cases)", () => {
+  const price = "$0.01"; // v2Requirement's 10000 base units of USDC
+
+  it.each([
+    { options: { tools: ["other"] }, reason: 'tool "t" is not in mcp.tools' },
+    { options: { tools: ["o*"] }, reason: 'tool "t" is not in mcp.tools' },
+    { options: { servers: ["mcp://other"] }, reason: "server mcp://scripted is not in mcp.servers" },
+    { options: { maxAmountPerTool: { t: "$0.009" } }, reason: '10000 base units is over mcp.maxAmountPerTool for "t"' },
+    { options: { maxAmountPerTool: { "*": "$0.009", other: price } }, reason: '10000 base units is over mcp.maxAmountPerTool for "t"' },
+  ])("refuses with the reason: $reason", async ({ options, reason }) => {
+    const { mcp, calls } = await serve(sells());
+    const error = await pay(mcp, options as McpPaymentOptions).paid.callTool({ name: "t" }).catch((e) => e);
+    expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
+    expect(error.details.rejected.map((r: { reason: string }) => r.reason)).toEqual([reason]);
+    expect(calls).toHaveLength(1);
+  });
+
+  it.each([
+    { tools: ["t"] },
+    { tools: ["*"] },
+    { servers: ["MCP://Scripted"] },
+    { maxAmountPerTool: { t: price } },
+    { maxAmountPerTool: { t: price, "*": "$0.001" } },
+    { maxAmountPerTool: { other: "$0.001" } },
+  ])("pays within %j", async (options) => {
+    const { mcp } = await serve(sells());
+    expect(getPaymentReceipt(await pay(mcp, options as McpPaymentOptions).paid.callTool({ name: "t" }))?.settled).toBe(true);
+  });
+
+  it("a cap refuses an asset it cannot value", async () => {
+    const { mcp } = await serve(sells(undefined, toolChallenge({ accepts: [{ ...(toolChallenge().accepts as object[])[0], asset: "0x00000000000000000000000000000000000000aa" }] })));
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })], policy: { allowUnknownAssets: true } });
+    const error = await wrapMcpClientWithPayment(mcp, client, { maxAmountPerTool: { "*": "$1" } }).callTool({ name: "t" }).catch((e) => e);
+    expect(error.details.rejected[0].reason).toBe("asset 0x00000000000000000000000000000000000000aa has no known USD value for mcp.maxAmountPerTool");
+  });
+
+  it("onPaymentRequested sees the server, the tool, a copy of its arguments and the payment; true pays; the ledger names <server>#<tool> and tools/call", async () => {
+    const { mcp } = await serve(sells());
+    const seen: unknown[] = [];
+    const args = { q: "x" };
+    const records: { url: string; method: string }[] = [];
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })], ledger: { append: async (r) => void records.push(r), records: async function* () {} } });
+    const result = await wrapMcpClientWithPayment(mcp, client, {
+      onPaymentRequested: (request) => {
+        seen.push({ ...request, arguments: request.arguments, frozen: Object.isFrozen(request.arguments), same: request.arguments === args, amount: request.payment.amount });
+        return true;
+      },
+    }).callTool({ name: "t", arguments: args });
+    expect(getPaymentReceipt(result)?.settled).toBe(true);
+    expect(seen).toMatchObject([{ server: "mcp://scripted", tool: "t", arguments: { q: "x" }, frozen: true, same: false, amount: "10000" }]);
+    expect(records.map((r) => [r.url, r.method])).toEqual([["mcp://scripted#t", "tools/call"]]);
+  });
+
+  it("the JSON-RPC 402 form: paid, and asked again in that form after paying, PAYMENT_REJECTED with its reason", async () => {
+    const { mcp, calls } = await serve(({ meta }) => {
+      if (!meta?.[MCP_PAYMENT_META_KEY]) throw new McpError(402, "pay", toolChallenge());
+      if (calls.length === 2) return { content: [{ type: "text", text: "ok" }], _meta: { "x402/payment-response": settled } };
+      throw new McpError(402, "again", toolChallenge({ error: "invalid_exact_evm_payload_authorization_valid_before" }));
+    });
+    const { paid } = pay(mcp);
+    expect(getPaymentReceipt(await paid.callTool({ name: "t" }))?.settled).toBe(true);
+    const error = await paid.callTool({ name: "t" }).catch((e) => e);
+    expect(error.code).toBe("PAYMENT_REJECTED");
+    expect(error.details.reason).toBe("invalid_exact_evm_payload_authorization_valid_before");
+  });
+
+  it("a tool error after paying is returned, reported as an outcome to reconcile", async () => {
+    const { mcp } = await serve(sells({ isError: true, content: [{ type: "text", text: "down" }] }));
+    const { paid, failed } = pay(mcp);
+    expect(await paid.callTool({ name: "t" })).toMatchObject({ isError: true, content: [{ text: "down" }] });
+    expect(failed.map((e) => e.code)).toEqual(["PAYMENT_OUTCOME_UNKNOWN"]);
+    expect(failed[0]!.details).toMatchObject({ status: 500 });
+  });
+
+  it("a call carrying its own x402/payment that is asked again: PAYMENT_ALREADY_ATTEMPTED, nothing signed", async () => {
+    const { mcp, calls } = await serve(({ meta }) => asked(toolChallenge(meta ? { error: "spent" } : {})));
+    const error = await pay(mcp).paid.callTool({ name: "t", _meta: { [MCP_PAYMENT_META_KEY]: { x402Version: 2 } } }).catch((e) => e);
+    expect(error.code).toBe("PAYMENT_ALREADY_ATTEMPTED");
+    expect(calls).toHaveLength(1);
+  });
+
+  it("the server's identity: the HTTP transport's URL (without its fragment), a server option's fragment dropped, a name made host-safe", async () => {
+    const urls: string[] = [];
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })], onPaymentSettled: (r) => void urls.push(r.url) });
+    const { mcp } = await serve(sells(), "--Odd..Name--");
+    await wrapMcpClientWithPayment(mcp, client).callTool({ name: "t" });
+    await wrapMcpClientWithPayment(mcp, client, { server: new URL("https://tools.example.com/mcp#x") }).callTool({ name: "t" });
+    (mcp.transport as unknown as { _url: URL })._url = new URL("https://tools.example.com/v1/mcp?k=1#frag");
+    await wrapMcpClientWithPayment(mcp, client).callTool({ name: "t" });
+    (mcp.transport as unknown as { _url: URL })._url = new URL("ws://tools.example.com/mcp");
+    await wrapMcpClientWithPayment(mcp, client).callTool({ name: "t" });
+    expect(urls).toEqual(["mcp://odd..name#t", "https://tools.example.com/mcp#t", "https://tools.example.com/v1/mcp?k=1#t", "mcp://odd..name#t"]);
+  });
+
+  it("passes properties as they are, and functions bound to the client", async () => {
+    const { mcp } = await serve(sells());
+    const paid = pay(mcp).paid;
+    expect(paid.transport).toBe(mcp.transport);
+    const { listTools } = paid;
+    // Detached from the proxy, it still runs on the client (unbound, `this` would be undefined).
+    expect((await listTools()).tools.map((t) => t.name)).toEqual(["t"]);
+  });
+
+  it.each([
+    { options: { servers: [5] }, message: "mcp.servers: 5 is not an origin pattern such as https://*.example.com or mcp://weather." },
+    { options: { server: 5 }, message: "mcp.server: 5 is not a URL such as https://tools.example.com/mcp or mcp://weather." },
+    { options: { tools: [5] }, message: "mcp.tools: 5 is not a pattern." },
+    { options: { maxAmountPerTool: { a: "$1", b: 2 } }, message: 'mcp.maxAmountPerTool: {"a":"$1","b":2} is not tool names to USD amounts such as { "*": "$0.01" }.' },
+    { options: { maxAmountPerTool: [] }, message: 'is not tool names to USD amounts' },
+    { options: { onPaymentRequested: "yes" }, message: 'mcp.onPaymentRequested: "yes" is not a function.' },
+  ])("option sentence: $message", async ({ options, message }) => {
+    const { mcp } = await serve(sells());
+    expect(() => wrapMcpClientWithPayment(mcp, createX402Client({ schemes: [exactEvm({ signer: account })] }), options as never)).toThrow(message);
+  });
+
+  it("what is not an MCP client is INVALID_CONFIG, with the sentence", () => {
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })] });
+    expect(() => wrapMcpClientWithPayment({ callTool: 5 } as never, client)).toThrow(
+      "wrapMcpClientWithPayment: give it an MCP SDK Client (new Client(...) from @modelcontextprotocol/sdk).",
+    );
+  });
+});

@@ -23,3 +23,16 @@ describe("exit codes", () => {
     expect(exitCodeOf(error)).toBe(code);
   });
 });
+
+describe("the table and the edges", () => {
+  it("every row says something of its own", () => {
+    const sentences = EXIT_TABLE.map(([, text]) => text);
+    expect(sentences.every((text) => text.length > 10)).toBe(true);
+    expect(new Set(sentences).size).toBe(sentences.length);
+  });
+
+  it("only fetch's own TypeError is a network failure", () => {
+    expect(exitCodeOf(new Error("fetch failed"))).toBe(EXIT.internal);
+    expect(exitCodeOf(new TypeError("x is not a function"))).toBe(EXIT.internal);
+  });
+});

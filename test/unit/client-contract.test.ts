@@ -324,3 +324,39 @@ describe("quote: would the client pay, without paying", () => {
     expect(createPayload).toHaveBeenCalledTimes(1);
   });
 });
+
+describe("a request's guard", () => {
+  it("approve alone (no check): asked after onBeforePayment with the same frozen terms; false refuses under its name", async () => {
+    const order: string[] = [];
+    const client = createX402Client({ schemes: [scheme()], onBeforePayment: () => void order.push("onBeforePayment") });
+    const challenge = challengeOf([base]);
+    let seen: any;
+    const approve = (payment: unknown) => {
+      order.push("guard");
+      seen = payment;
+      return true;
+    };
+    await client.createPayment(challenge, { ...request, guard: { approve } });
+    expect(order).toEqual(["onBeforePayment", "guard"]);
+    expect(Object.isFrozen(seen)).toBe(true);
+    expect(seen).toMatchObject({ amount: base.amount, payTo: base.payTo, url: request.url });
+    const refused = await rejection(client.createPayment(challenge, { ...request, guard: { name: "the tool guard", approve: () => false } }));
+    expect(refused.code).toBe("PAYMENT_REFUSED");
+    expect(refused.message).toBe("the tool guard refused the payment.");
+    const unnamed = await rejection(client.createPayment(challenge, { ...request, guard: { approve: () => ({ abort: true, reason: "no" }) } }));
+    expect(unnamed.message).toBe("the request's guard refused the payment: no.");
+  });
+
+  it("check alone: its reason is a policy rejection, after the policy's own and before the budget's", async () => {
+    const client = createX402Client({ schemes: [scheme()], policy: { payees: [base.payTo] } });
+    const { options, rejected } = await client.quote(challengeOf([base, { ...base, payTo: "0x0000000000000000000000000000000000000002" }]), {
+      ...request,
+      guard: { check: (r) => (r.index === 0 ? "not this one" : undefined) },
+    });
+    expect(options).toEqual([]);
+    expect(rejected.map((r) => [r.index, r.code, r.reason])).toEqual([
+      [0, "policy", "not this one"],
+      [1, "policy", "payee 0x0000000000000000000000000000000000000002 is not in policy.payees"],
+    ]);
+  });
+});
