@@ -108,6 +108,9 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       // A route answered directly, where no extension would try instead of paying (a sign-in), is quoted.
       const tries = client.extensions.some((e) => e.beforePayment && challenge!.extensions && Object.hasOwn(challenge!.extensions, e.key));
       if (route && !tries && !transport.redirected(response!)) client.quotes!.learn(route, challenge);
+      // Read: released now, not held (with its connection's state) while the payment is made and sent.
+      transport.discard(unseen.pop()!);
+      response = undefined;
 
       const instead = transport.paymentOnly ? undefined : await client.beforePayment(challenge, request);
       if (instead) {
