@@ -42,7 +42,11 @@ async function paying(client: X402Client, fetchFn: Fetch, input: RequestInfo | U
   const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
   // x402-pay's options stay here: the fetch below (perhaps another wrapper) never sees them.
   const base: RequestInit = { ...init, x402: undefined, ...requestOptions(request, init?.signal != null || input instanceof Request) } as RequestInit;
-  const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
+  let sends = 0;
+  const send: Send = async ({ url, ...sent }, options) => {
+    if (sends++ > 0) await connectionFreed();
+    return fetchFn(url, { ...base, ...sent, ...options });
+  };
   const page = browserOrigin();
   let state: Sent = { url: request.url, method: request.method, headers: copyHeaders(request.headers), body };
   let notReplayable: string | undefined;
@@ -158,6 +162,19 @@ function discard(response: Response): void {
     .finally(() => clearTimeout(timer));
 }
 
+/**
+ * Node's fetch (undici) hands a keep-alive connection back to its pool one event-loop turn after the
+ * answer on it ended (`setImmediate`). A request sent sooner, as the paid one is (signing takes
+ * microtasks, not turns), opens another connection: a second TCP and TLS handshake for the first paid
+ * call to an origin, and a socket per call in a burst. Waiting that turn lets each request after the
+ * first (the paid one, a redirect hop) go on the connection the answer before it came on. Where there
+ * is no `setImmediate` (browsers, whose fetch pools connections its own way) nothing waits.
+ */
+function connectionFreed(): Promise<void> | undefined {
+  return nextTurn && new Promise((resolve) => nextTurn(resolve));
+}
+/** Taken as the module loads, so fake timers installed later (a test's) never hold a paid request back. */
+const nextTurn = typeof setImmediate === "function" ? setImmediate : undefined;
 
 /**
  * Copies headers entry by entry, leaving out `names`. `new Headers(headers)` is not enough where
