@@ -1,6 +1,7 @@
 /** `wrapFetchWithPayment`: a fetch with the same signature that pays 402 answers once. */
 import { assertX402Client, type X402Client } from "../client";
 import { BODY_LIMITS, REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, planRequest, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
+import { throwIfAborted } from "../errors";
 import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
 
 type Fetch = typeof globalThis.fetch;
@@ -42,11 +43,7 @@ async function paying(client: X402Client, fetchFn: Fetch, input: RequestInfo | U
   const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
   // x402-pay's options stay here: the fetch below (perhaps another wrapper) never sees them.
   const base: RequestInit = { ...init, x402: undefined, ...requestOptions(request, init?.signal != null || input instanceof Request) } as RequestInit;
-  let sends = 0;
-  const send: Send = async ({ url, ...sent }, options) => {
-    if (sends++ > 0) await connectionFreed();
-    return fetchFn(url, { ...base, ...sent, ...options });
-  };
+  const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
   const page = browserOrigin();
   let state: Sent = { url: request.url, method: request.method, headers: copyHeaders(request.headers), body };
   let notReplayable: string | undefined;
@@ -77,6 +74,9 @@ async function paying(client: X402Client, fetchFn: Fetch, input: RequestInfo | U
     notReplayable,
     requestHeader: (name) => request.headers.get(name),
     async resend(extra) {
+      await connectionFreed();
+      // Aborted while waiting: the request never left (the handshake says so, not "outcome unknown").
+      throwIfAborted(request.signal);
       const headers = copyHeaders(state.headers);
       for (const [name, value] of Object.entries(extra)) headers.set(name, value);
       const to = { ...state, headers };
@@ -103,6 +103,7 @@ async function paying(client: X402Client, fetchFn: Fetch, input: RequestInfo | U
  */
 async function follow(send: Send, sent: Sent, mode: RequestRedirect, guarded: string[], hops: Record<string, string>) {
   for (let count = 0; ; count++) {
+    if (count > 0) await connectionFreed();
     const response = await send(sent, { redirect: "manual" });
     const location = response.headers.get("location");
     if (mode === "manual" || !location || !REDIRECT_STATUSES.includes(response.status)) {
@@ -166,9 +167,9 @@ function discard(response: Response): void {
  * Node's fetch (undici) hands a keep-alive connection back to its pool one event-loop turn after the
  * answer on it ended (`setImmediate`). A request sent sooner, as the paid one is (signing takes
  * microtasks, not turns), opens another connection: a second TCP and TLS handshake for the first paid
- * call to an origin, and a socket per call in a burst. Waiting that turn lets each request after the
- * first (the paid one, a redirect hop) go on the connection the answer before it came on. Where there
- * is no `setImmediate` (browsers, whose fetch pools connections its own way) nothing waits.
+ * call to an origin, and a socket per call in a burst. Waiting that turn before each request after
+ * the first (the paid one, a redirect hop) lets it go on the connection the answer before it came on.
+ * Where there is no `setImmediate` (browsers, whose fetch pools connections its own way) nothing waits.
  */
 function connectionFreed(): Promise<void> | undefined {
   return nextTurn && new Promise((resolve) => nextTurn(resolve));

@@ -49,7 +49,8 @@ export interface Transport<R> {
   /**
    * Sends the request again (method, URL, headers, body bytes) with `headers` added. The added
    * headers never go to another origin on a redirect, nor again once a redirect answer reported a
-   * settlement. Throw `PaymentNotSentError` when the request certainly did not leave.
+   * settlement. Throw `PaymentNotSentError` when the request certainly did not leave, and
+   * `PaymentAbortedError` when the caller's signal fired before it left.
    */
   resend(headers: Record<string, string>): Promise<R>;
   status(response: R): number;
@@ -252,6 +253,7 @@ async function send<R>(transport: Transport<R>, payment: Signed, where: RequestD
     } catch (error) {
       const options = { cause: error, ...aboutPayment(payment, where, resent ? { resent } : {}) };
       if (!resent && isX402Error(error) && error.code === "PAYMENT_NOT_SENT") throw new PaymentNotSentError(error.message, options);
+      if (!resent && isX402Error(error) && error.code === "ABORTED") throw new PaymentAbortedError(error.message, { cause: error.cause, details: where });
       if (!again || transport.request.signal?.aborted) {
         throw new PaymentOutcomeUnknownError("The paid request got no usable answer: the payment may have settled.", {
           ...options,

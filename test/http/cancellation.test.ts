@@ -72,6 +72,29 @@ describe.each(phases)("an abort while waiting in $name", (c) => {
   });
 });
 
+describe("an abort in the turn before the paid request leaves (fetch waits one for the 402's connection)", () => {
+  it("fetch: ABORTED, reported once; the paid request never left, so it is not an unknown outcome", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const controller = new AbortController();
+    const failed: AnyX402Error[] = [];
+    // The wallet signs and, in the next turn (while the fetch wrapper waits its one), the caller aborts.
+    const wallet = {
+      address: account.address,
+      signTypedData: async (args: Parameters<typeof account.signTypedData>[0]) => {
+        setImmediate(() => controller.abort());
+        return account.signTypedData(args);
+      },
+    };
+    const client = createX402Client({ schemes: [exactEvm({ signer: wallet })], onPaymentFailed: (e) => void failed.push(e) });
+    const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: controller.signal }));
+
+    expect(error).toMatchObject({ name: "AbortError", code: "ABORTED" });
+    expect(seller.requests).toHaveLength(1);
+    expect(failed).toEqual([error]);
+  });
+});
+
 describe("an abort while the 402 body is still arriving", () => {
   /** A v1 402 whose JSON body sends a first chunk and then never ends. */
   const dripping = () =>
