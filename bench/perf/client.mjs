@@ -1,6 +1,7 @@
 // One client in its own process, so its CPU time and memory are its own (run.mjs starts it).
 //   --task cpu    --n N: N sequential GETs after a warm-up; prints the process's CPU µs per request
 //   --task burst  --n N: N concurrent GETs at once; prints how many got 200, the wall ms and the peak RSS
+//   --task first  the same, for the first paid GETs to the seller (the bench counts their connections)
 // --side ours | reference pays /evm (cached: ours with the quote cache on); --side plain sends unpaid
 // GETs to /plain (cpu only). One JSON line.
 import { parseArgs } from "node:util";

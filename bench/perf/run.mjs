@@ -11,7 +11,7 @@ import { evmFetch, svmFetch } from "./clients.mjs";
 const quick = process.argv.includes("--quick");
 const rounds = quick
   ? { loopback: 60, latency: 15, svm: 40, cpuSamples: 2, cpuRequests: 150, imports: 5, bursts: 1 }
-  : { loopback: 300, latency: 60, svm: 200, cpuSamples: 5, cpuRequests: 300, imports: 12, bursts: 7 };
+  : { loopback: 300, latency: 60, svm: 200, cpuSamples: 9, cpuRequests: 300, imports: 12, bursts: 7 };
 const BURST = 1000;
 const LATENCY_MS = 20;
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -223,6 +223,14 @@ try {
     row(`${BURST} concurrent: wall time, median`, of("ours", "wallMs"), of("reference", "wallMs"), { unit: " ms", digits: 0 });
     row(`${BURST} concurrent: peak RSS, median`, of("ours", "peakRssMb"), of("reference", "peakRssMb"), { unit: " MB", digits: 1, goal: 1.0 });
     row(`  peak JS heap in use, median`, of("ours", "peakHeapMb"), of("reference", "peakHeapMb"), { unit: " MB", digits: 1 });
+    const stats = await seller.stats();
+    const connections = (side, task) => stats[`/evm?who=${side}-${task}`].connections / stats[`/evm?who=${side}-${task}`].paid;
+    row(`  connections opened per paid GET`, connections("ours", "burst"), connections("reference", "burst"));
+    // A fresh process's first paid GET to the seller: a second connection is a second TCP (and TLS) handshake.
+    for (let sample = 0; sample < rounds.bursts; sample++) for (const side of Object.keys(bursts)) await child(side, "first", seller.base, 1);
+    const first = await seller.stats();
+    const opened = (side) => first[`/evm?who=${side}-first`].connections / first[`/evm?who=${side}-first`].paid;
+    row(`first paid GET to an origin: connections opened`, opened("ours"), opened("reference"));
   }
 } finally {
   seller.stop();

@@ -6,7 +6,8 @@
 //   GET  /evm         402 for EVM exact (Base Sepolia USDC, EIP-3009), 200 + PAYMENT-RESPONSE once paid
 //   GET  /svm         402 for Solana exact (devnet USDC, a fee payer), 200 + PAYMENT-RESPONSE once paid
 //   POST /rpc         Solana JSON-RPC stand-in: the mint account, a blockhash, devnet's genesis hash
-//   GET  /stats       answers and paid answers so far, by path and `?who=` (the bench names each client)
+//   GET  /stats       answers, paid answers and connections so far, by path and `?who=` (the bench
+//                     names each client); a connection counts for the first request it carried
 //
 // --delay-ms N delays every answer (stats excepted) by N ms, as a distant seller would.
 import { createServer } from "node:http";
@@ -71,10 +72,15 @@ const rpcResults = {
 };
 
 const stats = {};
-function count(key, paid) {
-  const entry = (stats[key] ??= { answers: 0, paid: 0 });
+const seen = new WeakSet();
+function count(key, paid, socket) {
+  const entry = (stats[key] ??= { answers: 0, paid: 0, connections: 0 });
   entry.answers++;
   if (paid) entry.paid++;
+  if (!seen.has(socket)) {
+    seen.add(socket);
+    entry.connections++;
+  }
 }
 
 async function answer(request) {
@@ -85,12 +91,12 @@ async function answer(request) {
     let text = "";
     for await (const chunk of request) text += chunk;
     const { id, method } = JSON.parse(text);
-    count(key, false);
+    count(key, false, request.socket);
     const reply = method in rpcResults ? { result: rpcResults[method] } : { error: { code: -32601, message: "Method not found" } };
     return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id, ...reply }) };
   }
   if (url.pathname === "/plain") {
-    count(key, false);
+    count(key, false, request.socket);
     return { status: 200, headers: { "content-type": "application/json" }, body: '{"data":"free"}' };
   }
   const accepted = requirements[url.pathname];
@@ -98,7 +104,7 @@ async function answer(request) {
   const signature = request.headers["payment-signature"];
   const payment = typeof signature === "string" ? fromBase64(signature) : undefined;
   if (payment?.x402Version === 2 && payment.payload) {
-    count(key, true);
+    count(key, true, request.socket);
     const settled = {
       success: true,
       transaction: TRANSACTION[url.pathname],
@@ -108,7 +114,7 @@ async function answer(request) {
     };
     return { status: 200, headers: { "content-type": "application/json", "payment-response": toBase64(settled) }, body: '{"data":"paid"}' };
   }
-  count(key, false);
+  count(key, false, request.socket);
   const challenge = {
     x402Version: 2,
     error: "Payment required",
