@@ -6,7 +6,7 @@
 import axios from "axios";
 import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { createX402Client, type AnyX402Error } from "../../src";
+import { createX402Client, resendPayment, type AnyX402Error } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
@@ -89,9 +89,33 @@ describe("an abort in the turn before the paid request leaves (fetch waits one f
     const client = createX402Client({ schemes: [exactEvm({ signer: wallet })], onPaymentFailed: (e) => void failed.push(e) });
     const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: controller.signal }));
 
-    expect(error).toMatchObject({ name: "AbortError", code: "ABORTED" });
+    expect(error).toMatchObject({ name: "AbortError", code: "ABORTED", details: { url, method: "GET" } });
+    expect(error.cause).toBe(controller.signal.reason);
     expect(seller.requests).toHaveLength(1);
     expect(failed).toEqual([error]);
+  });
+
+  it("fetch, resending a kept header (x402: resendPayment): still PAYMENT_OUTCOME_UNKNOWN, the earlier sending's fate", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const client = createX402Client(paying());
+    const paid = wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client);
+    // A header kept from a payment whose answer was lost.
+    const lost = new AbortController();
+    const first = await rejection(
+      wrapFetchWithPayment(async (input, init) => {
+        const response = await globalThis.fetch(input, init);
+        if (new Headers(init?.headers).has("payment-signature")) throw new TypeError("fetch failed: the answer was lost");
+        return response;
+      }, client)(url, { signal: lost.signal }),
+    );
+    expect(first.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
+    const controller = new AbortController();
+    // Fires in the turn the wrapper waits before the resent header leaves.
+    setImmediate(() => controller.abort());
+    const error = await rejection(paid(url, { signal: controller.signal, x402: resendPayment(first) }));
+    expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
+    expect(error.details.paymentHeader).toEqual(first.details.paymentHeader);
   });
 });
 

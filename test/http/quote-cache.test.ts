@@ -124,6 +124,16 @@ describe.each(wrappers)("$name: the quote cache", (wrapper) => {
     await wrapper.send(client, { url });
     expect(paidFlags(seller)).toEqual([false, true, false, true]);
   });
+
+  it("a route declaring an extension the client knows but that never answers instead of paying is quoted", async () => {
+    const seller = createSeller({ challenge: v2Challenge({ extensions: { "echo-only": {} } }) });
+    server.use(seller.handler);
+    const echoOnly: X402Extension = { key: "echo-only", enrichPayload: () => undefined };
+    const { client } = quotingClient({ extensions: [echoOnly] });
+    await wrapper.send(client, { url });
+    await wrapper.send(client, { url });
+    expect(paidFlags(seller)).toEqual([false, true, true]);
+  });
 });
 
 describe("quote cache options and expiry", () => {
