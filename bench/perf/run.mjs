@@ -223,14 +223,15 @@ try {
     row(`${BURST} concurrent: wall time, median`, of("ours", "wallMs"), of("reference", "wallMs"), { unit: " ms", digits: 0 });
     row(`${BURST} concurrent: peak RSS, median`, of("ours", "peakRssMb"), of("reference", "peakRssMb"), { unit: " MB", digits: 1, goal: 1.0 });
     row(`  peak JS heap in use, median`, of("ours", "peakHeapMb"), of("reference", "peakHeapMb"), { unit: " MB", digits: 1 });
-    const stats = await seller.stats();
-    const connections = (side, task) => stats[`/evm?who=${side}-${task}`].connections / stats[`/evm?who=${side}-${task}`].paid;
-    row(`  connections opened per paid GET`, connections("ours", "burst"), connections("reference", "burst"));
+    /** Connections the seller saw per paid GET of `who`'s child processes. */
+    const connections = async (who) => {
+      const { connections, paid } = (await seller.stats())[`/evm?who=${who}`];
+      return connections / paid;
+    };
+    row(`  connections opened per paid GET`, await connections("ours-burst"), await connections("reference-burst"));
     // A fresh process's first paid GET to the seller: a second connection is a second TCP (and TLS) handshake.
     for (let sample = 0; sample < rounds.bursts; sample++) for (const side of Object.keys(bursts)) await child(side, "first", seller.base, 1);
-    const first = await seller.stats();
-    const opened = (side) => first[`/evm?who=${side}-first`].connections / first[`/evm?who=${side}-first`].paid;
-    row(`first paid GET to an origin: connections opened`, opened("ours"), opened("reference"));
+    row(`first paid GET to an origin: connections opened`, await connections("ours-first"), await connections("reference-first"));
   }
 } finally {
   seller.stop();

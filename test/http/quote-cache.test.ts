@@ -115,24 +115,24 @@ describe.each(wrappers)("$name: the quote cache", (wrapper) => {
     expect(signs.length).toBe(1);
   });
 
-  it("a route whose 402 an extension would answer instead of paying (a sign-in) is never quoted", async () => {
-    const seller = createSeller({ challenge: v2Challenge({ extensions: { "try-first": {} } }) });
+  it.each([
+    {
+      route: "a route whose 402 an extension would answer instead of paying (a sign-in) is never quoted",
+      extension: { key: "declared", beforePayment: () => undefined } satisfies X402Extension,
+      flags: [false, true, false, true],
+    },
+    {
+      route: "a route declaring an extension the client knows but that never answers instead of paying is quoted",
+      extension: { key: "declared", enrichPayload: () => undefined } satisfies X402Extension,
+      flags: [false, true, true],
+    },
+  ])("$route", async ({ extension, flags }) => {
+    const seller = createSeller({ challenge: v2Challenge({ extensions: { declared: {} } }) });
     server.use(seller.handler);
-    const tryFirst: X402Extension = { key: "try-first", beforePayment: () => undefined };
-    const { client } = quotingClient({ extensions: [tryFirst] });
+    const { client } = quotingClient({ extensions: [extension] });
     await wrapper.send(client, { url });
     await wrapper.send(client, { url });
-    expect(paidFlags(seller)).toEqual([false, true, false, true]);
-  });
-
-  it("a route declaring an extension the client knows but that never answers instead of paying is quoted", async () => {
-    const seller = createSeller({ challenge: v2Challenge({ extensions: { "echo-only": {} } }) });
-    server.use(seller.handler);
-    const echoOnly: X402Extension = { key: "echo-only", enrichPayload: () => undefined };
-    const { client } = quotingClient({ extensions: [echoOnly] });
-    await wrapper.send(client, { url });
-    await wrapper.send(client, { url });
-    expect(paidFlags(seller)).toEqual([false, true, true]);
+    expect(paidFlags(seller)).toEqual(flags);
   });
 });
 
