@@ -9,7 +9,10 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { listenOnLoopback, type LoopbackServer } from "../../localnet/listen.js";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { BODY_LIMITS } from "../../src/handshake";
-import { PATH, payingClient, v2Challenge } from "../support/seller";
+import { PATH, encodeHeader, payingClient, v2Challenge } from "../support/seller";
+
+/** The PAYMENT-REQUIRED header every 402 here carries (no resource: the URL is the loopback one). */
+const CHALLENGE = encodeHeader(v2Challenge({ resource: undefined }));
 
 const servers: LoopbackServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.stop())));
@@ -29,7 +32,7 @@ describe("fetch: a 402 body left unread", () => {
       }
       response.on("close", () => closed.push(Date.now() - started));
       // Says 100 bytes, sends 10, then nothing.
-      response.writeHead(402, { "content-type": "application/json", "content-length": "100", "payment-required": Buffer.from(JSON.stringify(v2Challenge({ resource: undefined }))).toString("base64") });
+      response.writeHead(402, { "content-type": "application/json", "content-length": "100", "payment-required": CHALLENGE });
       response.write("{\"x402\": 2");
     });
     servers.push(seller);
@@ -39,6 +42,29 @@ describe("fetch: a 402 body left unread", () => {
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(closed).toHaveLength(1);
     expect(closed[0]).toBeGreaterThanOrEqual(150);
+  });
+
+  it.each([
+    { body: "of drainBytes exactly, stalled: drained, so cancelled only after drainMs", length: () => String(BODY_LIMITS.drainBytes), drained: true },
+    { body: "over drainBytes: cancelled at once, not read", length: () => String(BODY_LIMITS.drainBytes + 1), drained: false },
+    { body: "of no declared length (chunked): cancelled at once, not read", length: () => undefined, drained: false },
+  ])("a 402 body $body", async ({ length, drained }) => {
+    BODY_LIMITS.drainMs = 1500;
+    let closedAt = Infinity;
+    const seller = await listenOnLoopback((request, response) => {
+      if (request.headers["payment-signature"]) return void response.writeHead(200, { "content-type": "application/json" }).end("{}");
+      response.on("close", () => (closedAt = Date.now()));
+      const declared = length();
+      response.writeHead(402, { "content-type": "application/json", "payment-required": CHALLENGE, ...(declared && { "content-length": declared }) });
+      response.write("{\"x402\": 2");
+    });
+    servers.push(seller);
+    const started = Date.now();
+    const paid = await wrapFetchWithPayment(fetch, payingClient().client)(`${seller.url}${PATH}`);
+    expect(paid.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1900));
+    expect(closedAt - started).toBeLessThan(drained ? 3000 : 700);
+    if (drained) expect(closedAt - started).toBeGreaterThanOrEqual(1400);
   });
 
   it("is released once the challenge is read, not held while the payment is in flight: a stalled one is cancelled before a slow paid answer comes", async () => {
@@ -51,7 +77,7 @@ describe("fetch: a 402 body left unread", () => {
         return;
       }
       response.on("close", () => events.push("402 released"));
-      response.writeHead(402, { "content-type": "application/json", "content-length": "100", "payment-required": Buffer.from(JSON.stringify(v2Challenge({ resource: undefined }))).toString("base64") });
+      response.writeHead(402, { "content-type": "application/json", "content-length": "100", "payment-required": CHALLENGE });
       response.write("{\"x402\": 2");
     });
     servers.push(seller);
@@ -69,7 +95,7 @@ describe("fetch: the paid request's connection", () => {
       seen.ports.push(request.socket.remotePort!);
       if (route(request, response)) return;
       if (request.headers["payment-signature"]) return void response.writeHead(200, { "content-type": "application/json" }).end('{"paid":true}');
-      response.writeHead(402, { "content-type": "application/json", "payment-required": Buffer.from(JSON.stringify(v2Challenge({ resource: undefined }))).toString("base64") }).end("{}");
+      response.writeHead(402, { "content-type": "application/json", "payment-required": CHALLENGE }).end("{}");
     });
     servers.push(seller);
     return { seller, seen };
