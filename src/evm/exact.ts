@@ -5,7 +5,6 @@ import { EVM_KNOWN_ASSETS, EVM_V1_NETWORKS, toEvmChainId } from "./networks";
 import { EXACT_PERMIT2_PROXY, payWithPermit2, signPermit2 } from "./permit2";
 import { checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "./shared";
 import { normalizeSignature } from "./signer";
-import { tokenDomain, transferWithAuthorizationDigest } from "./eip712";
 
 export interface ExactEvmOptions extends EvmSchemeOptions {
   /** Network patterns served. Default `["eip155:*"]`; v1 names (`base-sepolia`) match by chain id. */
@@ -64,11 +63,15 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
         validBefore: time.deadline,
         nonce: bytesToHex(nonce),
       };
-      const domain = tokenDomain(requirement, toEvmChainId(requirement.caip2!)!, checksumAddress(requirement.asset));
-      // The same signature either way: the digest is what signTypedData signs (test/unit/evm-eip712.test.ts).
-      if (signer.signHash && domain.chainId !== undefined) return { payload: { authorization, signature: normalizeSignature(await signer.signHash(transferWithAuthorizationDigest(domain, authorization))) } };
+      // The wallet signs the typed data itself, through its own signTypedData: a wrapper the user put
+      // on it, or a server wallet's policy engine, sees the token, the payee and the amount.
       const signature = await signer.signTypedData({
-        domain,
+        domain: {
+          name: requirement.extra.name as string,
+          version: requirement.extra.version as string,
+          chainId: toEvmChainId(requirement.caip2!)!,
+          verifyingContract: checksumAddress(requirement.asset),
+        },
         types: { TransferWithAuthorization: transferWithAuthorization },
         primaryType: "TransferWithAuthorization",
         message: {

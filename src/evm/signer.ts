@@ -27,8 +27,6 @@ export interface TransactionToSign {
 export interface EvmSigner {
   readonly address: Hex;
   signTypedData(request: TypedDataRequest): Promise<Hex>;
-  /** Signs a 32-byte digest as it is (a viem LocalAccount's `sign`): the schemes then hash typed data of fixed types themselves. */
-  signHash?(hash: Hex): Promise<Hex>;
   /** Signs without sending (viem accounts can; most browser wallets cannot). Only the sponsored ERC-20 approval uses it. */
   signTransaction?(transaction: TransactionToSign): Promise<Hex>;
 }
@@ -64,12 +62,10 @@ export function toEvmSigner(input: EvmSignerInput): EvmSigner {
   if (typeof direct === "string") {
     // The value is not repeated: a key pasted in the wrong place must not reach a log.
     if (!addressShape.test(direct)) throw new InvalidConfigError("The EVM signer's address is not a 20-byte hex address.", { details: { option: "signer" } });
-    const signer = input as EvmSigner & { type?: unknown; sign?: (request: { hash: Hex }) => Promise<Hex> };
+    const signer = input as EvmSigner;
     return {
       address: direct as Hex,
       signTypedData: (request) => signer.signTypedData(request),
-      // A viem LocalAccount (`privateKeyToAccount`...) signs a digest with `sign({ hash })`, the typed data's digest included.
-      ...(signer.type === "local" && typeof signer.sign === "function" && { signHash: (hash: Hex) => signer.sign!({ hash }) }),
       ...(typeof signer.signTransaction === "function" && { signTransaction: (transaction: TransactionToSign) => signer.signTransaction!(transaction) }),
     };
   }
