@@ -63,6 +63,12 @@ export interface StartFacilitatorOptions {
    * Solana scheme, localnet/svm) so one facilitator serves several chains.
    */
   extend?: (facilitator: x402Facilitator) => void;
+  /**
+   * How long a settlement waits for its transaction's receipt, in ms. When it runs out (a chain that
+   * does not mine, as anvil with automine off), the reference facilitator answers `settlement_pending`
+   * with the broadcast transaction's hash. Default: viem's (minutes).
+   */
+  receiptTimeoutMs?: number;
 }
 
 /** v2 network and v1 network name the facilitator is registered for. */
@@ -76,6 +82,7 @@ export async function startFacilitator({
   upto = false,
   sponsoring = false,
   extend,
+  receiptTimeoutMs,
 }: StartFacilitatorOptions): Promise<Facilitator> {
   const chain = localChain(rpcUrl, chainId);
   // The nonce manager keeps concurrent settlements from reusing a nonce.
@@ -97,7 +104,7 @@ export async function startFacilitator({
     writeContract: (args) =>
       walletClient.writeContract({ ...args, account, chain } as Args<typeof walletClient.writeContract>),
     sendTransaction: (args) => walletClient.sendTransaction({ ...args, account, chain }),
-    waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt(args),
+    waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt({ ...args, ...(receiptTimeoutMs && { timeout: receiptTimeoutMs }) }),
     getCode: (args) => publicClient.getCode(args),
   });
 

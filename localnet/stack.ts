@@ -59,6 +59,8 @@ export interface StartInteropStackOptions {
    * and the seller's `/sponsored/*` routes. Default false.
    */
   sponsored?: boolean;
+  /** The facilitator's wait for a settlement's receipt, in ms (see `StartFacilitatorOptions`). */
+  receiptTimeoutMs?: number;
 }
 
 export async function startInteropStack({
@@ -66,6 +68,7 @@ export async function startInteropStack({
   payTo = randomAddress(),
   permit2 = false,
   sponsored = false,
+  receiptTimeoutMs,
 }: StartInteropStackOptions = {}): Promise<InteropStack> {
   const { add, stop } = stopStack();
   try {
@@ -74,7 +77,7 @@ export async function startInteropStack({
     const usdc = await installTestUsdc(anvil.rpcUrl);
     if (permit2 || sponsored) await installPermit2(anvil.rpcUrl);
     const plainToken = sponsored ? await installPlainToken(anvil.rpcUrl) : undefined;
-    const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl, upto: permit2 || sponsored, sponsoring: sponsored });
+    const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl, upto: permit2 || sponsored, sponsoring: sponsored, ...(receiptTimeoutMs && { receiptTimeoutMs }) });
     add(facilitator.stop);
     const [seller, v1Seller] = await Promise.all([
       startSeller({ facilitatorUrl: facilitator.url, payTo, permit2: permit2 || sponsored, sponsored }),

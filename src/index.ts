@@ -22,6 +22,9 @@ export {
   type EnrichContext,
   type RequirementReview,
   type SettlementContext,
+  type SettlementQuery,
+  type SettlementStatus,
+  type SettlementSource,
 } from "./client";
 export { builderCode } from "./extensions";
 export {
@@ -29,6 +32,8 @@ export {
   spendBy,
   unreconciled,
   reconcile,
+  reconcileOnChain,
+  type ChainReconciliation,
   type Ledger,
   type LedgerRecord,
   type LedgerOutcome,
@@ -67,6 +72,7 @@ export {
   Permit2AllowanceError,
   PaymentIdConflictError,
   PaymentOutcomeUnknownError,
+  PaymentPendingError,
   SignInRefusedError,
   BudgetExceededError,
   BudgetUnavailableError,
@@ -83,6 +89,7 @@ export {
   type Permit2AllowanceDetails,
   type PaymentIdConflictDetails,
   type OutcomeUnknownDetails,
+  type PendingDetails,
   type RejectedRequirement,
   type SignInRefusal,
   type SignInRefusedDetails,

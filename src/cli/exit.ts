@@ -18,7 +18,7 @@ export const EXIT = {
   budget: 6,
   /** The server refused the payment: nothing was charged. */
   rejected: 7,
-  /** The payment left and its fate is unknown: money may have moved. Reconcile it (`x402-pay ledger`). */
+  /** The payment left and its fate is unknown, or its settlement is pending: money may have moved. Reconcile it (`x402-pay ledger`). */
   unknown: 8,
   /** The 402 was unreadable or not x402. */
   challenge: 9,
@@ -48,6 +48,7 @@ const BY_CODE: Record<X402ErrorCode, number> = {
   PERMIT2_ALLOWANCE_REQUIRED: EXIT.rejected,
   PAYMENT_ID_CONFLICT: EXIT.rejected,
   PAYMENT_OUTCOME_UNKNOWN: EXIT.unknown,
+  PAYMENT_PENDING: EXIT.unknown,
   BUDGET_EXCEEDED: EXIT.budget,
   BUDGET_UNAVAILABLE: EXIT.budget,
   DISCOVERY_FAILED: EXIT.network,
@@ -72,7 +73,7 @@ export const EXIT_TABLE: readonly (readonly [number, string])[] = [
   [EXIT.refused, "not paid: refused by the policy, --max, --network (with --dry-run: it would not pay)"],
   [EXIT.budget, "not paid: over budget, or the budget store is away"],
   [EXIT.rejected, "the server refused the payment: nothing was charged"],
-  [EXIT.unknown, "the payment left and its outcome is unknown: money may have moved"],
+  [EXIT.unknown, "the payment left and its outcome is unknown or pending: money may have moved"],
   [EXIT.challenge, "the 402 was unreadable or not x402"],
   [EXIT.wallet, "the wallet could not sign, or a chain read failed"],
   [EXIT.aborted, "interrupted before the payment left"],

@@ -187,7 +187,7 @@ async function pay(url: string, options: PayOptions, io: CliIo): Promise<number>
     if (options.output) await writeFile(options.output, bytes);
     else io.writeOut(bytes);
   }
-  const unknown = failures.find((e) => e.code === "PAYMENT_OUTCOME_UNKNOWN");
+  const unknown = failures.find((e) => e.code === "PAYMENT_OUTCOME_UNKNOWN" || e.code === "PAYMENT_PENDING");
   if (unknown) return report(unknown, io);
   return response.ok ? EXIT.ok : EXIT.http;
 }
@@ -372,6 +372,9 @@ function report(error: unknown, io: CliIo): number {
     io.writeErr(`x402-pay: ${error.code}: ${message}\n`);
     if (error.code === "PAYMENT_OUTCOME_UNKNOWN") {
       io.writeErr("x402-pay: MONEY MAY HAVE MOVED: the payment left and no answer confirmed or refused it. Check the payer's balance or the ledger (x402-pay ledger) before paying again.\n");
+    }
+    if (error.code === "PAYMENT_PENDING") {
+      io.writeErr(`x402-pay: MONEY MAY STILL MOVE: the settlement transaction ${error.details.transaction} on ${error.details.network} is not yet confirmed. Look it up before paying again.\n`);
     }
   } else io.writeErr(`x402-pay: ${message}${error instanceof Error && error.cause instanceof Error ? ` (${redactSecrets(error.cause.message)})` : ""}\n`);
   return code;

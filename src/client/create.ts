@@ -30,7 +30,8 @@ import { createQuoteCache, type QuoteCache, type QuoteCacheOptions } from "./quo
 import { checkOptions, checkPaymentId, every, fail, is, nonEmpty } from "./options";
 import { paymentIdentifier } from "./payment-identifier";
 import { checkOrigin, checkRequirement, resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
-import type { PaymentOutcome, PaymentReceipt, PaymentScheme, PaymentTerms, RequirementReview, X402Extension, X402Request } from "./types";
+import { checkSettlement, toSettlementQuery, type SettlementSource } from "./settlement";
+import type { PaymentOutcome, PaymentReceipt, PaymentScheme, PaymentTerms, RequirementReview, SettlementStatus, X402Extension, X402Request } from "./types";
 
 /** A requirement that can be paid: the scheme that will pay it and the asset the policy priced. */
 export interface PaymentOption {
@@ -117,6 +118,12 @@ export interface X402Client {
   createPayment(challenge: PaymentChallenge, request: X402Request): Promise<PreparedPayment>;
   /** Tells the extensions that served the challenge, then the outcome hooks, how a payment attempt ended. Never throws. */
   report(outcome: PaymentOutcome): Promise<void>;
+  /**
+   * Did the money move? For a pending settlement or an unknown outcome (its error, or its ledger record):
+   * looks the payment up on its chain through the scheme that paid it (`exactEvm({ rpc })`,
+   * `exactSvm({ rpc })`), never trusting the server. `settled`, `failed` (it can no longer move) or `pending`.
+   */
+  checkSettlement(source: SettlementSource, options?: { signal?: AbortSignal | undefined }): Promise<SettlementStatus>;
 }
 
 const brand = Symbol.for("x402-pay.client");
@@ -338,9 +345,9 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     const attempt = attempts.get(outcome.request);
     attempts.delete(outcome.request);
     const hold = attempt?.hold;
-    // Settled: what was settled. Outcome unknown: the maximum, counted as spent until reconciled. Else nothing was charged.
+    // Settled: what was settled. Outcome unknown or pending: the maximum, counted as spent until reconciled. Else nothing was charged.
     if (outcome.settled) await hold?.commit(outcome.receipt.settled ? outcome.receipt.settledAmount : undefined);
-    else if (outcome.error.code === "PAYMENT_OUTCOME_UNKNOWN") await hold?.commit();
+    else if (outcome.error.code === "PAYMENT_OUTCOME_UNKNOWN" || outcome.error.code === "PAYMENT_PENDING") await hold?.commit();
     else await hold?.release();
     try {
       await options.ledger?.append(ledgerRecord(outcome, attempt?.payment));
@@ -360,7 +367,24 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     }
   }
 
-  return Object.freeze({ [brand]: true, schemes, policy, extensions, quotes, evaluate, quote, review, describeSettlement, beforePayment, createPayment, report });
+  const checkSettlementOf = async (source: SettlementSource, { signal }: { signal?: AbortSignal | undefined } = {}) =>
+    checkSettlement(schemes, toSettlementQuery(source, v1Networks), signal);
+
+  return Object.freeze({
+    [brand]: true,
+    schemes,
+    policy,
+    extensions,
+    quotes,
+    evaluate,
+    quote,
+    review,
+    describeSettlement,
+    beforePayment,
+    createPayment,
+    report,
+    checkSettlement: checkSettlementOf,
+  });
 }
 
 /** Throws `InvalidConfigError` unless `client` is one of ours (a reference `x402Client` is told apart). */

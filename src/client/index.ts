@@ -8,6 +8,7 @@ export {
   type PreparedPayment,
   type BeforePaymentResult,
 } from "./create";
+export type { SettlementSource } from "./settlement";
 export { createQuoteCache, routeOf, PROBE_WAIT_MS, type QuoteCache, type QuoteCacheOptions } from "./quotes";
 export { checkOptions, checkPaymentId, every, fail, is, nonEmpty, show } from "./options";
 export { resolvePolicy, type SpendPolicy, type ResolvedPolicy, type AssetCap } from "./policy";
@@ -24,4 +25,6 @@ export type {
   EnrichContext,
   RequirementReview,
   SettlementContext,
+  SettlementQuery,
+  SettlementStatus,
 } from "./types";

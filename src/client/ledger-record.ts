@@ -11,8 +11,10 @@ export function ledgerRecord(outcome: PaymentOutcome, payment?: { readonly terms
   const terms = outcome.settled ? outcome.receipt : payment?.terms;
   let state: LedgerOutcome;
   if (outcome.settled) state = outcome.receipt.settled ? "settled" : "unknown";
+  else if (outcome.error.code === "PAYMENT_PENDING") state = "pending";
   else state = outcome.error.code === "PAYMENT_OUTCOME_UNKNOWN" ? "unknown" : REJECTED.includes(outcome.error.code) ? "rejected" : "refused";
   const receipt = outcome.settled ? outcome.receipt : undefined;
+  const pending = !outcome.settled && outcome.error.code === "PAYMENT_PENDING" ? outcome.error.details : undefined;
   return {
     id: newRecordId(),
     time: new Date().toISOString(),
@@ -25,7 +27,7 @@ export function ledgerRecord(outcome: PaymentOutcome, payment?: { readonly terms
     asset: terms?.asset,
     amount: terms?.amount,
     settledAmount: receipt?.settledAmount ?? (receipt?.settled && !receipt.upTo ? receipt.amount : undefined),
-    transaction: receipt?.transaction,
+    transaction: receipt?.transaction ?? (pending?.transaction || undefined),
     payer: terms?.payer,
     payee: terms?.payTo,
   };

@@ -52,7 +52,37 @@ export interface PaymentScheme {
   check(requirement: PaymentRequirement): string | undefined;
   /** Signs and returns the scheme payload. Called only after `check` passed, policy and hooks approved. */
   createPayload(requirement: PaymentRequirement, context: PaymentContext): Promise<SchemePayload>;
+  /**
+   * Looks a payment up on its chain (a pending settlement, an unknown outcome): did the money move?
+   * Present when the scheme has a chain to read (`exactEvm({ rpc })`, `exactSvm({ rpc })`).
+   */
+  checkSettlement?(query: SettlementQuery, signal?: AbortSignal): Promise<SettlementStatus>;
 }
+
+/** A payment to look up on its chain: what an outcome's error or a ledger record says of it. */
+export interface SettlementQuery {
+  readonly scheme: string;
+  /** CAIP-2. */
+  readonly network: string;
+  /** The transaction the server named, if any. */
+  readonly transaction: string | undefined;
+  readonly asset: string;
+  readonly payTo: string;
+  readonly payer: string;
+  /** Atomic; for `upto`, the most the server may settle. */
+  readonly amount: string;
+  /** The signed PaymentPayload when it is known (an error's `details.payload`): its authorization is looked up too. */
+  readonly payload?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * What the chain says of a payment: `settled` (the money moved: `amount`, in base units, when it is
+ * known), `failed` (it did not, and can no longer move through this payment), or `pending` (not yet:
+ * it may still move). `reason` says why.
+ */
+export type SettlementStatus =
+  | { readonly state: "settled"; readonly transaction: string | undefined; readonly amount: string | undefined; readonly reason: string }
+  | { readonly state: "failed" | "pending"; readonly transaction: string | undefined; readonly reason: string };
 
 /** What a payment pays, as it is described before signing (a snapshot) and after (a receipt). */
 export interface PaymentTerms {
@@ -81,6 +111,11 @@ export interface PaymentReceipt extends PaymentTerms {
   readonly status: number;
   /** True only when the server reported a successful settlement (PAYMENT-RESPONSE with `success: true`). */
   readonly settled: boolean;
+  /**
+   * True when the server reported the settlement under way (`settlement_pending`, or a failure naming a
+   * transaction): the money may still move. `transaction` names it; `client.checkSettlement` asks the chain.
+   */
+  readonly pending: boolean;
   /** The decoded PAYMENT-RESPONSE (or X-PAYMENT-RESPONSE); `undefined` if the server sent none readable. */
   readonly settlement: SettleResponse | undefined;
   /** Settlement transaction, when the server reported one. */

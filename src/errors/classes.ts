@@ -46,12 +46,14 @@ export interface X402ErrorClass<C extends X402ErrorCode, D extends object> {
 /** `INVALID_CONFIG` → `InvalidConfigError`. */
 const nameOf = (code: string) => `${code.toLowerCase().replace(/(?:^|_)(.)/g, (_, letter: string) => letter.toUpperCase())}Error`;
 
-function defineError<C extends X402ErrorCode, D extends object>(code: C, phase: ErrorPhase, name = nameOf(code)): X402ErrorClass<C, D> {
-  return class extends X402Error<C, D> {
+function defineError<C extends X402ErrorCode, D extends object>(code: C, phase: ErrorPhase, name = nameOf(code), className = name): X402ErrorClass<C, D> {
+  const defined = class extends X402Error<C, D> {
     constructor(message: string, options?: X402ErrorOptions<D>) {
       super(name, code, phase, message, options);
     }
   };
+  // The class's own name, as `error.constructor.name` and debuggers show it.
+  return Object.defineProperty(defined, "name", { value: className });
 }
 
 /** The options, a wallet or the policy given to x402-pay are unusable. Thrown at construction where possible. */
@@ -134,7 +136,7 @@ export type BodyNotReplayableError = X402Error<"BODY_NOT_REPLAYABLE", RequestDet
  * The request's AbortSignal fired before the paid request left: nothing was sent, nothing can settle.
  * Its `name` is `"AbortError"`, like fetch's; `cause` is the signal's reason.
  */
-export const PaymentAbortedError: X402ErrorClass<"ABORTED", RequestDetails> = /* @__PURE__ */ defineError("ABORTED", "send", "AbortError");
+export const PaymentAbortedError: X402ErrorClass<"ABORTED", RequestDetails> = /* @__PURE__ */ defineError("ABORTED", "send", "AbortError", "PaymentAbortedError");
 export type PaymentAbortedError = X402Error<"ABORTED", RequestDetails>;
 
 /** The browser refused to send the paid request (a CORS preflight that does not allow the payment header). Nothing was sent. */
@@ -231,6 +233,28 @@ export interface OutcomeUnknownDetails extends PaymentDetails {
 export const PaymentOutcomeUnknownError: X402ErrorClass<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails> = /* @__PURE__ */ defineError("PAYMENT_OUTCOME_UNKNOWN", "send");
 export type PaymentOutcomeUnknownError = X402Error<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails>;
 
+export interface PendingDetails extends PaymentDetails {
+  /** The transaction the server says was broadcast: it may still land. */
+  readonly transaction: string;
+  /** The CAIP-2 network it was broadcast on. */
+  readonly network: string;
+  /** The server's reason code, as sent (`settlement_pending`, or a failure that names a transaction). */
+  readonly reason: string;
+  /** The status of the paid response. */
+  readonly status: number;
+  /** The decoded PAYMENT-RESPONSE. */
+  readonly settlement: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The server says the settlement is under way: a transaction was broadcast and not yet confirmed
+ * (`settlement_pending`), or it reports a failure that names a broadcast transaction. Money may still
+ * move: the amount stays counted by budgets, and the ledger records it as `pending` with the hash.
+ * `client.checkSettlement(error)` looks the transaction up on the chain and says whether it settled.
+ */
+export const PaymentPendingError: X402ErrorClass<"PAYMENT_PENDING", PendingDetails> = /* @__PURE__ */ defineError("PAYMENT_PENDING", "settle");
+export type PaymentPendingError = X402Error<"PAYMENT_PENDING", PendingDetails>;
+
 /** Why a sign-in-with-x challenge was refused before anything was signed (`SignInRefusedError.reason`). */
 export type SignInRefusal =
   /** `domain` is not the request's host (with or without its port): a proof for another site. */
@@ -314,6 +338,7 @@ export type AnyX402Error =
   | Permit2AllowanceError
   | PaymentIdConflictError
   | PaymentOutcomeUnknownError
+  | PaymentPendingError
   | SignInRefusedError
   | BudgetExceededError
   | BudgetUnavailableError

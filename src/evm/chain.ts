@@ -24,29 +24,40 @@ interface Endpoint extends RpcName {
   chain?: Promise<string> | undefined;
 }
 
+/** A mined transaction's receipt, as far as the settlement check reads it. */
+export interface EvmReceipt {
+  /** `0x1` success, `0x0` reverted. */
+  readonly status: string;
+  readonly logs: readonly { readonly address: string; readonly topics: readonly string[]; readonly data: string }[];
+}
+
 export interface ChainReads {
   /** `eth_call` to `to` with `data`, at the latest block; the returned bytes. */
   call(to: Hex, data: Hex, method: string): Promise<Hex>;
+  /** The receipt of a transaction, `null` while it is not mined (or unknown to the node). */
+  receipt(hash: Hex): Promise<EvmReceipt | null>;
+  /** The latest block's timestamp, in seconds: the chain's own clock. */
+  time(): Promise<bigint>;
   /** The account's next nonce, counting its pending transactions. */
   nonce(address: Hex): Promise<number>;
   /** EIP-1559 fees: the tip the node suggests and a cap above the latest base fee. */
   fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
 }
 
-const invalid = (problem: string) => new InvalidConfigError(`permit2Allowance: ${problem}.`, { details: { option: "rpc" } });
+const invalid = (owner: string, problem: string) => new InvalidConfigError(`${owner}: ${problem}.`, { details: { option: "rpc" } });
 const isRequester = (value: unknown): value is EvmRequester => typeof (value as EvmRequester | null)?.request === "function";
 
-function toEndpoint(value: unknown, verify: boolean, where: string): Endpoint {
-  if (isRequester(value)) return { requester: value, url: undefined, name: verify ? "the RPC given to permit2Allowance" : `the RPC given for ${where}`, verify };
+function toEndpoint(value: unknown, verify: boolean, where: string, owner: string): Endpoint {
+  if (isRequester(value)) return { requester: value, url: undefined, name: verify ? `the RPC given to ${owner}` : `the RPC given for ${where}`, verify };
   let url: URL | undefined;
   try {
     url = typeof value === "string" ? new URL(value) : undefined;
   } catch {
     // reported below
   }
-  if (url?.username || url?.password) throw invalid(`${where} is a URL with credentials, which fetch refuses; pass a viem PublicClient`);
+  if (url?.username || url?.password) throw invalid(owner, `${where} is a URL with credentials, which fetch refuses; pass a viem PublicClient`);
   if (!url || !/^https?:$/.test(url.protocol)) {
-    throw invalid(`${where} is ${typeof value === "string" ? JSON.stringify(value) : typeof value}; pass an http(s) URL, a viem PublicClient or an EIP-1193 provider`);
+    throw invalid(owner, `${where} is ${typeof value === "string" ? JSON.stringify(value) : typeof value}; pass an http(s) URL, a viem PublicClient or an EIP-1193 provider`);
   }
   let id = 0;
   const shown = shownUrl(url);
@@ -54,34 +65,44 @@ function toEndpoint(value: unknown, verify: boolean, where: string): Endpoint {
   return { requester: { request: ({ method, params = [] }) => jsonRpcPost(target, ++id, method, params) }, url: shown, name: `the EVM RPC ${shown}`, verify };
 }
 
-/** The reads for each network from `rpc`, checked at construction; `undefined` for a network without one. */
-export function routeChainReads(option: unknown, timeoutMs: number): (network: string, signal?: AbortSignal) => ChainReads | undefined {
+/**
+ * The reads for each network from `rpc`, checked at construction; `undefined` for a network without one.
+ * `owner` names what was given the RPC, in messages (`permit2Allowance`, `exactEvm`).
+ */
+export function routeChainReads(
+  option: unknown,
+  timeoutMs: number,
+  owner = "permit2Allowance",
+  consequence?: string,
+): (network: string, signal?: AbortSignal) => ChainReads | undefined {
   const route = new Map<string, Endpoint>();
   let single: Endpoint | undefined;
-  if (option === undefined || option === null) throw invalid("rpc is missing; pass an http(s) URL, a viem PublicClient, or a map { [network]: rpc }");
-  if (typeof option !== "object" || isRequester(option)) single = toEndpoint(option, true, "rpc");
+  if (option === undefined || option === null) throw invalid(owner, "rpc is missing; pass an http(s) URL, a viem PublicClient, or a map { [network]: rpc }");
+  if (typeof option !== "object" || isRequester(option)) single = toEndpoint(option, true, "rpc", owner);
   else {
     for (const [network, value] of Object.entries(option)) {
-      if (!network.startsWith("eip155:") || !isCaip2(network)) throw invalid(`rpc key ${JSON.stringify(network)} is not an EVM network id such as eip155:8453`);
-      route.set(network, toEndpoint(value, false, network));
+      if (!network.startsWith("eip155:") || !isCaip2(network)) throw invalid(owner, `rpc key ${JSON.stringify(network)} is not an EVM network id such as eip155:8453`);
+      route.set(network, toEndpoint(value, false, network, owner));
     }
   }
 
   return (network, signal) => {
     const endpoint = single ?? route.get(network);
     if (!endpoint) return undefined;
-    const hint = "Retry, or give permit2Allowance another rpc.";
+    const hint = `Retry, or give ${owner} another rpc.`;
     const read = async <T>(method: string, params: readonly unknown[], parse: (result: unknown) => T | undefined, label = method): Promise<T> => {
-      if (endpoint.verify) await servedChain(endpoint, network, timeoutMs, signal);
+      if (endpoint.verify) await servedChain(endpoint, network, timeoutMs, signal, owner);
       return readRpc(endpoint, label, async (abortSignal) => {
         const result = await raceAbort(endpoint.requester.request({ method, params }), abortSignal);
         const parsed = parse(result);
         if (parsed === undefined) throw new TypeError("malformed answer");
         return parsed;
-      }, { signal, timeoutMs, hint });
+      }, { signal, timeoutMs, hint, consequence });
     };
     return {
       call: (to, data, what) => read("eth_call", [{ to, data }, "latest"], (r) => (typeof r === "string" && /^0x([0-9a-f]{2})*$/i.test(r) ? (r as Hex) : undefined), `eth_call (${what})`),
+      receipt: (hash) => read("eth_getTransactionReceipt", [hash], (r) => (r === null ? null : parseReceipt(r))),
+      time: () => read("eth_getBlockByNumber", ["latest", false], (r) => quantity((r as { timestamp?: unknown } | null)?.timestamp), "eth_getBlockByNumber (timestamp)"),
       nonce: (address) => read("eth_getTransactionCount", [address, "pending"], (r) => (quantity(r) === undefined ? undefined : Number(quantity(r)))),
       async fees() {
         const tip = await read("eth_maxPriorityFeePerGas", [], quantity);
@@ -96,8 +117,18 @@ export function routeChainReads(option: unknown, timeoutMs: number): (network: s
 /** A JSON-RPC quantity (`0x1a`) as a bigint, else `undefined`. */
 const quantity = (value: unknown) => (typeof value === "string" && /^0x[0-9a-f]{1,64}$/i.test(value) ? BigInt(value) : undefined);
 
+/** A receipt's status and logs, else `undefined` (malformed). */
+function parseReceipt(value: unknown): EvmReceipt | undefined {
+  const { status, logs } = Object(value) as { status?: unknown; logs?: unknown };
+  const isLog = (log: unknown) => {
+    const { address, topics, data } = Object(log) as Record<string, unknown>;
+    return typeof address === "string" && typeof data === "string" && Array.isArray(topics) && topics.every((t) => typeof t === "string");
+  };
+  return typeof status === "string" && Array.isArray(logs) && logs.every(isLog) ? { status, logs } : undefined;
+}
+
 /** Refuses a single RPC for a network other than the chain it serves (asked once per RPC; a failure is asked again). */
-async function servedChain(endpoint: Endpoint, network: string, timeoutMs: number, signal: AbortSignal | undefined) {
+async function servedChain(endpoint: Endpoint, network: string, timeoutMs: number, signal: AbortSignal | undefined, owner: string) {
   endpoint.chain ??= readRpc(
     endpoint,
     "eth_chainId",
@@ -106,7 +137,7 @@ async function servedChain(endpoint: Endpoint, network: string, timeoutMs: numbe
       if (id === undefined) throw new TypeError("malformed answer");
       return `eip155:${id}`;
     },
-    { timeoutMs, hint: "Retry, or give permit2Allowance another rpc." },
+    { timeoutMs, hint: `Retry, or give ${owner} another rpc.` },
   ).catch((error) => {
     endpoint.chain = undefined;
     throw error;
@@ -114,7 +145,7 @@ async function servedChain(endpoint: Endpoint, network: string, timeoutMs: numbe
   const served = await raceAbort(endpoint.chain, signal);
   if (served !== network) {
     throw new UnpayableRequirementError(
-      `Refused before signing: ${endpoint.name} serves ${served}, not ${network}: give one RPC per network, permit2Allowance({ rpc: { "${network}": url } }).`,
+      `Refused: ${endpoint.name} serves ${served}, not ${network}: give one RPC per network, ${owner}({ rpc: { "${network}": url } }).`,
     );
   }
 }

@@ -2,6 +2,7 @@
 import { checksumAddress, randomBytes as defaultRandomBytes, type PaymentRequirement } from "../protocol";
 import { toEvmChainId } from "./networks";
 import { isEvmAddress, toEvmSigner, type EvmSigner, type EvmSignerInput } from "./signer";
+import type { EvmRpcOption } from "./chain";
 import type { Permit2Allowance } from "./sponsor";
 
 export interface EvmSchemeOptions {
@@ -18,6 +19,14 @@ export interface EvmSchemeOptions {
    * declares a sponsored approval is refused before signing (INVALID_CONFIG naming this option).
    */
   permit2?: Permit2Allowance | undefined;
+  /**
+   * A chain to look payments up on (`client.checkSettlement`: a pending settlement, an unknown
+   * outcome): an RPC URL, a viem PublicClient or an EIP-1193 provider; one per network
+   * (`{ "eip155:8453": url }`) or one for the chain it serves. Never read while paying.
+   */
+  rpc?: EvmRpcOption | undefined;
+  /** Longest wait for one chain read, in ms. Default 10,000. */
+  rpcTimeoutMs?: number | undefined;
 }
 
 /** Seconds an authorisation is back-dated, so a facilitator whose clock is behind still accepts it. */

@@ -6,8 +6,8 @@
  */
 import type { Hex } from "./signer";
 
-/** Calldata for one of the fixed-arity ERC-20 functions the Permit2 approval paths call. */
-export function erc20Call(selector: ERC20Selector, args: readonly (Hex | bigint)[]): Hex {
+/** Calldata for a call of static arguments (addresses, words, integers): a 4-byte selector, then each argument as a word. */
+export function erc20Call(selector: ERC20Selector | Hex, args: readonly (Hex | bigint)[]): Hex {
   let data: string = selector;
   for (const arg of args) data += (typeof arg === "bigint" ? arg.toString(16) : arg.slice(2).toLowerCase()).padStart(64, "0");
   return data as Hex;

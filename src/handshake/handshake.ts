@@ -7,6 +7,7 @@ import {
   PaymentIdConflictError,
   PaymentNotSentError,
   PaymentOutcomeUnknownError,
+  PaymentPendingError,
   PaymentRejectedError,
   PERMIT2_APPROVAL_HINT,
   Permit2AllowanceError,
@@ -23,6 +24,7 @@ import {
   PERMIT2_ADDRESS,
   PAYMENT_REQUIRED_HEADER,
   SETTLEMENT_HEADERS,
+  SETTLEMENT_PENDING,
   decodeBase64Json,
   decodeSettlement,
   parseAtomicAmount,
@@ -285,10 +287,16 @@ async function conclude<R>(
   const settlement = readSettlement(transport, paid);
   // true or false when the server reported the settlement, else undefined.
   const success = settlement?.success;
+  // A transaction is on its way: whatever the status, the money may still move.
+  const pending = settlement && !success && isPending(settlement) ? pendingError(payment, where, status, settlement) : undefined;
+  if (pending && !(status >= 200 && status < 400)) {
+    unseen.push(paid);
+    throw pending;
+  }
   const paymentId = paymentIdOf(payment.payload);
   // payment-identifier: a 409 is the seller's "another payment holds this id".
   const conflict = status === 409 && !!paymentId && !settlement;
-  const refused = status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || success === false || conflict;
+  const refused = !pending && (status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || success === false || conflict);
   if (refused) {
     unseen.push(paid);
     // A refusal proves nothing was charged only as the direct answer to the payment sent once, with no
@@ -321,6 +329,7 @@ async function conclude<R>(
     payer: settlement?.payer ?? payment.payer,
     status,
     settled: !!success,
+    pending: !!pending,
     settlement,
     transaction: settlement?.transaction || undefined,
     settledAmount: parseAtomicAmount(settlement?.amount) === undefined ? undefined : settlement!.amount,
@@ -330,13 +339,34 @@ async function conclude<R>(
   // Paid, answered with an error status, and no word on the settlement: returned as the caller's
   // library would return it, and reported as what it is.
   const unknown =
-    receipt.settled || (status >= 200 && status < 400)
+    pending ??
+    (receipt.settled || (status >= 200 && status < 400)
       ? undefined
       : new PaymentOutcomeUnknownError(
           `The paid request was answered ${status} without a settlement report: the payment may have settled.`,
           aboutPayment(payment, where, { status, receipt, ...(resent && { resent }) }),
-        );
+        ));
   return { receipt, unknown };
+}
+
+/** A failed settlement that names a broadcast transaction (`settlement_pending`, or a failure with a hash): it may still land. */
+const isPending = (settlement: SettleResponse) => settlement.errorReason === SETTLEMENT_PENDING || !!settlement.transaction;
+
+/** The outcome of a settlement still on its way: the transaction, its network, and how to settle the question. */
+function pendingError(payment: Signed, where: RequestDetails, status: number, settlement: SettleResponse) {
+  const reason = settlement.errorReason ?? SETTLEMENT_PENDING;
+  const transaction = settlement.transaction ?? "";
+  const network = settlement.network || payment.requirement?.caip2 || payment.terms.network;
+  const named = transaction ? `transaction ${clip(transaction, 100)}` : "a transaction it did not name";
+  const sentence =
+    reason === SETTLEMENT_PENDING
+      ? `The server reports the settlement pending: ${named} on ${clip(network, 66)} was broadcast and is not yet confirmed. The payment may still complete.`
+      : `The server reports the settlement failed (${clip(reason)}) yet names ${named} on ${clip(network, 66)}: until the chain says otherwise, the payment may have gone through.`;
+  const said = settlement.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
+  return new PaymentPendingError(sentence + said, {
+    ...aboutPayment(payment, where, { transaction, network, reason, status, settlement }),
+    hint: "Ask the chain with client.checkSettlement(error) before paying again; budgets keep the amount counted meanwhile.",
+  });
 }
 
 /** The payer never approved Permit2 for the token: what to approve, named in full. */

@@ -3,10 +3,11 @@ import { originOf, randomId } from "../protocol";
 
 /**
  * How a payment attempt ended: `settled` (the server reported the settlement), `rejected` (the server
- * refused the payment: nothing was charged), `unknown` (it may have settled: to reconcile), `refused`
- * (nothing was sent: the policy, a budget, a hook, the wallet or the network stopped it first).
+ * refused the payment: nothing was charged), `unknown` (it may have settled: to reconcile), `pending`
+ * (the server says its settlement transaction, in `transaction`, is not yet confirmed: to reconcile),
+ * `refused` (nothing was sent: the policy, a budget, a hook, the wallet or the network stopped it first).
  */
-export type LedgerOutcome = "settled" | "rejected" | "unknown" | "refused";
+export type LedgerOutcome = "settled" | "rejected" | "unknown" | "pending" | "refused";
 
 /** One outcome. Amounts are atomic integer strings of `asset`; fields of a payment never chosen are absent. */
 export interface LedgerRecord {
@@ -102,18 +103,18 @@ export async function spendBy(ledger: Ledger, by: SpendGrouping, query: SpendQue
   return [...rows.values()].map((row) => ({ ...row, amount: row.amount.toString() }));
 }
 
-/** The `unknown` outcomes no later record reconciles: payments that may have settled, to check on chain. */
+/** The `unknown` and `pending` outcomes no later record reconciles: payments that may have settled, to check on chain. */
 export async function unreconciled(ledger: Ledger): Promise<LedgerRecord[]> {
   const open = new Map<string, LedgerRecord>();
   for await (const record of ledger.records()) {
     if (record.reconciles !== undefined) open.delete(record.reconciles);
-    else if (record.outcome === "unknown") open.set(record.id, record);
+    else if (record.outcome === "unknown" || record.outcome === "pending") open.set(record.id, record);
   }
   return [...open.values()];
 }
 
 /**
- * States how an `unknown` outcome ended (after checking the chain for its payer and amount): appends
+ * States how an `unknown` or `pending` outcome ended (after checking the chain for its payer and amount): appends
  * a record that copies the payment's fields, with `reconciles` naming it.
  */
 export async function reconcile(
@@ -125,6 +126,44 @@ export async function reconcile(
   const record: LedgerRecord = { ...unknown, ...found, id: newRecordId(), time: new Date().toISOString(), outcome, code: undefined, reconciles: unknown.id };
   await ledger.append(record);
   return record;
+}
+
+/** What `reconcileOnChain` asks: `client.checkSettlement`. */
+export interface SettlementChecker {
+  checkSettlement(record: LedgerRecord, options?: { signal?: AbortSignal | undefined }): Promise<{ readonly state: "settled" | "failed" | "pending"; readonly transaction: string | undefined; readonly reason: string; readonly amount?: string | undefined }>;
+}
+
+/** One unreconciled record, and what the chain said of it (or why it could not be asked). */
+export interface ChainReconciliation {
+  readonly record: LedgerRecord;
+  /** `settled`, `failed` (recorded as `rejected`: nothing moved) or `pending` (left open). */
+  readonly state?: "settled" | "failed" | "pending";
+  readonly reason: string;
+  /** The record appended for a settled or failed payment. */
+  readonly reconciled?: LedgerRecord;
+  /** Why the chain could not be asked (no RPC for the network, the RPC failed). */
+  readonly error?: unknown;
+}
+
+/**
+ * Asks the chain about every unreconciled `pending` or `unknown` record (`client.checkSettlement`, through
+ * the scheme that paid it) and records each answer that settles the question: `settled`, or `rejected`
+ * when the chain shows the payment can no longer move money. Records still pending stay open.
+ */
+export async function reconcileOnChain(ledger: Ledger, client: SettlementChecker, options: { signal?: AbortSignal | undefined } = {}): Promise<ChainReconciliation[]> {
+  const results: ChainReconciliation[] = [];
+  for (const record of await unreconciled(ledger)) {
+    try {
+      const status = await client.checkSettlement(record, options);
+      const found = { transaction: status.transaction ?? record.transaction, settledAmount: status.state === "settled" ? status.amount : undefined };
+      const reconciled = status.state === "pending" ? undefined : await reconcile(ledger, record, status.state === "settled" ? "settled" : "rejected", found);
+      results.push({ record, state: status.state, reason: status.reason, ...(reconciled && { reconciled }) });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      results.push({ record, reason: error instanceof Error ? error.message : String(error), error });
+    }
+  }
+  return results;
 }
 
 export const newRecordId = randomId;

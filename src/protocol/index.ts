@@ -30,7 +30,7 @@ export {
   type PaymentRequirement,
   type InvalidRequirement,
 } from "./challenge";
-export { buildPaymentPayload, decodeSettlement, type SchemePayload } from "./payload";
+export { buildPaymentPayload, decodeSettlement, SETTLEMENT_PENDING, type SchemePayload } from "./payload";
 export {
   PAYMENT_IDENTIFIER,
   isPaymentId,

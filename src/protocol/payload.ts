@@ -58,6 +58,9 @@ function addTo(declared: unknown, added: Record<string, unknown>): Record<string
   return merged;
 }
 
+/** A settlement's `errorReason` when the facilitator broadcast a transaction that was not yet confirmed (spec v2 §9). */
+export const SETTLEMENT_PENDING = "settlement_pending";
+
 /** Decodes a PAYMENT-RESPONSE / X-PAYMENT-RESPONSE value; `undefined` if it is not a settlement. */
 export function decodeSettlement(value: string | null | undefined): SettleResponse | undefined {
   if (!value || value.length > MAX_HEADER_BYTES) return undefined;

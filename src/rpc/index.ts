@@ -54,6 +54,8 @@ export interface ReadOptions {
   readonly timeoutMs: number;
   /** What to do about a failure, appended to the message. */
   readonly hint: string;
+  /** What the failure left undone, said after it. Default: `nothing was signed`. */
+  readonly consequence?: string | undefined;
 }
 
 /**
@@ -61,7 +63,8 @@ export interface ReadOptions {
  * surfaces as theirs; any other failure (an error status, a JSON-RPC error, the network, a malformed
  * answer, the timeout) is an RpcError naming the RPC and the method, with the original as `cause`.
  */
-export async function readRpc<T>(rpc: RpcName, method: string, read: (abortSignal: AbortSignal) => Promise<T>, { signal, timeoutMs, hint }: ReadOptions): Promise<T> {
+export async function readRpc<T>(rpc: RpcName, method: string, read: (abortSignal: AbortSignal) => Promise<T>, options: ReadOptions): Promise<T> {
+  const { signal, timeoutMs, hint, consequence = "nothing was signed" } = options;
   throwIfAborted(signal);
   const controller = new AbortController();
   const timeout = new DOMException(`No answer within ${timeoutMs} ms.`, "TimeoutError");
@@ -76,7 +79,7 @@ export async function readRpc<T>(rpc: RpcName, method: string, read: (abortSigna
     const timedOut = controller.signal.reason === timeout;
     const cause = timedOut ? timeout : error;
     const what = timedOut ? `did not answer ${method} within ${timeoutMs} ms` : `failed on ${method} (${brief(cause)})`;
-    throw new RpcError(`${rpc.name[0]!.toUpperCase()}${rpc.name.slice(1)} ${what}: nothing was signed.`, {
+    throw new RpcError(`${rpc.name[0]!.toUpperCase()}${rpc.name.slice(1)} ${what}: ${consequence}.`, {
       cause,
       details: { rpcUrl: rpc.url, rpcMethod: method },
       hint,

@@ -97,8 +97,10 @@ export function readRpc<T>(
   method: string,
   read: (rpc: SolanaRpcLike, abortSignal: AbortSignal) => Promise<T>,
   { signal, timeoutMs }: ReadOptions,
+  consequence?: string,
 ): Promise<T> {
-  return readShared(endpoint, method, (abortSignal) => read(endpoint.rpc, abortSignal), { signal, timeoutMs, hint: "Retry, or give exactSvm another rpc." });
+  const hint = "Retry, or give exactSvm another rpc.";
+  return readShared(endpoint, method, (abortSignal) => read(endpoint.rpc, abortSignal), { signal, timeoutMs, hint, consequence });
 }
 
 /** Why a single RPC cannot serve `network`, once the cluster it serves is known to differ. */

@@ -7,6 +7,7 @@ import { isSolanaAddress as isAddress } from "./address";
 import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "./networks";
 import { checkCluster, clusterMismatch, readRpc, routeRpc, type SolanaRpcOption } from "./endpoints";
 import { getLatestBlockhash, getMint } from "./rpc";
+import { checkSvmSettlement } from "./settlement";
 import { MAX_COMPUTE_UNIT_PRICE, MAX_MEMO_BYTES, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, signTransfer } from "./transaction";
 
 export interface ExactSvmOptions {
@@ -85,6 +86,13 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
         return `extra.memo must be a string of at most ${MAX_MEMO_BYTES} UTF-8 bytes`;
       }
       return undefined;
+    },
+
+    async checkSettlement(query, signal) {
+      const endpoint = rpcFor(query.network);
+      if (!endpoint) throw new InvalidConfigError(`exactSvm has no RPC for ${query.network}: give it one, exactSvm({ rpc: { "${query.network}": url } }).`, { details: { option: "rpc" } });
+      if (endpoint.verify) await checkCluster(endpoint, query.network, { signal, timeoutMs });
+      return checkSvmSettlement(endpoint, query, { signal, timeoutMs });
     },
 
     async createPayload({ caip2, network, asset, payTo, amount, extra }: PaymentRequirement, context?: PaymentContext) {

@@ -92,5 +92,6 @@ export function jsonRpc(url: string): SolanaRpcLike {
     (...params: unknown[]) => ({
       send: ({ abortSignal }: { abortSignal?: AbortSignal } = {}) => jsonRpcPost(url, ++id, name, params, abortSignal) as Promise<never>,
     });
-  return { getAccountInfo: method("getAccountInfo"), getLatestBlockhash: method("getLatestBlockhash"), getGenesisHash: method("getGenesisHash") };
+  const names = [...RPC_METHODS, "getSignatureStatuses", "getTransaction", "isBlockhashValid"];
+  return Object.fromEntries(names.map((name) => [name, method(name)])) as unknown as SolanaRpcLike;
 }

@@ -366,14 +366,15 @@ describe.each(wrappers)("$name: redaction keeps the wallet's error and x402-pay'
     { name: "an EIP-3009 nonce", errorMessage: `authorization nonce ${nonce} already used`, shown: nonce },
     { name: "a Solana transaction signature", errorMessage: `transaction ${solanaSignature} failed`, shown: solanaSignature },
   ])("a failed settlement naming $name keeps it readable in the message and details", async ({ errorMessage, shown }) => {
-    const settlement = { success: false, errorReason: "transaction_failed", transaction: hash, network: "eip155:84532", errorMessage };
+    // No transaction named: a refusal (a failure naming one is a pending settlement: test/http/pending.test.ts).
+    const settlement = { success: false, errorReason: "transaction_failed", transaction: "", network: "eip155:84532", errorMessage };
     const seller = createSeller({ paid: () => HttpResponse.json({}, { status: 402, headers: settlementHeader(2, settlement) }) });
     server.use(seller.handler);
     const error = await rejection(wrapper.send(payingClient().client, { url }));
 
     expect(error).toBeInstanceOf(PaymentRejectedError);
     expect(error.message).toContain(shown);
-    expect(error.details.settlement).toMatchObject({ transaction: hash, errorMessage });
+    expect(error.details.settlement).toMatchObject({ transaction: "", errorMessage });
   });
 
   it("a server reason naming a transaction hash keeps it in the message and in reason", async () => {

@@ -55,6 +55,7 @@ describe.each(wrappers)("$name: x402 v2", (wrapper) => {
       method: "GET",
       status: 200,
       settled: true,
+      pending: false,
       displayAmount: "0.01 USDC",
       requirement: v2Requirement(),
       scheme: "exact",

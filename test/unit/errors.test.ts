@@ -442,3 +442,18 @@ describe("cancellation", () => {
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 });
+
+describe("every error class", () => {
+  it("is named as it is exported: constructor.name, and the name a new error of it carries", async () => {
+    const errors = await import("../../src/errors");
+    const classes = Object.entries(errors).filter(([name, value]) => typeof value === "function" && /^[A-Z]\w*Error$/.test(name) && name !== "X402Error");
+    expect(classes.length).toBeGreaterThan(20);
+    for (const [exported, ErrorClass] of classes) {
+      expect((ErrorClass as { name: string }).name, exported).toBe(exported);
+      const made = exported === "NoPayableRequirementError" ? new NoPayableRequirementError([]) : new (ErrorClass as new (m: string, o: object) => Error)("m", { details: { reason: "r" } });
+      expect(made.constructor.name, exported).toBe(exported);
+      // `name` is what the error says it is: the class's, but an abort's is fetch's "AbortError".
+      expect(made.name, exported).toBe(exported === "PaymentAbortedError" ? "AbortError" : exported);
+    }
+  });
+});

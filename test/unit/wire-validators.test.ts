@@ -195,7 +195,7 @@ describe("the generated validators say what zod says", () => {
       }
     }
     expect(checked).toBeGreaterThan(1000);
-  });
+  }, 120_000); // tens of thousands of cases: about 12 s on a quiet 2-CPU machine
 
   it("each malformed field inside the info of a sign-in-with-x, payment-identifier or builder-code declaration, and inside a supportedChains entry", () => {
     for (const [field, value] of fieldCases) {

@@ -1,0 +1,79 @@
+/**
+ * `client.checkSettlement`: settles the question a pending settlement or an unknown outcome leaves
+ * open, by asking the chain through the scheme that paid (its RPC), never the server.
+ */
+import { InvalidConfigError, isX402Error, throwIfAborted } from "../errors";
+import { matchesPattern, patternSpecificity } from "../protocol";
+import type { PaymentScheme, SettlementQuery, SettlementStatus } from "./types";
+
+/** What `checkSettlement` takes: the error of a pending or unknown outcome, a ledger record or a receipt of one, or the query itself. */
+export type SettlementSource =
+  | { readonly code: "PAYMENT_PENDING" | "PAYMENT_OUTCOME_UNKNOWN"; readonly details: object }
+  | {
+      readonly outcome: string;
+      readonly scheme?: string | undefined;
+      readonly network?: string | undefined;
+      readonly transaction?: string | undefined;
+      readonly asset?: string | undefined;
+      readonly payee?: string | undefined;
+      readonly payer?: string | undefined;
+      readonly amount?: string | undefined;
+    }
+  | SettlementQuery;
+
+const USAGE = "give it a PAYMENT_PENDING or PAYMENT_OUTCOME_UNKNOWN error, or a ledger record of one (unreconciled(ledger))";
+
+/** The query a source describes; v1 network names are read as their CAIP-2 ids. */
+export function toSettlementQuery(source: SettlementSource, v1Networks: Readonly<Record<string, string>>): SettlementQuery {
+  const caip2 = (network: unknown) => (typeof network === "string" && Object.hasOwn(v1Networks, network) ? v1Networks[network]! : network);
+  let query: Partial<Record<keyof SettlementQuery, unknown>>;
+  if (isX402Error(source)) {
+    if (source.code !== "PAYMENT_PENDING" && source.code !== "PAYMENT_OUTCOME_UNKNOWN") throw invalid(`checkSettlement was given a ${source.code} error: nothing was paid to check`);
+    const details = source.details as Record<string, unknown>;
+    const requirement = Object(details.requirement) as Record<string, unknown>;
+    query = {
+      scheme: requirement.scheme,
+      network: caip2(details.network ?? requirement.network),
+      transaction: details.transaction || undefined,
+      asset: requirement.asset,
+      payTo: requirement.payTo,
+      payer: details.payer,
+      amount: requirement.amount ?? requirement.maxAmountRequired,
+      payload: details.payload,
+    };
+  } else if (source && typeof source === "object" && "outcome" in source) {
+    const { scheme, network, transaction, asset, payee, payer, amount } = source;
+    query = { scheme, network: caip2(network), transaction, asset, payTo: payee, payer, amount };
+  } else {
+    const given = Object(source) as SettlementQuery;
+    query = { ...given, network: caip2(given.network) };
+  }
+  const text = ["scheme", "network", "asset", "payTo", "payer", "amount"] as const;
+  const missing = text.filter((key) => typeof query[key] !== "string" || query[key] === "");
+  if (missing.length > 0) throw invalid(`checkSettlement cannot tell what to look up (no ${missing.join(", ")}): ${USAGE}`);
+  return query as SettlementQuery;
+}
+
+/** Asks the most specific scheme that pays the query's scheme on its network and can read that chain. */
+export async function checkSettlement(
+  schemes: readonly PaymentScheme[],
+  query: SettlementQuery,
+  signal: AbortSignal | undefined,
+): Promise<SettlementStatus> {
+  throwIfAborted(signal);
+  const rank = (scheme: PaymentScheme) =>
+    scheme.scheme !== query.scheme ? -1 : Math.max(-1, ...scheme.networks.filter((p) => matchesPattern(p, query.network)).map(patternSpecificity));
+  const paying = schemes.filter((scheme) => rank(scheme) >= 0).sort((a, b) => rank(b) - rank(a));
+  const checker = paying.find((scheme) => scheme.checkSettlement);
+  if (!checker) {
+    const about = `${query.scheme} on ${query.network}`;
+    throw invalid(
+      paying.length === 0
+        ? `no registered scheme pays ${about}, so none can look it up`
+        : `the scheme that pays ${about} has no chain to look it up on: give it one, e.g. exactEvm({ signer, rpc }) or exactSvm({ signer, rpc })`,
+    );
+  }
+  return checker.checkSettlement!(query, signal);
+}
+
+const invalid = (message: string) => new InvalidConfigError(`${message}.`, { details: { option: "checkSettlement" } });

@@ -1,0 +1,110 @@
+/**
+ * Did an EVM payment move money? First the transaction the server named: its receipt, read for a
+ * Transfer of the asset from the payer to the payee. Without that proof, the signed authorization
+ * itself, when it is known: used on chain (EIP-3009 `authorizationState`, Permit2 `nonceBitmap`), or
+ * past its deadline, or still able to move money. A number the server sent is never taken as proof.
+ */
+import type { SettlementQuery, SettlementStatus } from "../client";
+import { InvalidConfigError } from "../errors";
+import { PERMIT2_ADDRESS, checksumAddress, sameAddress } from "../protocol";
+import { routeChainReads, type ChainReads, type EvmReceipt, type EvmRpcOption } from "./chain";
+import type { Hex } from "./signer";
+import { erc20Call } from "./words";
+
+/** `Transfer(address,address,uint256)`, the ERC-20 event. */
+const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
+/** `authorizationState(address,bytes32)` (EIP-3009) and Permit2's `nonceBitmap(address,uint256)`. */
+const AUTHORIZATION_STATE = "0xe94a0102";
+const NONCE_BITMAP = "0x4fe02b44";
+
+/** The signed authorization a payload carries: whose, which nonce, where its state is kept, and until when it can move money. */
+interface Authorization {
+  readonly kind: "eip3009" | "permit2";
+  readonly from: Hex;
+  readonly nonce: string;
+  /** Unix seconds. */
+  readonly deadline: bigint;
+}
+
+/** The `checkSettlement` of an EVM scheme given `rpc`; `undefined` without one. */
+export function settlementChecker(rpc: EvmRpcOption | undefined, timeoutMs: number, owner: string) {
+  if (rpc === undefined) return undefined;
+  const reads = routeChainReads(rpc, timeoutMs, owner, "whether the payment settled is still unknown");
+  return (query: SettlementQuery, signal?: AbortSignal): Promise<SettlementStatus> => {
+    const chain = reads(query.network, signal);
+    if (!chain) {
+      const message = `${owner} has no RPC for ${query.network}: give it one, ${owner}({ rpc: { "${query.network}": url } }).`;
+      throw new InvalidConfigError(message, { details: { option: "rpc" } });
+    }
+    return checkEvmSettlement(chain, query);
+  };
+}
+
+async function checkEvmSettlement(chain: ChainReads, query: SettlementQuery): Promise<SettlementStatus> {
+  const hash = /^0x[0-9a-fA-F]{64}$/.test(query.transaction ?? "") ? (query.transaction as Hex) : undefined;
+  const receipt = hash ? await chain.receipt(hash) : null;
+  const moved = receipt?.status === "0x1" ? transferred(receipt, query) : 0n;
+  if (moved > 0n) {
+    const reason = `transaction ${hash} moved ${moved} base units of ${query.asset} from ${query.payer} to ${query.payTo}`;
+    return { state: "settled", transaction: hash, amount: String(moved), reason };
+  }
+  const seen = !hash ? "no transaction was named" : !receipt ? `transaction ${hash} is not mined yet` : receipt.status === "0x1" ? `transaction ${hash} moved none of this payment` : `transaction ${hash} reverted`;
+  const authorization = authorizationOf(query.payload);
+  const state = authorization && (await used(chain, query.asset, authorization));
+  if (authorization && state !== undefined) {
+    if (state) {
+      // Used by whichever transaction: the exact amount moved, or for upto at most the maximum.
+      const amount = query.scheme === "upto" ? undefined : query.amount;
+      return { state: "settled", transaction: undefined, amount, reason: `${seen}, but the signed authorization was used on chain` };
+    }
+    const until = new Date(Number(authorization.deadline) * 1000).toISOString();
+    // The chain's clock, not ours: a transaction can only land in a block later than the latest.
+    if ((await chain.time()) > authorization.deadline) return { state: "failed", transaction: hash, reason: `${seen}, and the signed authorization expired unused at ${until}` };
+    return { state: "pending", transaction: hash, reason: `${seen}; the signed authorization can still move money until ${until}` };
+  }
+  if (!receipt) return { state: "pending", transaction: hash, reason: hash ? seen : `${seen}, and the signed payment is not known` };
+  return { state: "failed", transaction: hash, reason: seen };
+}
+
+/** Base units of the asset the receipt's Transfer events move from the payer to the payee. */
+function transferred(receipt: EvmReceipt, query: SettlementQuery): bigint {
+  const topic = (address: string) => `0x${address.slice(2).toLowerCase().padStart(64, "0")}`;
+  let sum = 0n;
+  for (const log of receipt.logs) {
+    const [event, from, to] = log.topics.map((t) => t.toLowerCase());
+    const matches = sameAddress(log.address, query.asset) && event === TRANSFER_TOPIC && from === topic(query.payer) && to === topic(query.payTo);
+    if (matches && /^0x[0-9a-fA-F]{1,64}$/.test(log.data)) sum += BigInt(log.data);
+  }
+  return sum;
+}
+
+/** The authorization an exact or upto payload signed (EIP-3009 or Permit2), else `undefined`. */
+function authorizationOf(payload: Readonly<Record<string, unknown>> | undefined): Authorization | undefined {
+  const inner = Object(Object(payload).payload) as Record<string, unknown>;
+  const read = (value: unknown, kind: Authorization["kind"], deadlineField: string): Authorization | undefined => {
+    const fields = Object(value) as Record<string, unknown>;
+    const { from, nonce } = fields;
+    const deadline = fields[deadlineField];
+    const isUint = (v: unknown): v is string => typeof v === "string" && /^\d{1,78}$/.test(v);
+    if (typeof from !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(from) || !isUint(deadline)) return undefined;
+    if (kind === "eip3009" ? typeof nonce !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(nonce) : !isUint(nonce)) return undefined;
+    return { kind, from: from as Hex, nonce: nonce as string, deadline: BigInt(deadline) };
+  };
+  return read(inner.authorization, "eip3009", "validBefore") ?? read(inner.permit2Authorization, "permit2", "deadline");
+}
+
+/**
+ * Has the authorization been used: EIP-3009's state on the token, or the nonce's bit in Permit2's
+ * bitmap. `undefined` when the contract does not answer with a word (no such function, no code).
+ */
+async function used(chain: ChainReads, asset: string, authorization: Authorization): Promise<boolean | undefined> {
+  const word = (answer: Hex) => (answer.length === 66 ? BigInt(answer) : undefined);
+  if (authorization.kind === "eip3009") {
+    const data = erc20Call(AUTHORIZATION_STATE, [authorization.from, authorization.nonce as Hex]);
+    const state = word(await chain.call(checksumAddress(asset) as Hex, data, "authorizationState"));
+    return state === undefined ? undefined : state !== 0n;
+  }
+  const nonce = BigInt(authorization.nonce);
+  const bitmap = word(await chain.call(PERMIT2_ADDRESS as Hex, erc20Call(NONCE_BITMAP, [authorization.from, nonce >> 8n]), "nonceBitmap"));
+  return bitmap === undefined ? undefined : ((bitmap >> (nonce & 255n)) & 1n) === 1n;
+}

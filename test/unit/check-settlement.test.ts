@@ -1,0 +1,71 @@
+/**
+ * What `client.checkSettlement` takes, and what it refuses before asking any chain: an error of an
+ * outcome that moved nothing, a record that does not say what to look up, a scheme with no chain.
+ */
+import { describe, expect, it } from "vitest";
+import { PaymentRejectedError, createX402Client, type LedgerRecord } from "../../src";
+import { exactEvm } from "../../src/evm";
+import { account, PAY_TO, TX_HASH, USDC_BASE_SEPOLIA } from "../support/seller";
+
+const record: LedgerRecord = {
+  id: "r1",
+  time: "2026-11-26T00:00:00.000Z",
+  outcome: "pending",
+  code: "PAYMENT_PENDING",
+  url: "https://seller.example/premium",
+  method: "GET",
+  scheme: "exact",
+  network: "eip155:84532",
+  asset: USDC_BASE_SEPOLIA,
+  amount: "10000",
+  transaction: TX_HASH,
+  payer: account.address,
+  payee: PAY_TO,
+};
+
+describe("checkSettlement refuses before asking any chain", () => {
+  const withoutChain = createX402Client({ schemes: [exactEvm({ signer: account })] });
+
+  it("a scheme that has no RPC: INVALID_CONFIG saying how to give it one", async () => {
+    const error = await withoutChain.checkSettlement(record).catch((e) => e);
+    expect(error.code).toBe("INVALID_CONFIG");
+    expect(error.message).toContain("has no chain to look it up on: give it one, e.g. exactEvm({ signer, rpc })");
+  });
+
+  it("a network no scheme pays", async () => {
+    const error = await withoutChain.checkSettlement({ ...record, network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" }).catch((e) => e);
+    expect(error.message).toContain("no registered scheme pays exact on solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
+  });
+
+  it.each(["scheme", "network", "asset", "payee", "payer", "amount"] as const)("a record without %s", async (field) => {
+    const error = await withoutChain.checkSettlement({ ...record, [field]: undefined }).catch((e) => e);
+    expect(error.code).toBe("INVALID_CONFIG");
+    expect(error.message).toContain(`cannot tell what to look up (no ${field === "payee" ? "payTo" : field})`);
+  });
+
+  it("an error of an outcome that moved nothing (a rejection)", async () => {
+    const rejected = new PaymentRejectedError("refused", { details: { reason: "x", status: 402, requirement: {}, payer: account.address } });
+    const error = await withoutChain.checkSettlement(rejected as never).catch((e) => e);
+    expect(error.message).toContain("was given a PAYMENT_REJECTED error: nothing was paid to check");
+  });
+
+  it("an aborted signal: ABORTED, and no chain is asked", async () => {
+    const asked: string[] = [];
+    const rpc = { request: async ({ method }: { method: string }) => (asked.push(method), null) };
+    const client = createX402Client({ schemes: [exactEvm({ signer: account, rpc })] });
+    const controller = new AbortController();
+    controller.abort();
+    const error = await client.checkSettlement(record, { signal: controller.signal }).catch((e) => e);
+    expect(error.code).toBe("ABORTED");
+    expect(asked).toEqual([]);
+  });
+
+  it("a v1 network name is looked up under its CAIP-2 id, on the RPC given for it", async () => {
+    const asked: string[] = [];
+    const rpc = { request: async ({ method }: { method: string }) => (asked.push(method), null) };
+    const client = createX402Client({ schemes: [exactEvm({ signer: account, rpc: { "eip155:84532": rpc } })] });
+    const status = await client.checkSettlement({ ...record, network: "base-sepolia" });
+    expect(status).toMatchObject({ state: "pending", transaction: TX_HASH });
+    expect(asked).toEqual(["eth_getTransactionReceipt"]);
+  });
+});
