@@ -120,8 +120,8 @@ export interface X402Client {
   report(outcome: PaymentOutcome): Promise<void>;
   /**
    * Did the money move? For a pending settlement or an unknown outcome (its error, or its ledger record):
-   * looks the payment up on its chain through the scheme that paid it (`exactEvm({ rpc })`,
-   * `exactSvm({ rpc })`), never trusting the server. `settled`, `failed` (it can no longer move) or `pending`.
+   * looks the payment up on its chain through the scheme that paid it (`exactEvm({ settlement:
+   * evmSettlement({ rpc }) })`, `exactSvm({ settlement: svmSettlement() })`), never trusting the server. `settled`, `failed` (it can no longer move) or `pending`.
    */
   checkSettlement(source: SettlementSource, options?: { signal?: AbortSignal | undefined }): Promise<SettlementStatus>;
 }

@@ -70,7 +70,7 @@ export async function checkSettlement(
     throw invalid(
       paying.length === 0
         ? `no registered scheme pays ${about}, so none can look it up`
-        : `the scheme that pays ${about} has no chain to look it up on: give it one, e.g. exactEvm({ signer, rpc }) or exactSvm({ signer, rpc })`,
+        : `the scheme that pays ${about} has no chain to look it up on: give it one, exactEvm({ signer, settlement: evmSettlement({ rpc }) }) or exactSvm({ signer, settlement: svmSettlement() })`,
     );
   }
   return checker.checkSettlement!(query, signal);

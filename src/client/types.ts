@@ -54,7 +54,7 @@ export interface PaymentScheme {
   createPayload(requirement: PaymentRequirement, context: PaymentContext): Promise<SchemePayload>;
   /**
    * Looks a payment up on its chain (a pending settlement, an unknown outcome): did the money move?
-   * Present when the scheme has a chain to read (`exactEvm({ rpc })`, `exactSvm({ rpc })`).
+   * Present when the scheme was given a way to (`exactEvm({ settlement: evmSettlement({ rpc }) })`, `exactSvm({ settlement: svmSettlement() })`).
    */
   checkSettlement?(query: SettlementQuery, signal?: AbortSignal): Promise<SettlementStatus>;
 }

@@ -3,7 +3,6 @@ import type { PaymentScheme } from "../client";
 import { bytesToHex, checksumAddress, type PaymentRequirement } from "../protocol";
 import { EVM_KNOWN_ASSETS, EVM_V1_NETWORKS, toEvmChainId } from "./networks";
 import { EXACT_PERMIT2_PROXY, payWithPermit2, signPermit2 } from "./permit2";
-import { settlementChecker } from "./settlement";
 import { checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "./shared";
 import { normalizeSignature } from "./signer";
 
@@ -26,14 +25,14 @@ const transferWithAuthorization = [
 /** Pays `exact` requirements on EVM chains: an EIP-3009 authorisation, or a Permit2 transfer where the server asks for one. */
 export function exactEvm(options: ExactEvmOptions): PaymentScheme {
   const { signer, randomBytes, window } = schemeTools(options);
-  const checkSettlement = settlementChecker(options.rpc, options.rpcTimeoutMs ?? 10_000, "exactEvm");
+  const { settlement } = options;
 
   return {
     scheme: "exact",
     networks: options.networks ?? ["eip155:*"],
     x402Versions: options.x402Versions ?? [1, 2],
     payer: signer.address,
-    ...(checkSettlement && { checkSettlement }),
+    ...(settlement && { checkSettlement: (query, signal) => settlement.check(query, signal) }),
     v1Networks: EVM_V1_NETWORKS,
     knownAssets: EVM_KNOWN_ASSETS,
 

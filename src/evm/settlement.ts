@@ -26,17 +26,34 @@ interface Authorization {
   readonly deadline: bigint;
 }
 
-/** The `checkSettlement` of an EVM scheme given `rpc`; `undefined` without one. */
-export function settlementChecker(rpc: EvmRpcOption | undefined, timeoutMs: number, owner: string) {
-  if (rpc === undefined) return undefined;
-  const reads = routeChainReads(rpc, timeoutMs, owner, "whether the payment settled is still unknown");
-  return (query: SettlementQuery, signal?: AbortSignal): Promise<SettlementStatus> => {
-    const chain = reads(query.network, signal);
-    if (!chain) {
-      const message = `${owner} has no RPC for ${query.network}: give it one, ${owner}({ rpc: { "${query.network}": url } }).`;
-      throw new InvalidConfigError(message, { details: { option: "rpc" } });
-    }
-    return checkEvmSettlement(chain, query);
+export interface EvmSettlementOptions {
+  /** Chain reads: an RPC URL, a viem PublicClient or an EIP-1193 provider; one per network (`{ "eip155:8453": url }`) or one for the chain it serves. */
+  rpc: EvmRpcOption;
+  /** Longest wait for one chain read, in ms. Default 10,000. */
+  rpcTimeoutMs?: number | undefined;
+}
+
+/** Looks EVM payments up on their chain: given to a scheme as `exactEvm({ signer, settlement })`. */
+export interface EvmSettlement {
+  check(query: SettlementQuery, signal?: AbortSignal): Promise<SettlementStatus>;
+}
+
+/**
+ * Where an EVM scheme looks its payments up for `client.checkSettlement`: `exactEvm({ signer,
+ * settlement: evmSettlement({ rpc }) })`. Kept apart from the schemes, so a bundle without it carries none of it.
+ */
+export function evmSettlement(options: EvmSettlementOptions): EvmSettlement {
+  const owner = "evmSettlement";
+  const reads = routeChainReads(Object(options).rpc, options.rpcTimeoutMs ?? 10_000, owner, "whether the payment settled is still unknown");
+  return {
+    check(query, signal) {
+      const chain = reads(query.network, signal);
+      if (!chain) {
+        const message = `${owner} has no RPC for ${query.network}: give it one, ${owner}({ rpc: { "${query.network}": url } }).`;
+        return Promise.reject(new InvalidConfigError(message, { details: { option: "rpc" } }));
+      }
+      return checkEvmSettlement(chain, query);
+    },
   };
 }
 

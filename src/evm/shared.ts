@@ -2,7 +2,7 @@
 import { checksumAddress, randomBytes as defaultRandomBytes, type PaymentRequirement } from "../protocol";
 import { toEvmChainId } from "./networks";
 import { isEvmAddress, toEvmSigner, type EvmSigner, type EvmSignerInput } from "./signer";
-import type { EvmRpcOption } from "./chain";
+import type { EvmSettlement } from "./settlement";
 import type { Permit2Allowance } from "./sponsor";
 
 export interface EvmSchemeOptions {
@@ -20,13 +20,10 @@ export interface EvmSchemeOptions {
    */
   permit2?: Permit2Allowance | undefined;
   /**
-   * A chain to look payments up on (`client.checkSettlement`: a pending settlement, an unknown
-   * outcome): an RPC URL, a viem PublicClient or an EIP-1193 provider; one per network
-   * (`{ "eip155:8453": url }`) or one for the chain it serves. Never read while paying.
+   * Where `client.checkSettlement` looks this scheme's payments up (a pending settlement, an unknown
+   * outcome): `evmSettlement({ rpc })`. Never read while paying.
    */
-  rpc?: EvmRpcOption | undefined;
-  /** Longest wait for one chain read, in ms. Default 10,000. */
-  rpcTimeoutMs?: number | undefined;
+  settlement?: EvmSettlement | undefined;
 }
 
 /** Seconds an authorisation is back-dated, so a facilitator whose clock is behind still accepts it. */

@@ -6,7 +6,6 @@ import type { PaymentScheme } from "../client";
 import type { PaymentRequirement } from "../protocol";
 import { EVM_KNOWN_ASSETS } from "./networks";
 import { UPTO_PERMIT2_PROXY, payWithPermit2, signPermit2 } from "./permit2";
-import { settlementChecker } from "./settlement";
 import { checkAddress, checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "./shared";
 import { sameAddress } from "../protocol";
 import type { Hex } from "./signer";
@@ -22,7 +21,7 @@ export interface UptoEvmOptions extends EvmSchemeOptions {
 /** Pays `upto` requirements on EVM chains with a Permit2 witness transfer bound to the server's facilitator. */
 export function uptoEvm(options: UptoEvmOptions): PaymentScheme {
   const { signer, randomBytes, window } = schemeTools(options);
-  const checkSettlement = settlementChecker(options.rpc, options.rpcTimeoutMs ?? 10_000, "uptoEvm");
+  const { settlement } = options;
   const facilitators = options.facilitators;
 
   return {
@@ -30,7 +29,7 @@ export function uptoEvm(options: UptoEvmOptions): PaymentScheme {
     networks: options.networks ?? ["eip155:*"],
     x402Versions: [2],
     payer: signer.address,
-    ...(checkSettlement && { checkSettlement }),
+    ...(settlement && { checkSettlement: (query, signal) => settlement.check(query, signal) }),
     knownAssets: EVM_KNOWN_ASSETS,
 
     check(requirement) {

@@ -1,13 +1,13 @@
 /** Solana `exact`: a partially signed SPL TransferChecked, protocol v1 and v2 (svm.md). */
 import type { TransactionSigner } from "@solana/kit";
-import type { PaymentContext, PaymentScheme } from "../client";
+import type { PaymentContext, PaymentScheme, SettlementQuery } from "../client";
 import { InvalidConfigError, UnpayableRequirementError } from "../errors";
 import { bytesToHex, randomBytes as defaultRandomBytes, utf8, type PaymentRequirement } from "../protocol";
 import { isSolanaAddress as isAddress } from "./address";
 import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "./networks";
 import { checkCluster, clusterMismatch, readRpc, routeRpc, type SolanaRpcOption } from "./endpoints";
 import { getLatestBlockhash, getMint } from "./rpc";
-import { checkSvmSettlement } from "./settlement";
+import type { SvmSettlement } from "./settlement";
 import { MAX_COMPUTE_UNIT_PRICE, MAX_MEMO_BYTES, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, signTransfer } from "./transaction";
 
 export interface ExactSvmOptions {
@@ -30,6 +30,11 @@ export interface ExactSvmOptions {
   computeUnitLimit?: number | undefined;
   /** Compute-unit price in µlamports, at most 5,000,000. Default 1 (the reference's). */
   computeUnitPrice?: bigint | number | undefined;
+  /**
+   * Lets `client.checkSettlement` look this scheme's payments up through its RPC (a pending
+   * settlement, an unknown outcome): `svmSettlement()`. Never read while paying.
+   */
+  settlement?: SvmSettlement | undefined;
   /** Source of random bytes for the memo nonce. Default WebCrypto. */
   randomBytes?: ((length: number) => Uint8Array) | undefined;
 }
@@ -60,6 +65,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
   }
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const rpcFor = routeRpc(options.rpc);
+  const { settlement } = options;
 
   return {
     scheme: "exact",
@@ -88,12 +94,14 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       return undefined;
     },
 
-    async checkSettlement(query, signal) {
-      const endpoint = rpcFor(query.network);
-      if (!endpoint) throw new InvalidConfigError(`exactSvm has no RPC for ${query.network}: give it one, exactSvm({ rpc: { "${query.network}": url } }).`, { details: { option: "rpc" } });
-      if (endpoint.verify) await checkCluster(endpoint, query.network, { signal, timeoutMs });
-      return checkSvmSettlement(endpoint, query, { signal, timeoutMs });
-    },
+    ...(settlement && {
+      async checkSettlement(query: SettlementQuery, signal?: AbortSignal) {
+        const endpoint = rpcFor(query.network);
+        if (!endpoint) throw new InvalidConfigError(`exactSvm has no RPC for ${query.network}: give it one, exactSvm({ rpc: { "${query.network}": url } }).`, { details: { option: "rpc" } });
+        if (endpoint.verify) await checkCluster(endpoint, query.network, { signal, timeoutMs });
+        return settlement.check(endpoint, query, { signal, timeoutMs });
+      },
+    }),
 
     async createPayload({ caip2, network, asset, payTo, amount, extra }: PaymentRequirement, context?: PaymentContext) {
       const endpoint = rpcFor(caip2!)!; // `check` made sure there is one

@@ -29,7 +29,18 @@ interface SignatureStatus {
 /** A 64-byte signature in base58. */
 const isSignature = (value: unknown): value is string => typeof value === "string" && base58ToBytes(value)?.length === 64;
 
-export async function checkSvmSettlement(
+/** Looks Solana payments up through the scheme's own RPC: given to it as `exactSvm({ signer, settlement: svmSettlement() })`. */
+export interface SvmSettlement {
+  check(endpoint: RpcEndpoint, query: SettlementQuery, options: { signal?: AbortSignal | undefined; timeoutMs: number }): Promise<SettlementStatus>;
+}
+
+/**
+ * What `exactSvm` needs to answer `client.checkSettlement` through its RPC. Kept apart from the scheme,
+ * so a bundle without it carries none of it.
+ */
+export const svmSettlement = (): SvmSettlement => ({ check: checkSvmSettlement });
+
+async function checkSvmSettlement(
   endpoint: RpcEndpoint,
   query: SettlementQuery,
   options: { signal?: AbortSignal | undefined; timeoutMs: number },

@@ -6,7 +6,7 @@
 // the answers in the ledger. A seller that names a transaction which is not the payment is not believed.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createX402Client, getPaymentReceipt, memoryLedger, reconcileOnChain, spendBy, unreconciled } from "../../src";
-import { exactEvm } from "../../src/evm";
+import { evmSettlement, exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { PRICE_ATOMIC, fundedBuyer, rpc, startInteropStack, type Buyer, type InteropStack } from "../../localnet/index.js";
 
@@ -25,7 +25,7 @@ afterAll(async () => {
 
 function buyerClient(buyer: Buyer, transport: typeof fetch = fetch) {
   const ledger = memoryLedger();
-  const client = createX402Client({ schemes: [exactEvm({ signer: buyer.account, rpc: stack.anvil.rpcUrl })], ledger });
+  const client = createX402Client({ schemes: [exactEvm({ signer: buyer.account, settlement: evmSettlement({ rpc: stack.anvil.rpcUrl }) })], ledger });
   return { client, ledger, pay: wrapFetchWithPayment(transport, client) };
 }
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createX402Client, memoryLedger, reconcileOnChain } from "../../src";
 import { wrapFetchWithPayment } from "../../src/fetch";
-import { exactSvm } from "../../src/svm";
+import { exactSvm, svmSettlement } from "../../src/svm";
 import { PRICE_ATOMIC } from "../../localnet/index.js";
 import { startSolanaStack, type SolanaBuyer, type SolanaStack } from "../../localnet/svm/index.js";
 import { bytesToBase58 } from "../../src/protocol";
@@ -27,7 +27,7 @@ const balance = (buyer: SolanaBuyer) => stack.tokens.balance(stack.tokens.usdc, 
 
 function buyerClient(buyer: SolanaBuyer, transport: typeof fetch) {
   const ledger = memoryLedger();
-  const client = createX402Client({ schemes: [exactSvm({ signer: buyer.signer, rpc: `${stack.rpc.url}/buyer` })], ledger });
+  const client = createX402Client({ schemes: [exactSvm({ signer: buyer.signer, rpc: `${stack.rpc.url}/buyer`, settlement: svmSettlement() })], ledger });
   return { client, ledger, pay: wrapFetchWithPayment(transport, client) };
 }
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { PaymentRejectedError, createX402Client, type LedgerRecord } from "../../src";
-import { exactEvm } from "../../src/evm";
+import { evmSettlement, exactEvm } from "../../src/evm";
 import { account, PAY_TO, TX_HASH, USDC_BASE_SEPOLIA } from "../support/seller";
 
 const record: LedgerRecord = {
@@ -29,7 +29,7 @@ describe("checkSettlement refuses before asking any chain", () => {
   it("a scheme that has no RPC: INVALID_CONFIG saying how to give it one", async () => {
     const error = await withoutChain.checkSettlement(record).catch((e) => e);
     expect(error.code).toBe("INVALID_CONFIG");
-    expect(error.message).toContain("has no chain to look it up on: give it one, e.g. exactEvm({ signer, rpc })");
+    expect(error.message).toContain("has no chain to look it up on: give it one, exactEvm({ signer, settlement: evmSettlement({ rpc }) })");
   });
 
   it("a network no scheme pays", async () => {
@@ -52,7 +52,7 @@ describe("checkSettlement refuses before asking any chain", () => {
   it("an aborted signal: ABORTED, and no chain is asked", async () => {
     const asked: string[] = [];
     const rpc = { request: async ({ method }: { method: string }) => (asked.push(method), null) };
-    const client = createX402Client({ schemes: [exactEvm({ signer: account, rpc })] });
+    const client = createX402Client({ schemes: [exactEvm({ signer: account, settlement: evmSettlement({ rpc }) })] });
     const controller = new AbortController();
     controller.abort();
     const error = await client.checkSettlement(record, { signal: controller.signal }).catch((e) => e);
@@ -63,7 +63,7 @@ describe("checkSettlement refuses before asking any chain", () => {
   it("a v1 network name is looked up under its CAIP-2 id, on the RPC given for it", async () => {
     const asked: string[] = [];
     const rpc = { request: async ({ method }: { method: string }) => (asked.push(method), null) };
-    const client = createX402Client({ schemes: [exactEvm({ signer: account, rpc: { "eip155:84532": rpc } })] });
+    const client = createX402Client({ schemes: [exactEvm({ signer: account, settlement: evmSettlement({ rpc: { "eip155:84532": rpc } }) })] });
     const status = await client.checkSettlement({ ...record, network: "base-sepolia" });
     expect(status).toMatchObject({ state: "pending", transaction: TX_HASH });
     expect(asked).toEqual(["eth_getTransactionReceipt"]);
