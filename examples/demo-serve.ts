@@ -23,7 +23,7 @@ import {
   TOKEN_2022_PRICE_ATOMIC,
   startSolanaStack,
 } from "../localnet/svm/index.js";
-import { formatUnits } from "x402-pay";
+import { formatUnits } from "x402-pay/protocol";
 
 export interface ServeOptions {
   /** Also start the protocol v1 seller (x402-express 1.x). */

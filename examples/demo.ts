@@ -11,16 +11,8 @@ import axios from "axios";
 import { createPublicClient, createWalletClient, http, toHex, type Hash } from "viem";
 import { PRICE_ATOMIC, UPTO_MAX_ATOMIC, fundedBuyer, rpc, startInteropStack } from "../localnet/index.js";
 import { startSolanaStack } from "../localnet/svm/index.js";
-import {
-  createX402Client,
-  decodeBase64Json,
-  formatUnits,
-  getPaymentReceipt,
-  isX402Error,
-  parseChallenge,
-  type PaymentReceipt,
-  type PaymentScheme,
-} from "x402-pay";
+import { createX402Client, getPaymentReceipt, isX402Error, type PaymentReceipt, type PaymentScheme } from "x402-pay";
+import { decodeBase64Json, formatUnits, parseChallenge } from "x402-pay/protocol";
 import { wrapAxiosWithPayment } from "x402-pay/axios";
 import { exactEvm, permit2Allowance, permit2ApprovalTransaction, uptoEvm } from "x402-pay/evm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";

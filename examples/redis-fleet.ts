@@ -3,7 +3,7 @@
 //   REDIS_URL=redis://127.0.0.1:6379 EVM_PRIVATE_KEY=0x... npx tsx examples/redis-fleet.ts https://seller.example/weather
 import { createClient } from "redis";
 import { privateKeyToAccount } from "viem/accounts";
-import { createX402Client, isX402Error, signInWithX, spendBy } from "x402-pay";
+import { budget, createX402Client, isX402Error, signInWithX, spendBy } from "x402-pay";
 import { exactEvm } from "x402-pay/evm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
 import { redisBudgetStore, redisLedger, redisSignInStore } from "x402-pay/redis";
@@ -24,12 +24,12 @@ const store = redisBudgetStore(redis); // every call answered within 2 s, or the
 const ledger = redisLedger(redis);
 const client = createX402Client({
   schemes: [exactEvm({ signer: wallet })],
-  budget: [
-    { limit: "$20", per: "day", name: "fleet", store }, // the whole fleet, a rolling day
-    { limit: "$1", per: "hour", scope: "origin", store }, // and each origin, a rolling hour
+  plugins: [
+    budget({ limit: "$20", per: "day", name: "fleet", store }), // the whole fleet, a rolling day
+    budget({ limit: "$1", per: "hour", scope: "origin", store }), // and each origin, a rolling hour
+    ledger,
+    signInWithX({ evm: wallet, store: redisSignInStore(redis) }),
   ],
-  ledger,
-  extensions: [signInWithX({ evm: wallet, store: redisSignInStore(redis) })],
 });
 const paidFetch = wrapFetchWithPayment(fetch, client);
 

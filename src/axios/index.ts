@@ -13,7 +13,7 @@ import axios, {
   type AxiosResponse,
   type InternalAxiosRequestConfig,
 } from "axios";
-import { assertX402Client, type X402Client } from "../client";
+import { engineOf, type X402Client } from "../client";
 import { REDIRECT_STATUSES, bodySource, browserOrigin, handlePaymentRequired, planRequest, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
 import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
 
@@ -30,7 +30,7 @@ type Config = InternalAxiosRequestConfig;
 
 /** Makes the instance pay 402 answers with `client`, and returns it. Works with any `validateStatus`. */
 export function wrapAxiosWithPayment<T extends AxiosInstance>(instance: T, client: X402Client): T {
-  assertX402Client(client);
+  engineOf(client);
   instance.interceptors.request.use(
     (config) => {
       const adapter = config.adapter ?? instance.defaults.adapter;
@@ -56,14 +56,15 @@ function paying(instance: AxiosInstance, client: X402Client, original: Config["a
     }
     // A resend goes out only with its signed header (in pay).
     // With a quote cache: a route quoted before is paid at once (or waits for another request's probe).
-    const plan =
-      options.resend || !client.quotes
-        ? undefined
-        : await planRequest(
-            client,
-            { url: new URL(instance.getUri(config), browserOrigin()).href, method: config.method!.toUpperCase(), signal: config.signal as AbortSignal | undefined },
-            PAYMENT_HEADERS.some((name) => headerOf(config.headers, name)),
-          );
+    // Awaited only when there is a plan to wait for: without one, the request goes out in this turn (synchronous interceptors).
+    const planning = options.resend
+      ? undefined
+      : planRequest(
+          client,
+          { url: new URL(instance.getUri(config), browserOrigin()).href, method: config.method!.toUpperCase(), signal: config.signal as AbortSignal | undefined },
+          PAYMENT_HEADERS.some((name) => headerOf(config.headers, name)),
+        );
+    const plan = planning && (await planning);
     const resend = options.resend ?? plan?.prepaid;
     try {
       let first: AxiosResponse | undefined;

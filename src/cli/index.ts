@@ -6,12 +6,13 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { Command, CommanderError, Option } from "commander";
-import { createX402Client, type PaymentScheme, type X402Client } from "../client";
+import { createX402Client, type X402Client } from "../client";
+import type { PaymentScheme } from "../contracts";
 import { isX402Error, redactSecrets, type AnyX402Error } from "../errors";
 import { fileLedger } from "../file";
 import { wrapFetchWithPayment } from "../fetch";
 import { getPaymentReceipt } from "../handshake";
-import { spendBy, unreconciled, type SpendGrouping } from "../ledger";
+import { spendBy, unreconciled, type SpendGrouping } from "../extensions/ledger";
 import { PAYMENT_REQUIRED_HEADER, formatUnits, parseChallenge, type PaymentChallenge } from "../protocol";
 import { EXIT, EXIT_TABLE, exitCodeOf } from "./exit";
 import { createDiscoveryClient, quoteListing } from "../discovery";
@@ -259,7 +260,7 @@ async function makeClient(
   return createX402Client({
     schemes,
     policy: { ...(options.max !== undefined && { maxAmountPerPayment: options.max.startsWith("$") ? options.max : `$${options.max}` }), ...(networks.length > 0 && { networks }) },
-    ...(ledgerPath && { ledger: fileLedger(ledgerPath) }),
+    ...(ledgerPath && { plugins: [fileLedger(ledgerPath)] }),
     ...hooks,
   });
 }

@@ -15,8 +15,7 @@ import {
   type PaymentChallenge,
   type PaymentRequirement,
 } from "../protocol";
-import { checkOptions, every, fail, is, nonEmpty, show } from "./options";
-import type { X402Request } from "./types";
+import { checkOptions, every, fail, is, nonEmpty, show, type X402Request } from "../contracts";
 
 /** An atomic cap for one asset: pay at most `maxAmount` base units of `asset` on `network`. */
 export interface AssetCap {

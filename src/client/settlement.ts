@@ -2,9 +2,10 @@
  * `client.checkSettlement`: settles the question a pending settlement or an unknown outcome leaves
  * open, by asking the chain through the scheme that paid (its RPC), never the server.
  */
+import type { SettlementQuery, SettlementStatus } from "../contracts";
 import { InvalidConfigError, isX402Error, throwIfAborted } from "../errors";
-import { matchesPattern, patternSpecificity } from "../protocol";
-import type { PaymentScheme, SettlementQuery, SettlementStatus } from "./types";
+import { schemesFor } from "./select";
+import type { Setup } from "./setup";
 
 /** What `checkSettlement` takes: the error of a pending or unknown outcome, a ledger record or a receipt of one, or the query itself. */
 export type SettlementSource =
@@ -24,7 +25,7 @@ export type SettlementSource =
 const USAGE = "give it a PAYMENT_PENDING or PAYMENT_OUTCOME_UNKNOWN error, or a ledger record of one (unreconciled(ledger))";
 
 /** The query a source describes; v1 network names are read as their CAIP-2 ids. */
-export function toSettlementQuery(source: SettlementSource, v1Networks: Readonly<Record<string, string>>): SettlementQuery {
+function toSettlementQuery(source: SettlementSource, v1Networks: Readonly<Record<string, string>>): SettlementQuery {
   const caip2 = (network: unknown) => (typeof network === "string" && Object.hasOwn(v1Networks, network) ? v1Networks[network]! : network);
   let query: Partial<Record<keyof SettlementQuery, unknown>>;
   if (isX402Error(source)) {
@@ -54,16 +55,11 @@ export function toSettlementQuery(source: SettlementSource, v1Networks: Readonly
   return query as SettlementQuery;
 }
 
-/** Asks the most specific scheme that pays the query's scheme on its network and can read that chain. */
-export async function checkSettlement(
-  schemes: readonly PaymentScheme[],
-  query: SettlementQuery,
-  signal: AbortSignal | undefined,
-): Promise<SettlementStatus> {
+/** Asks the most specific scheme that pays the source's scheme on its network and can read that chain. */
+export async function checkSettlement(setup: Setup, source: SettlementSource, signal: AbortSignal | undefined): Promise<SettlementStatus> {
   throwIfAborted(signal);
-  const rank = (scheme: PaymentScheme) =>
-    scheme.scheme !== query.scheme ? -1 : Math.max(-1, ...scheme.networks.filter((p) => matchesPattern(p, query.network)).map(patternSpecificity));
-  const paying = schemes.filter((scheme) => rank(scheme) >= 0).sort((a, b) => rank(b) - rank(a));
+  const query = toSettlementQuery(source, setup.v1Networks);
+  const paying = schemesFor(setup.schemes, query.scheme, query.network);
   const checker = paying.find((scheme) => scheme.checkSettlement);
   if (!checker) {
     const about = `${query.scheme} on ${query.network}`;

@@ -1,5 +1,5 @@
 /** EVM `exact`: EIP-3009 `transferWithAuthorization` (protocol v1 and v2) or Permit2 (`assetTransferMethod: "permit2"`, v2). */
-import type { PaymentScheme } from "../client";
+import type { PaymentScheme } from "../contracts";
 import { bytesToHex, checksumAddress, type PaymentRequirement } from "../protocol";
 import { EVM_KNOWN_ASSETS, EVM_V1_NETWORKS, toEvmChainId } from "./networks";
 import { EXACT_PERMIT2_PROXY, payWithPermit2, signPermit2 } from "./permit2";

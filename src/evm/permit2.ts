@@ -3,7 +3,7 @@
  * Permit2 contract, naming an x402 proxy as the only spender and the payee in a witness. Used by
  * `exact` with `assetTransferMethod: "permit2"` and by every `upto` payment.
  */
-import type { PaymentContext } from "../client";
+import type { PaymentContext } from "../contracts";
 import { InvalidConfigError } from "../errors";
 import { bytesToHex, PERMIT2_ADDRESS, checksumAddress, type PaymentRequirement } from "../protocol";
 import type { Permit2Allowance } from "./sponsor";

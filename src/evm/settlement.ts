@@ -4,7 +4,7 @@
  * itself, when it is known: used on chain (EIP-3009 `authorizationState`, Permit2 `nonceBitmap`), or
  * past its deadline, or still able to move money. A number the server sent is never taken as proof.
  */
-import type { SettlementQuery, SettlementStatus } from "../client";
+import type { SettlementQuery, SettlementStatus } from "../contracts";
 import { InvalidConfigError } from "../errors";
 import { PERMIT2_ADDRESS, checksumAddress, sameAddress } from "../protocol";
 import { routeChainReads, type ChainReads, type EvmReceipt, type EvmRpcOption } from "./chain";

@@ -2,7 +2,7 @@
  * EVM `upto`: the buyer signs a Permit2 transfer of at most `amount`; the server settles what the
  * request actually used, through the one facilitator the signature names. Protocol v2 only.
  */
-import type { PaymentScheme } from "../client";
+import type { PaymentScheme } from "../contracts";
 import type { PaymentRequirement } from "../protocol";
 import { EVM_KNOWN_ASSETS } from "./networks";
 import { UPTO_PERMIT2_PROXY, payWithPermit2, signPermit2 } from "./permit2";

@@ -1,5 +1,5 @@
 /** `wrapFetchWithPayment`: a fetch with the same signature that pays 402 answers once. */
-import { assertX402Client, type X402Client } from "../client";
+import { engineOf, type X402Client } from "../client";
 import { BODY_LIMITS, REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, planRequest, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
 import { throwIfAborted } from "../errors";
 import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
@@ -23,13 +23,14 @@ type Send = (to: Sent, options?: RequestInit) => Promise<Response>;
  * `init.x402`, checked before anything is sent: `{ paymentId }`, or `resendPayment(error)`.
  */
 export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFetch {
-  assertX402Client(client);
+  engineOf(client);
   return async function fetchWithPayment(input, init) {
     const options = readPaymentOptions(init?.x402);
     const streaming = init?.body instanceof ReadableStream && !("duplex" in init);
     const request = new Request(input, streaming ? ({ ...init, duplex: "half" } as RequestInit) : init);
     // With a quote cache: a route quoted before is paid at once (or waits for another request's probe).
-    const plan = options.resend || !client.quotes ? undefined : await planRequest(client, request, PAYMENT_HEADERS.some((name) => request.headers.has(name)));
+    const planning = options.resend ? undefined : planRequest(client, request, PAYMENT_HEADERS.some((name) => request.headers.has(name)));
+    const plan = planning && (await planning);
     try {
       return await paying(client, fetchFn, input, request, init, options.paymentId, options.resend ?? plan?.prepaid);
     } finally {

@@ -6,18 +6,20 @@
  * lost and no line breaks reading. Several processes may append to one file.
  */
 import { open, readFile } from "node:fs/promises";
-import type { Ledger, LedgerRecord } from "../ledger";
+import type { Ledger, LedgerRecord, X402Plugin } from "../contracts";
+import { recordOutcomes } from "../extensions/ledger";
 
 export interface FileLedgerOptions {
   /** `fdatasync` after each record, so a power loss keeps it too. Default `true`. */
   readonly sync?: boolean | undefined;
 }
 
-export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledger {
+/** The ledger in a JSONL file, as a plug-in: `plugins: [fileLedger("payments.jsonl")]`. */
+export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledger & X402Plugin {
   const sync = options.sync ?? true;
   // One append at a time from this process, in order.
   let queue: Promise<unknown> = Promise.resolve();
-  return {
+  return recordOutcomes({
     append(record) {
       const line = `${JSON.stringify(record)}\n`;
       const done = queue.then(async () => {
@@ -49,7 +51,7 @@ export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledge
         if (record) yield record;
       }
     },
-  };
+  });
 }
 
 /** A whole record, or `undefined` for an empty or torn line. */

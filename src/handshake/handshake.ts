@@ -1,5 +1,6 @@
 /** The 402 state machine, independent of any HTTP library: adapters supply a `Transport`. */
-import { fail, routeOf, type PaymentReceipt, type PaymentTerms, type PreparedPayment, type X402Client, type X402Request } from "../client";
+import { engineOf, type PreparedPayment, type X402Client } from "../client";
+import { fail, type PaymentReceipt, type PaymentTerms, type X402Request } from "../contracts";
 import {
   BodyNotReplayableError,
   PaymentAbortedError,
@@ -66,19 +67,18 @@ export interface Transport<R> {
 }
 
 /**
- * Before a request is first sent, with the client's quote cache: a way to pay at once from the route's
- * cached quote (run it instead of sending), else `undefined`. Waits while another request probes the
- * same route. `done` ends this request's probe: call it when the request is over.
+ * Before a request is first sent, with a plug-in that pays before it is asked (the quote cache): a way
+ * to pay at once from the route's quote (run it instead of sending), else none. The plug-in may wait
+ * while another request probes the same route. `done` ends this request's turn: call it when the
+ * request is over. `undefined` (at once, no promise) when the client has no such plug-in.
  */
-export async function planRequest(client: X402Client, request: X402Request, carriesPayment: boolean) {
-  const { quotes } = client;
-  let done = () => {};
-  if (!quotes || carriesPayment) return { prepaid: undefined, done };
-  const route = routeOf(request);
-  if (!quotes.lookup(route)) done = await quotes.probe(route, request.signal);
-  const quote = quotes.lookup(route);
-  const prepaid = quote && (<R>(transport: Transport<R>) => handlePaymentRequired(client, transport, undefined, quote));
-  return { prepaid, done };
+export function planRequest(client: X402Client, request: X402Request, carriesPayment: boolean) {
+  const { prepay } = engineOf(client);
+  if (!prepay || carriesPayment) return undefined;
+  return prepay.prepay!(request).then(({ challenge, done }) => ({
+    prepaid: challenge && (<R>(transport: Transport<R>) => handlePaymentRequired(client, transport, undefined, challenge)),
+    done,
+  }));
 }
 
 /**
@@ -91,7 +91,10 @@ export async function planRequest(client: X402Client, request: X402Request, carr
 export async function handlePaymentRequired<R>(client: X402Client, transport: Transport<R>, response: R | undefined, quoted?: PaymentChallenge): Promise<R> {
   const { request } = transport;
   const where = requestDetails(request);
-  const route = client.quotes && !transport.paymentOnly ? routeOf(request) : undefined;
+  const engine = engineOf(client);
+  // The plug-in that pays before it is asked learns routes answered directly, and forgets what failed.
+  const prepay = transport.paymentOnly ? undefined : engine.prepay;
+  const forget = () => prepay?.forget?.(request);
   const unseen: R[] = response === undefined ? [] : [response];
   let challenge: PaymentChallenge | undefined = quoted;
   /** How the request goes on after a quote that could not be used: unpaid, or on the 402 that refused it. */
@@ -108,14 +111,13 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       }
       if (transport.notReplayable) throw new BodyNotReplayableError(transport.notReplayable, { details: where });
       challenge = await readChallenge(transport, response!);
-      // A route answered directly, where no extension would try instead of paying (a sign-in), is quoted.
-      const tries = client.extensions.some((e) => e.beforePayment && challenge!.extensions && Object.hasOwn(challenge!.extensions, e.key));
-      if (route && !tries && !transport.redirected(response!)) client.quotes!.learn(route, challenge);
+      // A route answered directly, where no plug-in would try instead of paying (a sign-in), is quoted.
+      if (prepay?.learn && !engine.tries(challenge) && !transport.redirected(response!)) prepay.learn(request, challenge);
       // Read: released now, not held (with its connection's state) while the payment is made and sent.
       transport.discard(unseen.pop()!);
       response = undefined;
 
-      const instead = transport.paymentOnly ? undefined : await client.beforePayment(challenge, request);
+      const instead = transport.paymentOnly ? undefined : await engine.beforePayment(challenge, request);
       if (instead) {
         throwIfAborted(request.signal, where);
         const answer = await transport.resend(instead);
@@ -128,11 +130,11 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
 
     let payment: PreparedPayment | undefined;
     try {
-      if (!then) payment = await client.createPayment(challenge!, request);
+      if (!then) payment = await engine.createPayment(challenge!, request);
     } catch (error) {
       // The cached quote is no longer payable: ask the server again.
       if (!quoted || !isX402Error(error) || error.code !== "NO_PAYABLE_REQUIREMENT") throw error;
-      client.quotes!.forget(route!);
+      forget();
       then = { unpaid: true };
     }
     if (payment) {
@@ -140,27 +142,27 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       const { paid, resent } = await send(transport, payment, where);
       if (quoted && transport.status(paid) === 402 && !transport.redirected(paid) && !resent && !readSettlement(transport, paid)?.success) {
         // The quote went stale (a new price, a new nonce): the server refused it, charging nothing.
-        client.quotes!.forget(route!);
+        forget();
         const error = new PaymentRejectedError(
           "The server refused the payment made from the cached quote (402 with new terms): nothing was charged, and its new terms are paid instead.",
           aboutPayment(payment, where, { reason: "quote_stale", status: 402 }),
         );
-        await client.report({ settled: false, error, challenge: challenge!, request });
+        await engine.report({ settled: false, error, challenge: challenge!, request });
         then = { stale: paid };
       } else {
-        const describe = (settlement: SettleResponse) => client.describeSettlement(challenge!, request, settlement);
+        const describe = (settlement: SettleResponse) => engine.describeSettlement(challenge!, request, settlement);
         const { receipt, unknown } = await conclude(transport, payment, paid, resent, where, unseen, describe);
         // Served without a word of settlement: not a route to pay before being asked.
-        if (quoted && !receipt.settled) client.quotes!.forget(route!);
-        await client.report(unknown ? { settled: false, error: unknown, challenge, request } : { settled: true, receipt, challenge: challenge!, request });
+        if (quoted && !receipt.settled) forget();
+        await engine.report(unknown ? { settled: false, error: unknown, challenge, request } : { settled: true, receipt, challenge: challenge!, request });
         return paid;
       }
     }
   } catch (thrown) {
-    if (route) client.quotes!.forget(route);
+    forget();
     // An abort that surfaced as the HTTP library's own error (during a sign-in retry or a body read).
     const error = !isX402Error(thrown) && request.signal?.aborted ? new PaymentAbortedError("The request was aborted: nothing was paid.", { cause: thrown, details: where }) : thrown;
-    if (isX402Error(error)) await client.report({ settled: false, error, challenge, request });
+    if (isX402Error(error)) await engine.report({ settled: false, error, challenge, request });
     throw error;
   } finally {
     for (const r of unseen) transport.discard(r);

@@ -1,5 +1,5 @@
 /** What a caller may give one request: `x402` in fetch's init or axios's config, checked before anything is sent. */
-import { checkOptions, checkPaymentId, fail, show } from "../client";
+import { checkOptions, checkPaymentId, fail, show } from "../contracts";
 import type { Transport } from "./handshake";
 
 export interface PaymentRequestOptions {

@@ -1,4 +1,4 @@
-import type { PaymentReceipt } from "../client";
+import type { PaymentReceipt } from "../contracts";
 
 // One store per realm, shared by every copy of this module (ESM and CJS builds, bundles).
 const storeKey = Symbol.for("x402-pay.receipts");

@@ -4,7 +4,8 @@
  * `createX402Client` as HTTP: policy, hooks, budgets, ledger. The tool's whole result comes back
  * (`content`, `structuredContent`, every `_meta` key); `getPaymentReceipt(result)` tells what was paid.
  */
-import { assertX402Client, checkOptions, every, fail, is, nonEmpty, type BeforePaymentResult, type PaymentSnapshot, type X402Client, type X402Request } from "../client";
+import { engineOf, type BeforePaymentResult, type X402Client } from "../client";
+import { checkOptions, every, fail, is, nonEmpty, type PaymentSnapshot, type X402Request } from "../contracts";
 import { handlePaymentRequired, type Transport } from "../handshake";
 import {
   PAYMENT_HEADERS,
@@ -73,7 +74,7 @@ export interface McpPaymentOptions {
  * A second payment-required answer after paying is a `PAYMENT_REJECTED` with the server's reason.
  */
 export function wrapMcpClientWithPayment<C extends McpClientLike>(mcp: C, client: X402Client, options: McpPaymentOptions = {}): C {
-  assertX402Client(client);
+  engineOf(client);
   if (!mcp || typeof mcp.callTool !== "function") fail("wrapMcpClientWithPayment", "give it an MCP SDK Client (new Client(...) from @modelcontextprotocol/sdk)");
   const patterns = every(is(nonEmpty, "a pattern"));
   checkOptions("mcp.", options, {

@@ -4,7 +4,7 @@
  * agrees on windows.
  */
 import { sha1 } from "@noble/hashes/legacy.js";
-import type { BudgetEntry, BudgetStore, BudgetUsage } from "../budget";
+import type { BudgetEntry, BudgetStore, BudgetUsage } from "../contracts";
 import { bytesToHex, utf8 } from "../protocol";
 import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisClientLike } from "./client";
 

@@ -1,5 +1,5 @@
 /** What `x402-pay/redis` asks of a Redis client, and every call bounded in time. */
-import { checkOptions, fail, show } from "../client";
+import { checkOptions, fail, show } from "../contracts";
 
 /**
  * The node-redis calls these stores make: a connected `createClient()` or `createCluster()` from the

@@ -1,5 +1,6 @@
 /** The receipts ledger as a Redis stream: one entry per record, read back in the order appended. */
-import type { Ledger, LedgerRecord } from "../ledger";
+import type { Ledger, LedgerRecord, X402Plugin } from "../contracts";
+import { recordOutcomes } from "../extensions/ledger";
 import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisClientLike } from "./client";
 
 export interface RedisLedgerOptions {
@@ -13,15 +14,15 @@ export interface RedisLedgerOptions {
 const PAGE = 500;
 
 /**
- * A `Ledger` in a Redis stream, for `createX402Client({ ledger })`: `append` adds an entry (XADD) whose
+ * A `Ledger` in a Redis stream, as a plug-in (`createX402Client({ plugins: [redisLedger(redis)] })`): `append` adds an entry (XADD) whose
  * field `record` holds the record as JSON, and resolves once Redis has it; `records()` reads them in
  * order, a page at a time (XRANGE). Processes sharing the stream share the ledger. An entry that is
  * not a record (another writer's) is skipped.
  */
-export function redisLedger(redis: RedisClientLike, options: RedisLedgerOptions = {}): Ledger {
+export function redisLedger(redis: RedisClientLike, options: RedisLedgerOptions = {}): Ledger & X402Plugin {
   checkStoreOptions("redisLedger", redis, ["xAdd", "xRange"], options, { key: checkName });
   const { key = "x402:ledger", timeoutMs = DEFAULT_TIMEOUT_MS } = options;
-  return {
+  return recordOutcomes({
     async append(record) {
       await bounded(redis, timeoutMs, "a ledger append", () => redis.xAdd(key, "*", { record: JSON.stringify(record) }));
     },
@@ -36,7 +37,7 @@ export function redisLedger(redis: RedisClientLike, options: RedisLedgerOptions 
         start = `(${page.at(-1)!.id}`;
       }
     },
-  };
+  });
 }
 
 interface StreamEntry {

@@ -1,6 +1,6 @@
 /** Sign-in-with-x's "paid before" memory in Redis, shared by every process that uses it. */
-import type { SignInStore } from "../siwx";
-import { show } from "../client";
+import type { SignInStore } from "../contracts";
+import { show } from "../contracts";
 import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisClientLike } from "./client";
 
 export interface RedisSignInStoreOptions {

@@ -1,6 +1,6 @@
 /** Solana `exact`: a partially signed SPL TransferChecked, protocol v1 and v2 (svm.md). */
 import type { TransactionSigner } from "@solana/kit";
-import type { PaymentContext, PaymentScheme, SettlementQuery } from "../client";
+import type { PaymentContext, PaymentScheme, SettlementQuery } from "../contracts";
 import { InvalidConfigError, UnpayableRequirementError } from "../errors";
 import { bytesToHex, randomBytes as defaultRandomBytes, utf8, type PaymentRequirement } from "../protocol";
 import { isSolanaAddress as isAddress } from "./address";

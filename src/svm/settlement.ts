@@ -4,7 +4,7 @@
  * cannot pass off another transaction). Without a landed transaction, the signed transaction's
  * blockhash: once it has expired, the payment can no longer land.
  */
-import type { SettlementQuery, SettlementStatus } from "../client";
+import type { SettlementQuery, SettlementStatus } from "../contracts";
 import { base58ToBytes, base64ToBytes, bytesToBase58 } from "../protocol";
 import { readRpc, type RpcEndpoint } from "./endpoints";
 

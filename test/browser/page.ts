@@ -5,7 +5,8 @@
 // generated and funded on the local chain; it is handed over at run time, never bundled.
 import axios from "axios";
 import { privateKeyToAccount } from "viem/accounts";
-import { ChallengeNotFoundError, createX402Client, getPaymentReceipt, isX402Error, type PaymentReceipt } from "../../src";
+import { ChallengeNotFoundError } from "../../src/entries/errors";
+import { createX402Client, getPaymentReceipt, isX402Error, type PaymentReceipt } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { eip1193Signer, exactEvm, type EvmSigner } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";

@@ -2,9 +2,11 @@
 // transaction that kit 5 decodes and verifies, signed by a kit 5 key pair signer.
 import * as kit from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
+import { createX402Client } from "../../src";
+import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { exactSvm, TOKEN_PROGRAM } from "../../src/svm";
 import { FEE_PAYER, USDC_DEVNET, fakeRpc } from "../support/svm";
+import { engineOf } from "../../src/client";
 
 describe("x402-pay/svm with @solana/kit 5", () => {
   it("is really running against kit 5", () => {
@@ -26,7 +28,7 @@ describe("x402-pay/svm with @solana/kit 5", () => {
     };
     const client = createX402Client({ schemes: [exactSvm({ signer: buyer, rpc })] });
     const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: "https://a.example/x" }, accepts: [requirement] }) });
-    const payment = await client.createPayment(challenge, { url: "https://a.example/x", method: "GET" });
+    const payment = await engineOf(client).createPayment(challenge, { url: "https://a.example/x", method: "GET" });
 
     const wire = kit.getBase64Encoder().encode((payment.payload.payload as { transaction: string }).transaction);
     const tx = kit.getTransactionDecoder().decode(wire);

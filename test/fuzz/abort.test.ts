@@ -3,10 +3,12 @@
  * unhandled, and never lets a request that was already aborted reach the wallet.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createX402Client, parseChallenge } from "../../src";
+import { createX402Client } from "../../src";
+import { parseChallenge } from "../../src/entries/protocol";
 import { raceAbort } from "../../src/errors";
 import { exactEvm } from "../../src/evm";
 import { SELLER, PATH, countingSigner, encodeHeader, v2Challenge } from "../support/seller";
+import { engineOf } from "../../src/client";
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => void unhandled.push(reason);
@@ -34,7 +36,7 @@ describe("createPayment for a request already aborted", () => {
     const controller = new AbortController();
     controller.abort();
     const challenge = parseChallenge({ header: encodeHeader(v2Challenge()) });
-    await expect(client.createPayment(challenge, { url: `${SELLER}${PATH}`, method: "GET", signal: controller.signal })).rejects.toMatchObject({ code: "ABORTED" });
+    await expect(engineOf(client).createPayment(challenge, { url: `${SELLER}${PATH}`, method: "GET", signal: controller.signal })).rejects.toMatchObject({ code: "ABORTED" });
     expect(calls).toHaveLength(0);
   });
 });

@@ -5,7 +5,8 @@
  */
 import fc from "fast-check";
 import { describe, it } from "vitest";
-import { isX402Error, parseChallenge, type PaymentChallenge } from "../../src";
+import { isX402Error } from "../../src";
+import { parseChallenge, type PaymentChallenge } from "../../src/entries/protocol";
 import { challengeInput, type ChallengeInput } from "./arbitraries";
 import { expectedChallenge, isChainId, isWireRequirement } from "./oracle";
 import { bounded, check, ensure } from "./params";

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH } from "../../src/protocol/wire";
-import { MAX_HEADER_BYTES, decodeBase64Json, decodeSettlement, encodeBase64Json } from "../../src";
+import { MAX_HEADER_BYTES, decodeBase64Json, decodeSettlement, encodeBase64Json } from "../../src/entries/protocol";
 import { anyText, deep, headerFor, strangeHeader } from "./arbitraries";
 import { DEPTH_LIMIT, HEADER_LIMIT, expectedSettlement, referenceDecode } from "./oracle";
 import { bounded, check, ensure } from "./params";

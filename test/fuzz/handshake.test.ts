@@ -7,17 +7,9 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import {
-  PaymentNotSentError,
-  createX402Client,
-  decodeSettlement,
-  getPaymentReceipt,
-  handlePaymentRequired,
-  isX402Error,
-  type AnyX402Error,
-  type PaymentReceipt,
-  type Transport,
-} from "../../src";
+import { PaymentNotSentError } from "../../src/entries/errors";
+import { createX402Client, getPaymentReceipt, handlePaymentRequired, isX402Error, type AnyX402Error, type PaymentReceipt, type Transport } from "../../src";
+import { decodeSettlement } from "../../src/entries/protocol";
 import { exactEvm, type TypedDataRequest } from "../../src/evm";
 import { BODY_LIMITS, bodySource } from "../../src/handshake";
 import { RESOURCE, challenge, headerFor, strangeBody, strangeHeader } from "./arbitraries";
@@ -352,7 +344,7 @@ async function run(x: Exchange): Promise<void> {
       }),
     ],
     policy: POLICIES[x.policy],
-    extensions: x.signIn ? [{ key: "sign-in-with-x", beforePayment: () => ({ "SIGN-IN-WITH-X": "proof" }) }] : [],
+    plugins: x.signIn ? [{ key: "sign-in-with-x", beforePayment: () => ({ "SIGN-IN-WITH-X": "proof" }) }] : [],
     onPaymentSettled: (receipt) => void settled.push(receipt),
     onPaymentFailed: (error) => void failed.push(error),
   });

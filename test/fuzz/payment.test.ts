@@ -7,7 +7,9 @@
 import fc from "fast-check";
 import { getAddress } from "viem";
 import { describe, expect, it } from "vitest";
-import { createX402Client, isX402Error, parseChallenge, type PaymentChallenge, type PaymentOption, type PreparedPayment } from "../../src";
+import { createX402Client, isX402Error, type PaymentOption } from "../../src";
+import { parseChallenge, type PaymentChallenge } from "../../src/entries/protocol";
+import { type PreparedPayment } from "../../src/client";
 import { exactEvm, type TypedDataRequest } from "../../src/evm";
 import { HOSTILE, RESOURCE, challenge } from "./arbitraries";
 import { caip2Of, evmChainId, exactEvmCanPay, isWireRequirement, originAllowed, policyAllows, type PolicyModel } from "./oracle";
@@ -15,6 +17,7 @@ import { check, ensure } from "./params";
 import { approval, policy, requestUrl, selector, wallet, type Approval, type Selector, type Wallet } from "./policies";
 import { v2Challenge, v2Requirement } from "../support/seller";
 import { ANVIL_ADDRESS_0 } from "../support/vectors";
+import { engineOf } from "../../src/client";
 
 /** The clock exactEvm signs with: the vectors' 2025-02-27T16:00:00Z. */
 const NOW_MS = 1740672000000;
@@ -136,7 +139,7 @@ export async function checkScenario(s: Scenario): Promise<void> {
   const verdicts = classify(s.wire, s.generated.model, s.url);
   const allowed = verdicts.flatMap((verdict, i) => (verdict === "payable" ? [i] : []));
 
-  const evaluated = client.evaluate(parsed, request);
+  const evaluated = engineOf(client).evaluate(parsed, request);
   ensure(sameJson(evaluated.options.map((o) => o.requirement.index), allowed), () => `payable ${show(evaluated.options.map((o) => o.requirement.index))}, oracle ${show(allowed)} for ${show(s.wire)} policy ${show(s.generated.model)} url ${s.url}`);
   // Every other requirement is rejected, once, with the kind of reason the oracle gives.
   const expectedRejections = verdicts.flatMap((code, index) => (code === "payable" ? [] : [{ index, code }]));
@@ -149,7 +152,7 @@ export async function checkScenario(s: Scenario): Promise<void> {
   let payment: PreparedPayment | undefined;
   thrown = undefined;
   try {
-    payment = await client.createPayment(parsed, request);
+    payment = await engineOf(client).createPayment(parsed, request);
   } catch (error) {
     thrown = error;
   }
@@ -222,7 +225,7 @@ describe("fuzz: evaluate + createPayment", () => {
     });
     const accepted = { ...v2Requirement(), maxTimeoutSeconds: Number.MAX_SAFE_INTEGER };
     const challenge = parseChallenge({ header: Buffer.from(JSON.stringify(v2Challenge({ accepts: [accepted] }))).toString("base64") });
-    const payment = await client.createPayment(challenge, { url: RESOURCE, method: "GET" });
+    const payment = await engineOf(client).createPayment(challenge, { url: RESOURCE, method: "GET" });
     const validBefore = NOW_S + BigInt(Number.MAX_SAFE_INTEGER);
     expect(calls[0]!.message.validBefore).toBe(validBefore);
     expect(decodeHeader(payment.headerValue).payload.authorization.validBefore).toBe(String(validBefore));

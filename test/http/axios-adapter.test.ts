@@ -7,7 +7,7 @@
 import axios, { type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig } from "axios";
 import { http, HttpResponse } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { getPaymentReceipt, type X402Extension } from "../../src";
+import { getPaymentReceipt, type X402Plugin } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { PATH, SELLER, challengeResponse, createSeller, encodeHeader, payingClient, v2Challenge } from "../support/seller";
 import { rejection } from "../support/wrappers";
@@ -333,10 +333,10 @@ describe("axios: an extension's retry carrying a payment header", () => {
       },
     });
     server.use(seller.handler);
-    const extension: X402Extension = { key, beforePayment: () => ({ "PAYMENT-SIGNATURE": "prepaid-token", "x-session": "s1" }) };
+    const extension: X402Plugin = { key, beforePayment: () => ({ "PAYMENT-SIGNATURE": "prepaid-token", "x-session": "s1" }) };
     const controller = new AbortController();
     void retried.then(() => controller.abort());
-    const instance = wrapAxiosWithPayment(axios.create(), payingClient({ extensions: [extension] }).client);
+    const instance = wrapAxiosWithPayment(axios.create(), payingClient({ plugins: [extension] }).client);
 
     const error = await rejection(instance.get(url, { signal: controller.signal }));
 

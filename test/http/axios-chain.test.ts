@@ -5,7 +5,8 @@
  */
 import axios, { AxiosHeaders, type AxiosInstance, type AxiosResponse } from "axios";
 import { describe, expect, it } from "vitest";
-import { PaymentRejectedError, createX402Client, getPaymentReceipt, type PaymentReceipt } from "../../src";
+import { PaymentRejectedError } from "../../src/entries/errors";
+import { createX402Client, getPaymentReceipt, type PaymentReceipt } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { exactEvm } from "../../src/evm";
 import { PATH, SELLER, TX_HASH, account, challengeResponse, createSeller, v2Challenge } from "../support/seller";

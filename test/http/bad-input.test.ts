@@ -7,7 +7,8 @@ import { getBase58Decoder } from "@solana/kit";
 import { HttpResponse } from "msw";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { PaymentRejectedError, createX402Client, isX402Error } from "../../src";
+import { PaymentRejectedError } from "../../src/entries/errors";
+import { createX402Client, isX402Error } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { exactSvm } from "../../src/svm";
 import {

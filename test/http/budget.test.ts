@@ -11,6 +11,7 @@ import { useMswServer } from "../support/msw";
 import { OTHER, OTHER_PAY_TO, PATH, SELLER, TX_HASH, createSeller, settlementHeader, v2Challenge, v2Requirement } from "../support/seller";
 import { countingSigner } from "../support/wallets";
 import { rejection, wrappers } from "../support/wrappers";
+import { budget as budgetPlugin } from "../../src";
 
 const server = useMswServer();
 const url = `${SELLER}${PATH}`;
@@ -24,7 +25,7 @@ function budgetClient(budget: object | object[], store: BudgetStore = memoryBudg
   const withStore = (b: object) => ({ store, ...b });
   const client = createX402Client({
     schemes: [exactEvm({ signer })],
-    budget: (Array.isArray(budget) ? budget.map(withStore) : withStore(budget)) as never,
+    plugins: (Array.isArray(budget) ? budget : [budget]).map((b) => budgetPlugin(withStore(b) as never)),
     onPaymentFailed: (e) => void failed.push(e),
   });
   return { client, signs: calls, failed, store };
@@ -85,11 +86,11 @@ describe.each(wrappers)("$name: budgets", (wrapper) => {
   it("refused by the approval hook, or the wallet declines: released, nothing counted", async () => {
     server.use(createSeller().handler);
     const store = memoryBudgetStore();
-    const refusing = createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], budget: { limit: "$0.01", store }, onBeforePayment: () => false });
+    const refusing = createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], plugins: [budgetPlugin({ limit: "$0.01", store })], onBeforePayment: () => false });
     expect(await rejection(wrapper.send(refusing, { url }))).toMatchObject({ code: "PAYMENT_REFUSED" });
     const declining = createX402Client({
       schemes: [exactEvm({ signer: countingSigner(async () => Promise.reject(Object.assign(new Error("User rejected the request."), { code: 4001 }))).signer })],
-      budget: { limit: "$0.01", store },
+      plugins: [budgetPlugin({ limit: "$0.01", store })],
     });
     expect(await rejection(wrapper.send(declining, { url }))).toMatchObject({ code: "USER_REJECTED" });
     expect(await usage(store)).toEqual({ spent: 0, reserved: 0 });
@@ -155,7 +156,7 @@ describe.each(wrappers)("$name: budgets", (wrapper) => {
       },
     });
     server.use(seller.handler);
-    const client = createX402Client({ schemes: [uptoEvm({ signer: countingSigner().signer })], budget: { limit: "$0.05", store } });
+    const client = createX402Client({ schemes: [uptoEvm({ signer: countingSigner().signer })], plugins: [budgetPlugin({ limit: "$0.05", store })] });
     expect((await wrapper.send(client, { url })).status).toBe(200);
     expect(reservedDuringPayment).toEqual({ spent: 0, reserved: 50_000 });
     // 1234 base units of a 6-decimal stablecoin: $0.001234.

@@ -17,7 +17,7 @@ describe.each(wrappers)("$name: builder-code", (wrapper) => {
     const seller = createSeller({ challenge });
     server.use(seller.handler);
 
-    const reply = await wrapper.send(payingClient({ extensions: [builderCode(["bc_agent", "bc_mcp"])] }).client, { url });
+    const reply = await wrapper.send(payingClient({ plugins: [builderCode(["bc_agent", "bc_mcp"])] }).client, { url });
 
     expect(reply.status).toBe(200);
     const [payload] = seller.payments;

@@ -5,7 +5,7 @@
  */
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { createX402Client, memoryLedger, reconcile, spendBy, unreconciled, type LedgerRecord } from "../../src";
+import { createX402Client, memoryLedger, reconcile, recordOutcomes, spendBy, unreconciled, type LedgerRecord } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { useMswServer } from "../support/msw";
 import { OTHER, OTHER_PAY_TO, PATH, PAY_TO, SELLER, TX_HASH, USDC_BASE_SEPOLIA, createSeller, encodeHeader, v2Challenge, v2Requirement } from "../support/seller";
@@ -20,7 +20,7 @@ function ledgerClient(options: Record<string, unknown> = {}) {
   const ledger = memoryLedger();
   const client = createX402Client({
     schemes: [exactEvm({ signer: countingSigner().signer })],
-    ledger,
+    plugins: [ledger],
     // Hooks that throw cannot keep a record out of the ledger.
     onPaymentSettled: () => {
       throw new Error("hook");
@@ -88,7 +88,7 @@ describe.each(wrappers)("$name: the ledger", (wrapper) => {
 
   it("a ledger that fails does not turn a paid response into an error", async () => {
     server.use(createSeller().handler);
-    const { client } = ledgerClient({ ledger: { append: () => Promise.reject(new Error("disk full")), records: async function* () {} } });
+    const { client } = ledgerClient({ plugins: [recordOutcomes({ append: () => Promise.reject(new Error("disk full")), records: async function* () {} })] });
     expect((await wrapper.send(client, { url })).status).toBe(200);
   });
 });

@@ -6,7 +6,8 @@
 import axios from "axios";
 import { HttpResponse } from "msw";
 import { describe, expect, it, vi } from "vitest";
-import { PaymentAlreadyAttemptedError, createX402Client, getPaymentReceipt, isX402Error, type AnyX402Error, type PaymentOutcome, type PaymentReceipt, type X402Extension } from "../../src";
+import { PaymentAlreadyAttemptedError } from "../../src/entries/errors";
+import { createX402Client, getPaymentReceipt, isX402Error, type AnyX402Error, type PaymentOutcome, type PaymentReceipt, type X402Plugin } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import {
@@ -36,7 +37,7 @@ const withSignIn = (extra: Record<string, unknown> = {}) =>
 /** An extension that offers a fixed header instead of paying, and records what it saw. */
 function signInExtension(header: Record<string, string> | undefined = { "sign-in-with-x": "proof" }) {
   const seen: { declarations: unknown[]; outcomes: PaymentOutcome[] } = { declarations: [], outcomes: [] };
-  const extension: X402Extension = {
+  const extension: X402Plugin = {
     key: SIGN_IN,
     beforePayment: ({ declaration }) => (seen.declarations.push(declaration), header),
     onOutcome: (outcome) => void seen.outcomes.push(outcome),
@@ -64,7 +65,7 @@ describe.each(wrappers)("$name: an extension's headers instead of a payment", (w
     server.use(seller.handler);
     const { extension, seen } = signInExtension();
     const recorded = hooks();
-    const { client, signs } = payingClient({ extensions: [extension], ...recorded.options });
+    const { client, signs } = payingClient({ plugins: [extension], ...recorded.options });
 
     const reply = await wrapper.send(client, { url });
 
@@ -83,7 +84,7 @@ describe.each(wrappers)("$name: an extension's headers instead of a payment", (w
     server.use(seller.handler);
     const { extension, seen } = signInExtension();
     const recorded = hooks();
-    const { client, signs } = payingClient({ extensions: [extension], ...recorded.options });
+    const { client, signs } = payingClient({ plugins: [extension], ...recorded.options });
 
     const reply = await wrapper.send(client, { url });
 
@@ -101,7 +102,7 @@ describe.each(wrappers)("$name: an extension's headers instead of a payment", (w
     const seller = createSeller();
     server.use(seller.handler);
     const { extension, seen } = signInExtension();
-    await wrapper.send(payingClient({ extensions: [extension] }).client, { url });
+    await wrapper.send(payingClient({ plugins: [extension] }).client, { url });
     expect(seen.declarations).toEqual([]);
     expect(seen.outcomes).toEqual([]);
     expect(seller.requests).toHaveLength(2);
@@ -112,7 +113,7 @@ describe.each(wrappers)("$name: an extension's headers instead of a payment", (w
     server.use(seller.handler);
     const first = signInExtension({ "sign-in-with-x": "one" });
     const second = signInExtension({ "sign-in-with-x": "two" });
-    const { client, signs } = payingClient({ extensions: [first.extension, second.extension] });
+    const { client, signs } = payingClient({ plugins: [first.extension, second.extension] });
 
     await wrapper.send(client, { url });
 
@@ -124,14 +125,14 @@ describe.each(wrappers)("$name: an extension's headers instead of a payment", (w
   it("an extension that throws stops the request with a typed error; nothing is paid", async () => {
     const seller = createSeller({ challenge: withSignIn() });
     server.use(seller.handler);
-    const extension: X402Extension = {
+    const extension: X402Plugin = {
       key: SIGN_IN,
       beforePayment: () => {
         throw new Error("wallet unavailable");
       },
     };
     const recorded = hooks();
-    const { client, signs } = payingClient({ extensions: [extension], ...recorded.options });
+    const { client, signs } = payingClient({ plugins: [extension], ...recorded.options });
 
     const error = await rejection(wrapper.send(client, { url }));
 
@@ -150,7 +151,7 @@ describe.each(wrappers)("$name: when the extension's retry goes wrong", (wrapper
       intercept: (request) => (request.headers.has("sign-in-with-x") ? HttpResponse.text("<html>sign in</html>", { status: 402 }) : undefined),
     });
     server.use(seller.handler);
-    const { client, signs } = payingClient({ extensions: [signInExtension().extension] });
+    const { client, signs } = payingClient({ plugins: [signInExtension().extension] });
 
     const reply = await wrapper.send(client, { url });
 
@@ -167,7 +168,7 @@ describe.each(wrappers)("$name: when the extension's retry goes wrong", (wrapper
     });
     server.use(seller.handler);
     const recorded = hooks();
-    const { client, signs } = payingClient({ extensions: [signInExtension().extension], ...recorded.options });
+    const { client, signs } = payingClient({ plugins: [signInExtension().extension], ...recorded.options });
 
     const error = await rejection(wrapper.send(client, { url }));
 
@@ -194,7 +195,7 @@ describe("fetch: an abort while the extension's retry is in flight", () => {
     });
     server.use(seller.handler);
     const recorded = hooks();
-    const { client, signs } = payingClient({ extensions: [signInExtension().extension], ...recorded.options });
+    const { client, signs } = payingClient({ plugins: [signInExtension().extension], ...recorded.options });
 
     const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: controller.signal }));
 
@@ -213,7 +214,7 @@ describe.each(wrappers)("$name: an extension enriching the payload", (wrapper) =
       bazaar: { info: { input: { type: "http" } }, schema: {} },
     },
   });
-  const idExtension = (seen: unknown[] = []): X402Extension => ({
+  const idExtension = (seen: unknown[] = []): X402Plugin => ({
     key: "payment-identifier",
     enrichPayload: (context) => {
       seen.push({ declaration: context.declaration, payer: context.payer, amount: context.requirement.amount });
@@ -225,7 +226,7 @@ describe.each(wrappers)("$name: an extension enriching the payload", (wrapper) =
     const seller = createSeller({ challenge });
     server.use(seller.handler);
     const seen: unknown[] = [];
-    const { client } = payingClient({ extensions: [idExtension(seen)] });
+    const { client } = payingClient({ plugins: [idExtension(seen)] });
 
     await wrapper.send(client, { url });
 
@@ -242,9 +243,9 @@ describe.each(wrappers)("$name: an extension enriching the payload", (wrapper) =
   it("replaces a declaration that is not an object with its fields", async () => {
     const seller = createSeller({ challenge: v2Challenge({ extensions: { "payment-identifier": "optional" } }) });
     server.use(seller.handler);
-    const extension: X402Extension = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
+    const extension: X402Plugin = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
 
-    await wrapper.send(payingClient({ extensions: [extension] }).client, { url });
+    await wrapper.send(payingClient({ plugins: [extension] }).client, { url });
 
     expect(seller.payments[0].extensions).toStrictEqual({ "payment-identifier": { info: { id: "pay_0123456789abcdef" } } });
   });
@@ -253,7 +254,7 @@ describe.each(wrappers)("$name: an extension enriching the payload", (wrapper) =
     const seller = createSeller({ challenge: v1Challenge({ extensions: challenge.extensions }) });
     server.use(seller.handler);
     const seen: unknown[] = [];
-    await wrapper.send(payingClient({ extensions: [idExtension(seen)] }).client, { url });
+    await wrapper.send(payingClient({ plugins: [idExtension(seen)] }).client, { url });
     expect(seen).toEqual([]);
     expect(seller.payments[0]).not.toHaveProperty("extensions");
   });
@@ -448,11 +449,11 @@ describe("outcome reports reach every observer once, in order: the serving exten
   it("settled", async () => {
     server.use(createSeller({ challenge: withSignIn() }).handler);
     const calls: string[] = [];
-    const extension: X402Extension = { key: SIGN_IN, onOutcome: (o) => void calls.push(`extension:${o.settled}`) };
+    const extension: X402Plugin = { key: SIGN_IN, onOutcome: (o) => void calls.push(`extension:${o.settled}`) };
     const { signer } = countingSigner();
     const client = createX402Client({
       schemes: [exactEvm({ signer })],
-      extensions: [extension],
+      plugins: [extension],
       onPaymentSettled: () => void calls.push("settled"),
       onPaymentFailed: vi.fn(),
     });

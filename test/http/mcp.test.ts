@@ -8,7 +8,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { createX402Client, getPaymentReceipt, type AnyX402Error } from "../../src";
+import { createX402Client, getPaymentReceipt, recordOutcomes, type AnyX402Error } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { MCP_PAYMENT_META_KEY, wrapMcpClientWithPayment, type McpPaymentOptions } from "../../src/mcp";
 import { TX_HASH, account, v1Challenge, v2Challenge } from "../support/seller";
@@ -248,7 +248,7 @@ describe("the tool guard and the request (the mutation run's cases)", () => {
     const seen: unknown[] = [];
     const args = { q: "x" };
     const records: { url: string; method: string }[] = [];
-    const client = createX402Client({ schemes: [exactEvm({ signer: account })], ledger: { append: async (r) => void records.push(r), records: async function* () {} } });
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [recordOutcomes({ append: async (r: { url: string; method: string }) => void records.push(r), records: async function* () {} })] });
     const result = await wrapMcpClientWithPayment(mcp, client, {
       onPaymentRequested: (request) => {
         seen.push({ ...request, arguments: request.arguments, frozen: Object.isFrozen(request.arguments), same: request.arguments === args, amount: request.payment.amount });

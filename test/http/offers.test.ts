@@ -10,7 +10,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { createX402Client, getPaymentReceipt } from "../../src";
 import { exactEvm } from "../../src/evm";
-import { offerReceipt, type OfferReceiptOptions } from "../../src/offers";
+import { offerReceipt, type OfferReceiptOptions } from "../../src/extensions/offer-receipt";
 import { useMswServer } from "../support/msw";
 import { OTHER_PAY_TO, PATH, SELLER, TX_HASH, USDC_BASE_SEPOLIA, createSeller, settlementHeader, v1Challenge, v1Requirement, v2Challenge, v2Requirement } from "../support/seller";
 import { countingSigner } from "../support/wallets";
@@ -56,7 +56,7 @@ function offerSeller(accepts: Record<string, unknown>[], offers: unknown[], rece
 
 const client = (options?: OfferReceiptOptions) => {
   const wallet = countingSigner();
-  return { ...wallet, client: createX402Client({ schemes: [exactEvm({ signer: wallet.signer })], extensions: [offerReceipt(options)] }) };
+  return { ...wallet, client: createX402Client({ schemes: [exactEvm({ signer: wallet.signer })], plugins: [offerReceipt(options)] }) };
 };
 
 describe.each(wrappers)("$name: signed offers and receipts", (wrapper) => {

@@ -6,7 +6,8 @@
 import axios, { AxiosError } from "axios";
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { PaymentAlreadyAttemptedError, PaymentOutcomeUnknownError, PaymentRejectedError, getPaymentReceipt, isX402Error } from "../../src";
+import { PaymentAlreadyAttemptedError, PaymentOutcomeUnknownError, PaymentRejectedError } from "../../src/entries/errors";
+import { getPaymentReceipt, isX402Error } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import {

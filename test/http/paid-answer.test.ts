@@ -6,7 +6,8 @@
  */
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { PaymentRejectedError, getPaymentReceipt, isX402Error, type AnyX402Error, type PaymentReceipt } from "../../src";
+import { PaymentRejectedError } from "../../src/entries/errors";
+import { getPaymentReceipt, isX402Error, type AnyX402Error, type PaymentReceipt } from "../../src";
 import {
   PATH,
   SELLER,

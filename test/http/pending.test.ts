@@ -9,7 +9,8 @@
  */
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { PaymentPendingError, createX402Client, getPaymentReceipt, memoryLedger, unreconciled, type AnyX402Error, type PaymentReceipt } from "../../src";
+import { PaymentPendingError } from "../../src/entries/errors";
+import { budget, createX402Client, getPaymentReceipt, memoryLedger, unreconciled, type AnyX402Error, type PaymentReceipt } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { PATH, SELLER, TX_HASH, countingSigner, createSeller, settlementHeader } from "../support/seller";
 import { rejection, wrappers } from "../support/wrappers";
@@ -38,8 +39,7 @@ function observedClient() {
   const settled: PaymentReceipt[] = [];
   const client = createX402Client({
     schemes: [exactEvm({ signer })],
-    ledger,
-    budget: { limit: "$0.01", per: "day" },
+    plugins: [ledger, budget({ limit: "$0.01", per: "day" })],
     onPaymentFailed: (error) => void failed.push(error),
     onPaymentSettled: (receipt) => void settled.push(receipt),
   });

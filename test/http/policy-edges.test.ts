@@ -5,7 +5,8 @@
  */
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { InvalidConfigError, PaymentRefusedError, createX402Client, getPaymentReceipt, type PaymentOption, type X402ClientOptions } from "../../src";
+import { InvalidConfigError, PaymentRefusedError } from "../../src/entries/errors";
+import { createX402Client, getPaymentReceipt, type PaymentOption, type X402ClientOptions } from "../../src";
 import { exactSvm } from "../../src/svm";
 import {
   PATH,

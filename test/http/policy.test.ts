@@ -3,7 +3,8 @@
  * signature, with a typed error that says why for every requirement.
  */
 import { describe, expect, it } from "vitest";
-import { NoPayableRequirementError, PaymentRefusedError, getPaymentReceipt, type PaymentSnapshot } from "../../src";
+import { NoPayableRequirementError, PaymentRefusedError } from "../../src/entries/errors";
+import { getPaymentReceipt, type PaymentSnapshot } from "../../src";
 import {
   OTHER_PAY_TO,
   PATH,

@@ -5,8 +5,8 @@
  */
 import { HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
-import { createX402Client, getPaymentReceipt, memoryBudgetStore, type AnyX402Error, type X402Extension } from "../../src";
-import { PROBE_WAIT_MS, createQuoteCache } from "../../src/client";
+import { budget, createX402Client, getPaymentReceipt, memoryBudgetStore, quoteCache, recordOutcomes, type AnyX402Error, type X402Plugin } from "../../src";
+import { PROBE_WAIT_MS, createQuoteCache } from "../../src/extensions/quote-cache";
 import { exactEvm } from "../../src/evm";
 import { useMswServer } from "../support/msw";
 import { OTHER, PATH, SELLER, createSeller, v2Challenge, v2Requirement } from "../support/seller";
@@ -16,11 +16,12 @@ import { rejection, wrappers } from "../support/wrappers";
 const server = useMswServer();
 const url = `${SELLER}${PATH}`;
 
-function quotingClient(options: Record<string, unknown> = {}) {
+function quotingClient(plugins: X402Plugin[] = []) {
   const { calls, signer } = countingSigner();
   const failed: AnyX402Error[] = [];
-  const client = createX402Client({ schemes: [exactEvm({ signer })], quoteCache: true, onPaymentFailed: (e) => void failed.push(e), ...options });
-  return { client, signs: calls, failed };
+  const quotes = quoteCache();
+  const client = createX402Client({ schemes: [exactEvm({ signer })], plugins: [quotes, ...plugins], onPaymentFailed: (e) => void failed.push(e) });
+  return { client, signs: calls, failed, quotes };
 }
 
 /** Whether each request the seller saw carried a payment. */
@@ -52,7 +53,7 @@ describe.each(wrappers)("$name: the quote cache", (wrapper) => {
   it("a stale quote (the price changed): refused at no charge, the new terms paid; one settlement; the outcome hooks told", async () => {
     server.use(createSeller().handler);
     const store = memoryBudgetStore();
-    const { client, failed } = quotingClient({ budget: { limit: "$1", store } });
+    const { client, failed } = quotingClient([budget({ limit: "$1", store })]);
     await wrapper.send(client, { url });
     const repriced = createSeller({ challenge: v2Challenge({ accepts: [v2Requirement({ amount: "20000" })] }) });
     server.use(repriced.handler);
@@ -108,7 +109,7 @@ describe.each(wrappers)("$name: the quote cache", (wrapper) => {
   it("a cached quote still meets the budget: refused before anything is sent", async () => {
     const seller = createSeller();
     server.use(seller.handler);
-    const { client, signs } = quotingClient({ budget: { limit: "$0.01" } });
+    const { client, signs } = quotingClient([budget({ limit: "$0.01" })]);
     await wrapper.send(client, { url });
     expect(await rejection(wrapper.send(client, { url }))).toMatchObject({ code: "BUDGET_EXCEEDED" });
     expect(seller.requests).toHaveLength(2);
@@ -118,18 +119,18 @@ describe.each(wrappers)("$name: the quote cache", (wrapper) => {
   it.each([
     {
       route: "a route whose 402 an extension would answer instead of paying (a sign-in) is never quoted",
-      extension: { key: "declared", beforePayment: () => undefined } satisfies X402Extension,
+      extension: { key: "declared", beforePayment: () => undefined } satisfies X402Plugin,
       flags: [false, true, false, true],
     },
     {
       route: "a route declaring an extension the client knows but that never answers instead of paying is quoted",
-      extension: { key: "declared", enrichPayload: () => undefined } satisfies X402Extension,
+      extension: { key: "declared", enrichPayload: () => undefined } satisfies X402Plugin,
       flags: [false, true, true],
     },
   ])("$route", async ({ extension, flags }) => {
     const seller = createSeller({ challenge: v2Challenge({ extensions: { declared: {} } }) });
     server.use(seller.handler);
-    const { client } = quotingClient({ extensions: [extension] });
+    const { client } = quotingClient([extension]);
     await wrapper.send(client, { url });
     await wrapper.send(client, { url });
     expect(paidFlags(seller)).toEqual(flags);
@@ -137,8 +138,8 @@ describe.each(wrappers)("$name: the quote cache", (wrapper) => {
 });
 
 describe("quote cache options and expiry", () => {
-  it.each([{ ttlSeconds: 0 }, { ttlSeconds: 1.5 }, { maxEntries: -1 }, { size: 1 }, "yes"])("%j: INVALID_CONFIG", (quoteCache) => {
-    expect(() => createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], quoteCache: quoteCache as never })).toThrow(
+  it.each([{ ttlSeconds: 0 }, { ttlSeconds: 1.5 }, { maxEntries: -1 }, { size: 1 }, "yes"])("%j: INVALID_CONFIG", (options) => {
+    expect(() => quoteCache(options as never)).toThrow(
       expect.objectContaining({ code: "INVALID_CONFIG" }),
     );
   });
@@ -156,7 +157,6 @@ describe("quote cache options and expiry", () => {
     expect(cache.lookup("a")).toBe(challenge);
     now = 10_000;
     expect(cache.lookup("a")).toBeUndefined();
-    expect(createQuoteCache(false)).toBeUndefined();
   });
 });
 
@@ -164,7 +164,7 @@ describe("quote cache probes", () => {
   it("a request waiting on another's probe goes on when its signal aborts, or after PROBE_WAIT_MS", async () => {
     vi.useFakeTimers();
     try {
-      const cache = createQuoteCache(true)!;
+      const cache = createQuoteCache();
       await cache.probe("r"); // the prober, which never ends
       const controller = new AbortController();
       let aborted = false;
@@ -186,7 +186,7 @@ describe("quote cache probes", () => {
   });
 
   it("a probe's done ends only its own probe: a later probe of the route still holds its waiters", async () => {
-    const cache = createQuoteCache(true)!;
+    const cache = createQuoteCache();
     const firstDone = await cache.probe("r");
     cache.learn("r", {} as never); // ends the first probe
     cache.forget("r");
@@ -220,9 +220,9 @@ describe.each(wrappers)("$name: the quote cache, from the mutation run", (wrappe
 
   it("a request to a free route ends its probe when it is over: the next request to the route need not wait", async () => {
     server.use(http.get(`${SELLER}/free`, () => HttpResponse.json({ free: true })));
-    const { client } = quotingClient();
+    const { client, quotes } = quotingClient();
     expect((await wrapper.send(client, { url: `${SELLER}/free` })).status).toBe(200);
-    const waited = await Promise.race([client.quotes!.probe(`GET ${SELLER}/free`).then(() => "no wait"), new Promise((resolve) => setTimeout(() => resolve("waited"), 50))]);
+    const waited = await Promise.race([quotes.cache.probe(`GET ${SELLER}/free`).then(() => "no wait"), new Promise((resolve) => setTimeout(() => resolve("waited"), 50))]);
     expect(waited).toBe("no wait");
   });
 
@@ -237,16 +237,14 @@ describe.each(wrappers)("$name: the quote cache, from the mutation run", (wrappe
   });
 });
 
-describe("createX402Client: quoteCache and ledger options", () => {
+describe("quoteCache and ledger options", () => {
   it.each([
-    [{ quoteCache: null }, "quoteCache", "null is not true, false or { ttlSeconds?, maxEntries? }"],
-    [{ quoteCache: 5 }, "quoteCache", "5 is not true, false or { ttlSeconds?, maxEntries? }"],
-    [{ ledger: {} }, "ledger", "{} is not a ledger { append, records }"],
-    [{ ledger: { append() {} } }, "ledger", "{} is not a ledger { append, records }"],
-    [{ ledger: { records() {} } }, "ledger", "{} is not a ledger { append, records }"],
-  ])("%j: INVALID_CONFIG naming %s", (options, option, problem) => {
-    expect(() => createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], ...(options as object) })).toThrow(
-      expect.objectContaining({ code: "INVALID_CONFIG", message: `${option}: ${problem}.` }),
-    );
+    [() => quoteCache(null as never), "quoteCache", "null is not { ttlSeconds?, maxEntries? }"],
+    [() => quoteCache(5 as never), "quoteCache", "5 is not { ttlSeconds?, maxEntries? }"],
+    [() => recordOutcomes({} as never), "ledger", "{} is not a ledger { append, records }"],
+    [() => recordOutcomes({ append() {} } as never), "ledger", "{} is not a ledger { append, records }"],
+    [() => recordOutcomes({ records() {} } as never), "ledger", "{} is not a ledger { append, records }"],
+  ])("%#: INVALID_CONFIG naming %s", (make, option, problem) => {
+    expect(make).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", message: `${option}: ${problem}.` }));
   });
 });

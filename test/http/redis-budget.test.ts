@@ -11,7 +11,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createClient } from "redis";
 import { generatePrivateKey } from "viem/accounts";
-import { BudgetUnavailableError, createX402Client, type BudgetStore } from "../../src";
+import { BudgetUnavailableError } from "../../src/entries/errors";
+import { createX402Client, type BudgetStore } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { redisBudgetStore } from "../../src/redis";
@@ -19,6 +20,7 @@ import { loopbackSeller, type LoopbackSeller } from "../support/loopback-seller"
 import { connectRedis, freePort, startRedis, type RedisServer } from "../support/redis";
 import { countingSigner } from "../support/wallets";
 import { rejection } from "../support/wrappers";
+import { budget } from "../../src";
 
 let server: RedisServer;
 let redis: Awaited<ReturnType<typeof connectRedis>>;
@@ -43,7 +45,7 @@ afterAll(async () => {
 /** A client with a counting signer whose budget of 3 payments lives in `store`, and its paying fetch. */
 function buyer(store: BudgetStore) {
   const { calls, signer } = countingSigner();
-  const client = createX402Client({ schemes: [exactEvm({ signer })], budget: { limit: "$0.003", store } });
+  const client = createX402Client({ schemes: [exactEvm({ signer })], plugins: [budget({ limit: "$0.003", store })] });
   return { pay: wrapFetchWithPayment(fetch, client), signs: calls };
 }
 

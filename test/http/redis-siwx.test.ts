@@ -8,7 +8,7 @@ import { createX402Client, signInWithX } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { fetchWrapper } from "../support/wrappers";
 import { redisSignInStore } from "../../src/redis";
-import { paidKey } from "../../src/siwx";
+import { paidKey } from "../../src/extensions/sign-in-with-x";
 import { useMswServer } from "../support/msw";
 import { connectRedis, startRedis, type RedisServer } from "../support/redis";
 import { countingEvmWallet, createSiwxSeller } from "../support/siwx";
@@ -33,7 +33,7 @@ afterAll(async () => {
 function buyer(store: ReturnType<typeof redisSignInStore>) {
   const payments = countingSigner();
   const evm = countingEvmWallet();
-  const client = createX402Client({ schemes: [exactEvm({ signer: payments.signer })], extensions: [signInWithX({ evm: evm.wallet, store })] });
+  const client = createX402Client({ schemes: [exactEvm({ signer: payments.signer })], plugins: [signInWithX({ evm: evm.wallet, store })] });
   return { client, typedData: payments.calls, messages: evm.messages };
 }
 

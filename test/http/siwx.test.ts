@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { createX402Client, memoryLedger, signInWithX, type AnyX402Error, type PaymentReceipt } from "../../src";
 import { exactEvm } from "../../src/evm";
-import { paidKey, memoryStore } from "../../src/siwx";
+import { paidKey, memoryStore } from "../../src/extensions/sign-in-with-x";
 import { useMswServer } from "../support/msw";
 import { countingSigner } from "../support/seller";
 import { SIGN_IN, countingEvmWallet, countingSolanaWallet, createSiwxSeller } from "../support/siwx";
@@ -27,7 +27,7 @@ function buyerWith(wallets: Parameters<typeof signInWithX>[0], sign?: Parameters
   const failed: AnyX402Error[] = [];
   const client = createX402Client({
     schemes: [exactEvm({ signer: payments.signer })],
-    extensions: [signInWithX(wallets)],
+    plugins: [signInWithX(wallets)],
     onPaymentSettled: (r) => void settled.push(r),
     onPaymentFailed: (e) => void failed.push(e),
   });
@@ -65,7 +65,7 @@ describe.each(wrappers)("$name: sign in instead of paying twice", (wrapper) => {
     server.use(seller.handler);
     const ledger = memoryLedger();
     const clientOn = (evm: ReturnType<typeof countingEvmWallet>) =>
-      createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], ledger, extensions: [signInWithX({ evm: evm.wallet, store: ledger })] });
+      createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], plugins: [ledger, signInWithX({ evm: evm.wallet, store: ledger })] });
     expect((await wrapper.send(clientOn(countingEvmWallet()), { url: seller.url })).status).toBe(200);
     expect(ledger.list.map((r) => r.outcome)).toEqual(["settled"]);
 

@@ -134,7 +134,7 @@ describe("x402-pay <url>", () => {
     expect((await run(["--frobnicate", `${stack.seller.url}/weather`])).code).toBe(2);
     const help = await run(["--help"]);
     expect(help.code).toBe(0);
-    expect(help.stdout.toString()).toContain("  8  the payment left and its outcome is unknown: money may have moved");
+    expect(help.stdout.toString()).toContain("  8  the payment left and its outcome is unknown or pending: money may have moved");
   });
 
   it("reads the key from a file, and pays with it", async () => {

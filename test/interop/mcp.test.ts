@@ -14,6 +14,7 @@ import { exactEvm } from "../../src/evm";
 import { wrapMcpClientWithPayment, type McpPaymentOptions } from "../../src/mcp";
 import { PRICE_ATOMIC, WEATHER, fundedBuyer, newBuyer, randomAddress, startInteropStack, type Buyer, type InteropStack } from "../../localnet/index.js";
 import { startMcpSeller, type McpSeller } from "../../localnet/mcp.js";
+import { budget } from "../../src";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 let stack: InteropStack;
@@ -75,7 +76,7 @@ describe.each(["http", "stdio"] as const)("over %s", (over) => {
     buyer ??= await fundedBuyer(stack.usdc);
     const failed: AnyX402Error[] = [];
     const ledger = memoryLedger();
-    const x402 = createX402Client({ schemes: [exactEvm({ signer: buyer.account })], ledger, onPaymentFailed: (e) => void failed.push(e), ...client });
+    const x402 = createX402Client({ schemes: [exactEvm({ signer: buyer.account })], onPaymentFailed: (e) => void failed.push(e), ...client, plugins: [ledger, ...(client.plugins ?? [])] });
     return { buyer, failed, ledger, paid: wrapMcpClientWithPayment(mcp, x402, options) };
   }
 
@@ -215,8 +216,7 @@ describe("the tool guard and the policy", () => {
     const x402 = createX402Client({
       schemes: [exactEvm({ signer: buyer.account })],
       policy: { origins: ["mcp://localnet-weather"] },
-      budget: { limit: "$0.0015", scope: "origin" },
-      ledger,
+      plugins: [budget({ limit: "$0.0015", scope: "origin" }), ledger],
     });
     const paid = wrapMcpClientWithPayment(stdio, x402);
     expect(getPaymentReceipt(await paid.callTool({ name: "weather" }))?.settled).toBe(true);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createX402Client, getPaymentReceipt } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
-import { offerReceipt, type OfferReceiptOptions } from "../../src/offers";
+import { offerReceipt, type OfferReceiptOptions } from "../../src/extensions/offer-receipt";
 import { PRICE_ATOMIC, WEATHER, fundedBuyer, startExtensionSeller, startInteropStack, type Buyer, type ExtensionSeller, type InteropStack } from "../../localnet/index.js";
 
 let stack: InteropStack;
@@ -27,7 +27,7 @@ const url = () => `${seller.url}/offers/weather`;
 const balance = (address: `0x${string}`) => stack.usdc.usdcBalance(address);
 
 function payingFetch(buyer: Buyer, options: OfferReceiptOptions, transport: typeof fetch = fetch) {
-  const client = createX402Client({ schemes: [exactEvm({ signer: buyer.account })], extensions: [offerReceipt(options)] });
+  const client = createX402Client({ schemes: [exactEvm({ signer: buyer.account })], plugins: [offerReceipt(options)] });
   return wrapFetchWithPayment(transport, client);
 }
 
@@ -67,7 +67,7 @@ describe("offer-and-receipt against the reference seller", () => {
     const before = await balance(buyer.address);
     const calls: unknown[] = [];
     const signer = { address: buyer.address, signTypedData: (request: never) => (calls.push(request), buyer.account.signTypedData(request)) };
-    const client = createX402Client({ schemes: [exactEvm({ signer })], extensions: [offerReceipt({ requireSigner: [privateKeyToAccount(generatePrivateKey()).address] })] });
+    const client = createX402Client({ schemes: [exactEvm({ signer })], plugins: [offerReceipt({ requireSigner: [privateKeyToAccount(generatePrivateKey()).address] })] });
     const error = await wrapFetchWithPayment(fetch, client)(url()).catch((e) => e);
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
     expect(error.details.rejected[0]).toMatchObject({ code: "policy", reason: expect.stringContaining(`signed by ${issuer.address}`) });

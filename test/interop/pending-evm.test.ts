@@ -25,7 +25,7 @@ afterAll(async () => {
 
 function buyerClient(buyer: Buyer, transport: typeof fetch = fetch) {
   const ledger = memoryLedger();
-  const client = createX402Client({ schemes: [exactEvm({ signer: buyer.account, settlement: evmSettlement({ rpc: stack.anvil.rpcUrl }) })], ledger });
+  const client = createX402Client({ schemes: [exactEvm({ signer: buyer.account, settlement: evmSettlement({ rpc: stack.anvil.rpcUrl }) })], plugins: [ledger] });
   return { client, ledger, pay: wrapFetchWithPayment(transport, client) };
 }
 

@@ -27,7 +27,7 @@ const balance = (buyer: SolanaBuyer) => stack.tokens.balance(stack.tokens.usdc, 
 
 function buyerClient(buyer: SolanaBuyer, transport: typeof fetch) {
   const ledger = memoryLedger();
-  const client = createX402Client({ schemes: [exactSvm({ signer: buyer.signer, rpc: `${stack.rpc.url}/buyer`, settlement: svmSettlement() })], ledger });
+  const client = createX402Client({ schemes: [exactSvm({ signer: buyer.signer, rpc: `${stack.rpc.url}/buyer`, settlement: svmSettlement() })], plugins: [ledger] });
   return { client, ledger, pay: wrapFetchWithPayment(transport, client) };
 }
 

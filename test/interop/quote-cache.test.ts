@@ -3,7 +3,7 @@
 // price is paid: on chain, exactly one transfer per call.
 import { createPublicClient, http, type Hash, type PublicClient } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createX402Client, getPaymentReceipt, type AnyX402Error } from "../../src";
+import { createX402Client, getPaymentReceipt, quoteCache, type AnyX402Error } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { PRICE_ATOMIC, fundedBuyer, startInteropStack, type InteropStack } from "../../localnet/index.js";
@@ -25,7 +25,7 @@ describe("quote cache with the reference seller", () => {
     const buyer = await fundedBuyer(stack.usdc);
     const recorder = recordingFetch(fetch);
     const failed: AnyX402Error[] = [];
-    const client = createX402Client({ schemes: [exactEvm({ signer: buyer.account })], quoteCache: true, onPaymentFailed: (e) => void failed.push(e) });
+    const client = createX402Client({ schemes: [exactEvm({ signer: buyer.account })], plugins: [quoteCache()], onPaymentFailed: (e) => void failed.push(e) });
     const paidFetch = wrapFetchWithPayment(recorder.fetch, client);
     const url = `${stack.seller.url}/repriced`;
     const balance = () => stack.usdc.usdcBalance(buyer.address);

@@ -39,7 +39,7 @@ function countedEvm(buyer: Buyer) {
 
 function evmFetch(buyer: Buyer, { store, transport = fetch }: { store?: SignInStore; transport?: typeof fetch } = {}) {
   const { wallet, signed } = countedEvm(buyer);
-  const client = createX402Client({ schemes: [exactEvm({ signer: wallet })], extensions: [signInWithX({ evm: wallet, ...(store && { store }) })] });
+  const client = createX402Client({ schemes: [exactEvm({ signer: wallet })], plugins: [signInWithX({ evm: wallet, ...(store && { store }) })] });
   return { pay: wrapFetchWithPayment(transport, client), signed };
 }
 
@@ -115,7 +115,7 @@ describe("sign-in-with-x against the reference seller (Solana)", () => {
     const buyer = await stack.fundedBuyer();
     const client = createX402Client({
       schemes: [exactSvm({ signer: buyer.signer, rpc: `${stack.rpc.url}/buyer` })],
-      extensions: [signInWithX({ solana: buyer.signer })],
+      plugins: [signInWithX({ solana: buyer.signer })],
     });
     const pay = wrapFetchWithPayment(fetch, client);
     const before = await svmBalance(buyer);
@@ -133,7 +133,7 @@ describe("sign-in-with-x against the reference seller (Solana)", () => {
 
   it("the auth-only route signs in with a Solana wallet", async () => {
     const buyer = await stack.fundedBuyer({ amount: 0n });
-    const client = createX402Client({ schemes: [exactSvm({ signer: buyer.signer, rpc: `${stack.rpc.url}/buyer` })], extensions: [signInWithX({ solana: buyer.signer })] });
+    const client = createX402Client({ schemes: [exactSvm({ signer: buyer.signer, rpc: `${stack.rpc.url}/buyer` })], plugins: [signInWithX({ solana: buyer.signer })] });
     const answer = await wrapFetchWithPayment(fetch, client)(`${seller.url}/siwx/profile`);
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ address: buyer.address });

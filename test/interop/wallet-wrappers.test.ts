@@ -124,7 +124,7 @@ describe("EVM: a wrapped viem local account signs every payment through its own 
   it("sign-in-with-x: signMessage once on the second visit, and no typed data", async () => {
     const buyer = await fundedBuyer(evm.usdc);
     const { wallet, calls } = wrappedAccount(buyer.account);
-    const extensions = { extensions: [signInWithX({ evm: wallet })] };
+    const extensions = { plugins: [signInWithX({ evm: wallet })] };
     const client = createX402Client({ schemes: [exactEvm({ signer: wallet })], ...extensions });
     const first = await wrapFetchWithPayment(fetch, client)(`${evmSignIn.url}/siwx/weather`);
     expect(first.status).toBe(200);
@@ -158,7 +158,7 @@ describe("Solana: a wrapped kit signer signs through its own methods", () => {
     };
     const client = createX402Client({
       schemes: [exactSvm({ signer: wallet, rpc: `${solana.rpc.url}/buyer` })],
-      extensions: [signInWithX({ solana: wallet })],
+      plugins: [signInWithX({ solana: wallet })],
     });
     const before = await solana.tokens.balance(solana.tokens.usdc, buyer.address);
     const first = await wrapFetchWithPayment(fetch, client)(`${svmSignIn.url}/siwx/weather`);

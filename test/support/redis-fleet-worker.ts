@@ -11,6 +11,7 @@ import { createX402Client } from "../../src";
 import { exactEvm, type TypedDataRequest } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { redisBudgetStore } from "../../src/redis";
+import { budget } from "../../src";
 
 export interface FleetRun {
   readonly prefix: string;
@@ -44,7 +45,7 @@ process.on("message", async ({ prefix, payments, lanes }: FleetRun) => {
   // Eight processes signing on two shared CPUs can stall an answer past the default timeout: that
   // refuses a payment (BUDGET_UNAVAILABLE), which is not what this test is about.
   const store = redisBudgetStore(redis, { prefix, timeoutMs: 10_000 });
-  const client = createX402Client({ schemes: [exactEvm({ signer })], budget: { limit: "$1", store } });
+  const client = createX402Client({ schemes: [exactEvm({ signer })], plugins: [budget({ limit: "$1", store })] });
   const pay = wrapFetchWithPayment(fetch, client);
   let started = 0;
   let paid = 0;

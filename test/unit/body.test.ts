@@ -4,7 +4,7 @@
  * every failure into INVALID_CHALLENGE, and releases what it was reading whenever it stops.
  */
 import { describe, expect, it } from "vitest";
-import { InvalidChallengeError } from "../../src";
+import { InvalidChallengeError } from "../../src/entries/errors";
 import { BODY_LIMITS, bodySource, readBody } from "../../src/handshake";
 
 const MiB = BODY_LIMITS.bytes;

@@ -3,11 +3,25 @@
  * options' checks, and how payments are valued (rounded up, never under).
  */
 import { describe, expect, it, vi } from "vitest";
-import { createX402Client, memoryBudgetStore, type BudgetEntry } from "../../src";
-import { checkBudgets, reserveBudgets, resolveBudgets } from "../../src/budget";
+import { budget, createX402Client, memoryBudgetStore, type BudgetEntry, type BudgetOptions, type BudgetStore, type X402Plugin } from "../../src";
+import { reserve } from "../../src/client/plugins";
 import { exactEvm } from "../../src/evm";
-import { fail } from "../../src/client";
+import type { KnownAsset } from "../../src/protocol";
 import { account } from "../support/wallets";
+
+type Payment = { network: string; asset: string; amount: string; payTo?: string };
+const at = { url: "https://a.example/x", method: "GET" };
+/** A budget plug-in's check, as the client asks it of a requirement. */
+const check = (plugin: X402Plugin, payment: Payment, asset: KnownAsset | undefined) =>
+  plugin.checkRequirement!({ caip2: payment.network, asset: payment.asset, amount: payment.amount } as never, asset, at);
+/** The reservations of `plugins` for one payment, in order, as the client makes them. */
+const reserveIn = (plugins: X402Plugin[], payment: Payment, asset: KnownAsset | undefined, request: { url: string; method: string; signal?: AbortSignal } = at) =>
+  reserve({ plugins } as never, { asset: payment.asset, amount: payment.amount, payTo: payment.payTo ?? "0x1" } as never, { asset, requirement: { caip2: payment.network } as never, request });
+/** A store that records the entries it is asked about. */
+function recording(store: BudgetStore = memoryBudgetStore()) {
+  const entries: BudgetEntry[] = [];
+  return { entries, store: { ...store, reserve: (entry: BudgetEntry, id: string, amount: number) => (entries.push(entry), store.reserve(entry, id, amount)) } };
+}
 
 const entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({ key: "b:client", limit: 1000, windowMs: undefined, ...over });
 
@@ -60,22 +74,31 @@ describe("memory budget store", () => {
 });
 
 describe("budget options", () => {
-  const resolve = (budget: unknown) => resolveBudgets(budget as never, fail);
+  const usdc = { network: "eip155:84532", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6, symbol: "USDC" };
+  const over = (b: BudgetOptions) => check(budget(b), { network: usdc.network, asset: usdc.address, amount: `${10n ** 20n}` }, usdc);
 
-  it("defaults: the client's whole life, named by scope and window; limits in micro-dollars, rounded down", () => {
-    const [b] = resolve({ limit: "$5.0000019" });
-    expect(b).toMatchObject({ name: "client/life", limit: 5_000_001, windowMs: undefined, scope: "client", label: "$5.000001" });
-    expect(resolve([{ limit: "1", per: "day", scope: "origin" }, { limit: "$2", per: 90_000, scope: "payee" }]).map((x) => [x.name, x.windowMs, x.label])).toEqual([
-      ["origin/day", 86_400_000, "$1 per day, per origin"],
-      ["payee/90000", 90_000, "$2 per 90000 ms, per payee"],
+  it("defaults: the client's whole life, named by scope and window; limits in micro-dollars, rounded down", async () => {
+    const plain = budget({ limit: "$5.0000019" });
+    expect(plain.name).toBe("budget client/life");
+    expect(over({ limit: "$5.0000019" })).toMatch(/allows in all \(\$5\.000001\)$/);
+    expect([budget({ limit: "1", per: "day", scope: "origin" }).name, over({ limit: "1", per: "day", scope: "origin" })]).toEqual([
+      "budget origin/day",
+      expect.stringMatching(/budget origin\/day allows in all \(\$1 per day, per origin\)$/),
     ]);
+    expect(over({ limit: "$2", per: 90_000, scope: "payee" })).toMatch(/budget payee\/90000 allows in all \(\$2 per 90000 ms, per payee\)$/);
+    const { entries, store } = recording();
+    await reserveIn([budget({ limit: "$5.0000019", per: "day", store })], { network: usdc.network, asset: usdc.address, amount: "1" }, usdc);
+    expect(entries).toEqual([{ key: "client/day:client", limit: 5_000_001, windowMs: 86_400_000 }]);
   });
 
-  it("budgets of one client share one memory store unless given their own", () => {
-    const store = memoryBudgetStore();
-    const [a, b, c] = resolve([{ limit: "$1" }, { limit: "$2", per: "hour" }, { limit: "$3", per: "day", store }]);
-    expect(a!.store).toBe(b!.store);
-    expect(c!.store).toBe(store);
+  it("each budget keeps its own memory store unless given one", async () => {
+    const payment = { network: usdc.network, asset: usdc.address, amount: "600000" };
+    // Two $1 budgets of the same name in two clients: each has its own memory, so both take $0.60.
+    await reserveIn([budget({ limit: "$1" })], payment, usdc);
+    await expect(reserveIn([budget({ limit: "$1" })], payment, usdc)).resolves.toHaveLength(1);
+    const { entries, store } = recording();
+    await reserveIn([budget({ limit: "$1", store })], payment, usdc);
+    expect(entries).toHaveLength(1);
   });
 
   it.each([
@@ -93,11 +116,13 @@ describe("budget options", () => {
     [{ limit: "$1", value: "$1" }, "budget.value"],
     [{ limit: "$1", max: "$1" }, "budget.max"],
     [null, "budget"],
-    [[{ limit: "$1" }, { limit: "$2" }], "budget"],
-    [[{ limit: "$1" }, { limit: "nope" }], "budget.1.limit"],
-  ])("%j: INVALID_CONFIG naming %s, from createX402Client", (budget, option) => {
-    expect(() => createX402Client({ schemes: [exactEvm({ signer: account })], budget: budget as never })).toThrow(
-      expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }),
+  ])("%j: INVALID_CONFIG naming %s", (options, option) => {
+    expect(() => budget(options as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }));
+  });
+
+  it("two budgets of one client named alike: INVALID_CONFIG from createX402Client", () => {
+    expect(() => createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [budget({ limit: "$1" }), budget({ limit: "$2" })] })).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG", message: 'plugins: two plug-ins are named "budget client/life": give each its own name (budget({ name })).' }),
     );
   });
 });
@@ -108,21 +133,19 @@ describe("valuing payments", () => {
   const payment = (amount: string) => ({ network: usdc.network, asset: usdc.address, amount });
 
   it("a stablecoin of known decimals: to the micro-dollar, a fraction of one counted as one", () => {
-    const [b] = resolveBudgets({ limit: "$1" }, fail);
-    expect(checkBudgets([b!], payment("1000000"), usdc)).toBeUndefined();
-    expect(checkBudgets([b!], payment("1000001"), usdc)).toBe("$1.000001 is more than budget client/life allows in all ($1)");
-    expect(checkBudgets([b!], payment(`${10n ** 18n}`), dai)).toBeUndefined();
-    expect(checkBudgets([b!], payment(`${10n ** 18n + 1n}`), dai)).toMatch(/^\$1\.000001 is more than/);
+    const b = budget({ limit: "$1" });
+    expect(check(b, payment("1000000"), usdc)).toBeUndefined();
+    expect(check(b, payment("1000001"), usdc)).toBe("$1.000001 is more than budget client/life allows in all ($1)");
+    expect(check(b, payment(`${10n ** 18n}`), dai)).toBeUndefined();
+    expect(check(b, payment(`${10n ** 18n + 1n}`), dai)).toMatch(/^\$1\.000001 is more than/);
   });
 
   it("an asset of unknown worth is refused unless the budget's value function prices it", () => {
-    const [plain, told] = resolveBudgets(
-      [{ limit: "$1" }, { limit: "$1", name: "told", value: ({ amount }) => (amount === "7" ? "$0.7" : undefined) }],
-      fail,
-    );
-    expect(checkBudgets([plain!], payment("7"), undefined)).toMatch(/^budget client\/life cannot value asset 0x036C/);
-    expect(checkBudgets([told!], payment("7"), undefined)).toBeUndefined();
-    expect(checkBudgets([told!], payment("8"), undefined)).toMatch(/^budget told cannot value/);
+    const plain = budget({ limit: "$1" });
+    const told = budget({ limit: "$1", name: "told", value: ({ amount }) => (amount === "7" ? "$0.7" : undefined) });
+    expect(check(plain, payment("7"), undefined)).toMatch(/^budget client\/life cannot value asset 0x036C/);
+    expect(check(told, payment("7"), undefined)).toBeUndefined();
+    expect(check(told, payment("8"), undefined)).toMatch(/^budget told cannot value/);
   });
 
   it("aborted while a reserve is under way: ABORTED, and the reservation the store makes is released", async () => {
@@ -136,18 +159,17 @@ describe("valuing payments", () => {
         return reserving;
       },
     };
-    const budgets = resolveBudgets({ limit: "$1", store: aborting }, fail);
     const request = { url: "https://a.example/x", method: "GET", signal: controller.signal };
-    await expect(reserveBudgets(budgets, { ...payment("1000"), payTo: "0x1" }, usdc, request)).rejects.toMatchObject({ code: "ABORTED" });
+    await expect(reserveIn([budget({ limit: "$1", store: aborting })], payment("1000"), usdc, request)).rejects.toMatchObject({ code: "ABORTED" });
     await vi.waitFor(async () => expect(await store.usage({ key: "client/life:client", limit: 1_000_000, windowMs: undefined })).toEqual({ spent: 0, reserved: 0 }));
   });
 
   it("a store that throws: BUDGET_UNAVAILABLE, and the budgets reserved before it are released", async () => {
     const store = memoryBudgetStore();
     const broken = { ...memoryBudgetStore(), reserve: async () => Promise.reject(new Error("ECONNREFUSED")) };
-    const budgets = resolveBudgets([{ limit: "$1", name: "first", store }, { limit: "$1", name: "second", store: broken }], fail);
+    const budgets = [budget({ limit: "$1", name: "first", store }), budget({ limit: "$1", name: "second", store: broken })];
     const request = { url: "https://a.example/x", method: "GET" };
-    await expect(reserveBudgets(budgets, { ...payment("1000"), payTo: "0x1" }, usdc, request)).rejects.toMatchObject({
+    await expect(reserveIn(budgets, payment("1000"), usdc, request)).rejects.toMatchObject({
       code: "BUDGET_UNAVAILABLE",
       details: { budget: "second", url: request.url },
     });
@@ -160,16 +182,16 @@ describe("a value function that changes its mind or throws", () => {
   const request = { url: "https://a.example/x", method: "GET" };
 
   it("throwing: cannot tell, so the requirement is refused with a reason", () => {
-    const budgets = resolveBudgets({ limit: "$1", value: () => { throw new Error("price feed down"); } }, fail);
-    expect(checkBudgets(budgets, payment, undefined)).toMatch(/^budget client\/life cannot value asset 0xabc/);
+    const thrower = budget({ limit: "$1", value: () => { throw new Error("price feed down"); } });
+    expect(check(thrower, payment, undefined)).toMatch(/^budget client\/life cannot value asset 0xabc/);
   });
 
   it("no value at reservation time (after it had one): PAYMENT_REFUSED, nothing reserved", async () => {
     let calls = 0;
     const store = memoryBudgetStore();
-    const budgets = resolveBudgets({ limit: "$1", store, value: () => (calls++ === 0 ? "$0.5" : undefined) }, fail);
-    expect(checkBudgets(budgets, payment, undefined)).toBeUndefined();
-    await expect(reserveBudgets(budgets, payment, undefined, request)).rejects.toMatchObject({ code: "PAYMENT_REFUSED" });
+    const fickle = budget({ limit: "$1", store, value: () => (calls++ === 0 ? "$0.5" : undefined) });
+    expect(check(fickle, payment, undefined)).toBeUndefined();
+    await expect(reserveIn([fickle], payment, undefined, request)).rejects.toMatchObject({ code: "PAYMENT_REFUSED" });
     expect(await store.usage({ key: "client/life:client", limit: 1, windowMs: undefined })).toEqual({ spent: 0, reserved: 0 });
   });
 });
@@ -197,35 +219,32 @@ describe("from the mutation run", () => {
     [{ limit: "$1", store: { reserve() {}, release() {} } }, "budget.store", "a budget store { reserve, commit, release, usage }"],
     [{ limit: "$1", store: { commit() {}, release() {} } }, "budget.store", "a budget store { reserve, commit, release, usage }"],
     [{ limit: "$1", value: 1 }, "budget.value", "a function"],
-    [[{ limit: "$1", name: "a" }, { limit: "$2", name: "a" }], "budget", 'two budgets are named "a": give each its own name'],
-  ])("%j: the message names %s and says %s", (budget, option, problem) => {
-    expect(() => resolveBudgets(budget as never, fail)).toThrow(expect.objectContaining({ message: `${option}: ${problem}.`, details: { option } }));
+  ])("%j: the message names %s and says %s", (options, option, problem) => {
+    expect(() => budget(options as never)).toThrow(expect.objectContaining({ message: `${option}: ${problem}.`, details: { option } }));
   });
 
   it("$9000000000 is the largest limit", () => {
-    expect(resolveBudgets({ limit: "$9000000000" }, fail)[0]!.limit).toBe(9e15);
+    expect(check(budget({ limit: "$9000000000" }), { network: "eip155:1", asset: "0xabc", amount: "9000000000000000" }, { network: "eip155:1", address: "0xabc", decimals: 6, symbol: "USDC" })).toBeUndefined();
   });
 
   it("a value a function tells is rounded up to the micro-dollar: two payments of $0.0000001 do not fit a budget of $0.000001", async () => {
     const store = memoryBudgetStore();
-    const budgets = resolveBudgets({ limit: "$0.000001", store, value: () => "$0.0000001" }, fail);
+    const tiny = [budget({ limit: "$0.000001", store, value: () => "$0.0000001" })];
     const payment = { network: "eip155:84532", asset: "0xabc", amount: "1", payTo: "0x1" };
-    const request = { url: "https://a.example/x", method: "GET" };
-    await reserveBudgets(budgets, payment, undefined, request);
-    await expect(reserveBudgets(budgets, payment, undefined, request)).rejects.toMatchObject({
+    await reserveIn(tiny, payment, undefined);
+    await expect(reserveIn(tiny, payment, undefined)).rejects.toMatchObject({
       code: "BUDGET_EXCEEDED",
       message: "Budget client/life ($0.000001) cannot take $0.000001 more: $0 spent and $0.000001 reserved of $0.000001. Nothing was signed.",
     });
   });
 
   it("the refusals' sentences: a store that fails, a value that changed its mind", async () => {
-    const request = { url: "https://a.example/x", method: "GET" };
     const payment = { network: "eip155:84532", asset: "0xabc", amount: "1", payTo: "0x1" };
     const broken = { ...memoryBudgetStore(), reserve: () => Promise.reject(new Error("down")) };
-    await expect(reserveBudgets(resolveBudgets({ limit: "$1", store: broken, value: () => "$0.1" }, fail), payment, undefined, request)).rejects.toMatchObject({
+    await expect(reserveIn([budget({ limit: "$1", store: broken, value: () => "$0.1" })], payment, undefined)).rejects.toMatchObject({
       message: "The store of budget client/life did not answer, so nothing was paid (budgets fail closed).",
     });
-    await expect(reserveBudgets(resolveBudgets({ limit: "$1", value: () => undefined }, fail), payment, undefined, request)).rejects.toMatchObject({
+    await expect(reserveIn([budget({ limit: "$1", value: () => undefined })], payment, undefined)).rejects.toMatchObject({
       message: "Budget client/life cannot value this payment: nothing was signed.",
     });
   });

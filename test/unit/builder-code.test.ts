@@ -9,8 +9,10 @@ import {
   parseBuilderCodeSuffixFromCalldata,
 } from "@x402/extensions/builder-code";
 import { describe, expect, it } from "vitest";
-import { builderCode, createX402Client, encodeBase64Json, parseChallenge, type PaymentScheme } from "../../src";
+import { builderCode, createX402Client, type PaymentScheme } from "../../src";
+import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { evmVectors } from "../support/vectors";
+import { engineOf } from "../../src/client";
 
 const requirement = evmVectors.exact_eip3009.requirements;
 const request = { url: "https://api.example.com/premium-data", method: "GET" };
@@ -34,9 +36,9 @@ const scheme: PaymentScheme = {
 
 /** The payload x402-pay sends for a 402 with these extensions, from a client with these service codes. */
 async function payloadFor(extensions: Record<string, unknown> | undefined, codes?: string | string[]) {
-  const client = createX402Client({ schemes: [scheme], extensions: codes === undefined ? [] : [builderCode(codes)] });
+  const client = createX402Client({ schemes: [scheme], plugins: codes === undefined ? [] : [builderCode(codes)] });
   const challenge = parseChallenge({ header: encodeBase64Json(paymentRequired(extensions)) });
-  return (await client.createPayment(challenge, request)).payload as Record<string, any>;
+  return (await engineOf(client).createPayment(challenge, request)).payload as Record<string, any>;
 }
 
 /** What the reference facilitator writes into the settlement calldata for this payload, decoded. */
@@ -109,10 +111,10 @@ describe("builder-code", () => {
   });
 
   it("v1: nothing added", async () => {
-    const client = createX402Client({ schemes: [scheme], extensions: [builderCode("bc_agent")] });
+    const client = createX402Client({ schemes: [scheme], plugins: [builderCode("bc_agent")] });
     const v1 = { ...requirement, network: "base-sepolia", maxAmountRequired: "1000", resource: request.url, description: "", mimeType: "", maxTimeoutSeconds: 60 };
     const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 1, accepts: [v1] }) });
-    const { payload } = await client.createPayment(challenge, request);
+    const { payload } = await engineOf(client).createPayment(challenge, request);
     expect(Object.keys(payload)).toEqual(["x402Version", "scheme", "network", "payload"]);
   });
 

@@ -3,7 +3,8 @@
  * outcome that moved nothing, a record that does not say what to look up, a scheme with no chain.
  */
 import { describe, expect, it } from "vitest";
-import { PaymentRejectedError, createX402Client, type LedgerRecord } from "../../src";
+import { PaymentRejectedError } from "../../src/entries/errors";
+import { createX402Client, type LedgerRecord } from "../../src";
 import { evmSettlement, exactEvm } from "../../src/evm";
 import { account, PAY_TO, TX_HASH, USDC_BASE_SEPOLIA } from "../support/seller";
 

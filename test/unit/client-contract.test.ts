@@ -5,16 +5,12 @@
  * Schemes here are user-written ones, as the PaymentScheme interface allows.
  */
 import { describe, expect, it, vi } from "vitest";
-import {
-  InvalidConfigError,
-  createX402Client,
-  encodeBase64Json,
-  parseChallenge,
-  type PaymentRequirement,
-  type PaymentScheme,
-  type X402Extension,
-} from "../../src";
+import { InvalidConfigError } from "../../src/entries/errors";
+import { createX402Client, type PaymentScheme, type X402Plugin } from "../../src";
+import { encodeBase64Json, parseChallenge, type PaymentRequirement } from "../../src/entries/protocol";
 import { evmVectors } from "../support/vectors";
+import { engineOf } from "../../src/client";
+import { budget } from "../../src";
 
 const base = evmVectors.exact_eip3009.requirements;
 const request = { url: "https://api.example.com/premium-data", method: "POST" };
@@ -68,30 +64,30 @@ describe("schemes and extensions are checked at construction", () => {
     expect(error.message).toMatch(/is not a payment scheme such as exactEvm/);
   });
 
-  it("a null extension: INVALID_CONFIG for extensions", () => {
-    const error = thrownBy(() => createX402Client({ schemes: [scheme()], extensions: [null as never] }));
+  it("a null plug-in: INVALID_CONFIG for plugins", () => {
+    const error = thrownBy(() => createX402Client({ schemes: [scheme()], plugins: [null as never] }));
     expect(error).toBeInstanceOf(InvalidConfigError);
-    expect(error.details.option).toBe("extensions");
+    expect(error.details.option).toBe("plugins");
   });
 
   it("options given as undefined count as not given", () => {
     const client = createX402Client({
       schemes: [scheme()],
       policy: { origins: undefined, maxAmountPerPayment: undefined },
-      extensions: undefined,
+      plugins: undefined,
       selectRequirement: undefined,
       onBeforePayment: undefined,
       onPaymentSettled: undefined,
       onPaymentFailed: undefined,
     });
     expect(client.policy).toMatchObject({ origins: undefined, maxAmountPerPayment: 10n ** 18n });
-    expect(client.extensions).toEqual([]);
+    expect(client.plugins).toEqual([]);
   });
 
   it("a scheme for every network (`*`) is asked to pay", async () => {
     const calls: string[] = [];
     const any = scheme(["*"], { createPayload: async (r: PaymentRequirement) => (calls.push(r.network), { payload: {} }) });
-    await createX402Client({ schemes: [any] }).createPayment(challengeOf([base]), request);
+    await engineOf(createX402Client({ schemes: [any] })).createPayment(challengeOf([base]), request);
     expect(calls).toEqual(["eip155:84532"]);
   });
 });
@@ -99,7 +95,7 @@ describe("schemes and extensions are checked at construction", () => {
 describe("every error of createPayment names the request", () => {
   it("nothing payable: NO_PAYABLE_REQUIREMENT with url and method; an origin refusal is coded policy", async () => {
     const client = createX402Client({ schemes: [scheme()], policy: { origins: ["https://other.example"] } });
-    const error = await rejection(client.createPayment(challengeOf([base]), request));
+    const error = await rejection(engineOf(client).createPayment(challengeOf([base]), request));
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
     expect(error.details).toMatchObject(where);
     expect(error.details.rejected).toEqual([expect.objectContaining({ index: 0, code: "policy", reason: expect.stringContaining("policy.origins") })]);
@@ -107,19 +103,19 @@ describe("every error of createPayment names the request", () => {
 
   it("a selector choosing none: PAYMENT_REFUSED saying so, with url and method", async () => {
     const client = createX402Client({ schemes: [scheme()], selectRequirement: () => undefined });
-    const error = await rejection(client.createPayment(challengeOf([base]), request));
+    const error = await rejection(engineOf(client).createPayment(challengeOf([base]), request));
     expect(error).toMatchObject({ code: "PAYMENT_REFUSED", message: "selectRequirement chose none of the payable requirements.", details: where });
   });
 
   it("a selector returning a copy: INVALID_CONFIG saying what it must return", async () => {
     const client = createX402Client({ schemes: [scheme()], selectRequirement: (options) => ({ ...options[0]! }) });
-    const error = await rejection(client.createPayment(challengeOf([base]), request));
+    const error = await rejection(engineOf(client).createPayment(challengeOf([base]), request));
     expect(error).toMatchObject({ code: "INVALID_CONFIG", message: "selectRequirement must return one of the options it was given, unchanged." });
   });
 
   it("a scheme that fails: SIGNING_FAILED naming the payment, with url and method", async () => {
     const failing = scheme(["eip155:*"], { createPayload: () => Promise.reject(new Error("device locked")) });
-    const error = await rejection(createX402Client({ schemes: [failing] }).createPayment(challengeOf([base]), request));
+    const error = await rejection(engineOf(createX402Client({ schemes: [failing] })).createPayment(challengeOf([base]), request));
     expect(error).toMatchObject({ code: "SIGNING_FAILED", message: "Signing the exact payment on eip155:84532 failed: nothing was paid.", details: where });
   });
 
@@ -129,20 +125,20 @@ describe("every error of createPayment names the request", () => {
     { verdict: { abort: true, reason: "over today's budget" }, message: "onBeforePayment refused the payment: over today's budget." },
   ])("onBeforePayment returning $verdict: PAYMENT_REFUSED with url and method", async ({ verdict, message }) => {
     const client = createX402Client({ schemes: [scheme()], onBeforePayment: () => verdict as never });
-    const error = await rejection(client.createPayment(challengeOf([base]), request));
+    const error = await rejection(engineOf(client).createPayment(challengeOf([base]), request));
     expect(error).toMatchObject({ code: "PAYMENT_REFUSED", message, details: where });
   });
 
   it("onBeforePayment throwing: PAYMENT_REFUSED with its error as cause, url and method", async () => {
     const thrown = new Error("approval service down");
     const client = createX402Client({ schemes: [scheme()], onBeforePayment: () => Promise.reject(thrown) });
-    const error = await rejection(client.createPayment(challengeOf([base]), request));
+    const error = await rejection(engineOf(client).createPayment(challengeOf([base]), request));
     expect(error).toMatchObject({ code: "PAYMENT_REFUSED", cause: thrown, details: where });
   });
 
   it.each([null, 0, "", { abort: false }])("onBeforePayment returning %j approves", async (verdict) => {
     const client = createX402Client({ schemes: [scheme()], onBeforePayment: () => verdict as never });
-    await expect(client.createPayment(challengeOf([base]), request)).resolves.toMatchObject({ x402Version: 2 });
+    await expect(engineOf(client).createPayment(challengeOf([base]), request)).resolves.toMatchObject({ x402Version: 2 });
   });
 });
 
@@ -151,38 +147,38 @@ describe("extensions around a payment", () => {
   const withExtensions = (extra: Record<string, unknown> = declared) => challengeOf([base], { extensions: extra });
 
   it("the first extension offering headers is tried; one offering none (undefined or {}) is passed over", async () => {
-    const offering = (key: string, headers: Record<string, string> | undefined): X402Extension => ({ key, beforePayment: () => headers });
+    const offering = (key: string, headers: Record<string, string> | undefined): X402Plugin => ({ key, beforePayment: () => headers });
     const client = createX402Client({
       schemes: [scheme()],
-      extensions: [offering("sign-in-with-x", undefined), offering("sign-in-with-x", {}), offering("marker", { "x-proof": "p" }), offering("marker", { "x-late": "l" })],
+      plugins: [offering("sign-in-with-x", undefined), offering("sign-in-with-x", {}), offering("marker", { "x-proof": "p" }), offering("marker", { "x-late": "l" })],
     });
-    expect(await client.beforePayment(withExtensions(), request)).toEqual({ "x-proof": "p" });
+    expect(await engineOf(client).beforePayment(withExtensions(), request)).toEqual({ "x-proof": "p" });
   });
 
   it("none offering headers: no retry", async () => {
-    const client = createX402Client({ schemes: [scheme()], extensions: [{ key: "marker", beforePayment: () => ({}) }] });
-    expect(await client.beforePayment(withExtensions(), request)).toBeUndefined();
+    const client = createX402Client({ schemes: [scheme()], plugins: [{ key: "marker", beforePayment: () => ({}) }] });
+    expect(await engineOf(client).beforePayment(withExtensions(), request)).toBeUndefined();
   });
 
   it("an extension whose headers step throws: SIGNING_FAILED naming the extension, with url and method", async () => {
     const client = createX402Client({
       schemes: [scheme()],
-      extensions: [{ key: "sign-in-with-x", beforePayment: () => Promise.reject(new Error("no wallet")) }],
+      plugins: [{ key: "sign-in-with-x", beforePayment: () => Promise.reject(new Error("no wallet")) }],
     });
-    const error = await rejection(client.beforePayment(withExtensions(), request));
+    const error = await rejection(engineOf(client).beforePayment(withExtensions(), request));
     expect(error).toMatchObject({ code: "SIGNING_FAILED", message: "Signing the sign-in-with-x extension's headers failed: nothing was paid.", details: where });
   });
 
   it("an extension whose data step throws: SIGNING_FAILED naming the extension", async () => {
-    const client = createX402Client({ schemes: [scheme()], extensions: [{ key: "marker", enrichPayload: () => Promise.reject(new Error("no id")) }] });
-    const error = await rejection(client.createPayment(withExtensions(), request));
+    const client = createX402Client({ schemes: [scheme()], plugins: [{ key: "marker", enrichPayload: () => Promise.reject(new Error("no id")) }] });
+    const error = await rejection(engineOf(client).createPayment(withExtensions(), request));
     expect(error).toMatchObject({ code: "SIGNING_FAILED", message: "Signing the marker extension's data failed: nothing was paid." });
   });
 
   it("what the scheme adds to extensions is sent; an extension adding nothing leaves the declaration as the server wrote it", async () => {
     const adding = scheme(["eip155:*"], { createPayload: async () => ({ payload: {}, extensions: { gas: { permit: "0xsig" } } }) });
-    const client = createX402Client({ schemes: [adding], extensions: [{ key: "marker", enrichPayload: () => undefined }] });
-    const { payload } = await client.createPayment(withExtensions(), request);
+    const client = createX402Client({ schemes: [adding], plugins: [{ key: "marker", enrichPayload: () => undefined }] });
+    const { payload } = await engineOf(client).createPayment(withExtensions(), request);
     expect(payload.extensions).toEqual({ ...declared, gas: { permit: "0xsig" } });
   });
 
@@ -190,7 +186,7 @@ describe("extensions around a payment", () => {
     // The reference seller (2.27) refuses a payment whose echo drops or changes a declared field (extension_echo_mismatch).
     const gas = { info: { description: "sponsored", version: "1" }, schema: { type: "object" } };
     const adding = scheme(["eip155:*"], { createPayload: async () => ({ payload: {}, extensions: { gas: { info: { from: "0xabc", version: "2" } } } }) });
-    const { payload } = await createX402Client({ schemes: [adding] }).createPayment(withExtensions({ gas }), request);
+    const { payload } = await engineOf(createX402Client({ schemes: [adding] })).createPayment(withExtensions({ gas }), request);
     const sent = (payload.extensions as Record<string, unknown>).gas;
     expect(JSON.stringify(sent)).toBe(JSON.stringify({ info: { description: "sponsored", version: "1", from: "0xabc" }, schema: { type: "object" } }));
   });
@@ -198,9 +194,9 @@ describe("extensions around a payment", () => {
   it("an outcome without a challenge (the 402 could not be read) still reaches onPaymentFailed", async () => {
     const onPaymentFailed = vi.fn();
     const onOutcome = vi.fn();
-    const client = createX402Client({ schemes: [scheme()], extensions: [{ key: "marker", onOutcome }], onPaymentFailed });
+    const client = createX402Client({ schemes: [scheme()], plugins: [{ key: "marker", onOutcome }], onPaymentFailed });
     const error = new InvalidConfigError("x");
-    await client.report({ settled: false, error, challenge: undefined, request } as never);
+    await engineOf(client).report({ settled: false, error, challenge: undefined, request } as never);
     expect(onPaymentFailed).toHaveBeenCalledWith(error);
     expect(onOutcome).not.toHaveBeenCalled();
   });
@@ -264,21 +260,21 @@ describe("the zero payee", () => {
   it("a key that only ends in ones (the Vote program's id) is not Solana's zero key", () => {
     const payTo = "Vote111111111111111111111111111111111111111";
     const client = createX402Client({ schemes: [scheme()] });
-    expect(client.evaluate(challengeOf([{ ...base, payTo }]), request).options).toHaveLength(1);
-    expect(client.evaluate(challengeOf([{ ...base, payTo: "1".repeat(32) }]), request).rejected[0]!.reason).toMatch(/is the zero address/);
+    expect(engineOf(client).evaluate(challengeOf([{ ...base, payTo }]), request).options).toHaveLength(1);
+    expect(engineOf(client).evaluate(challengeOf([{ ...base, payTo: "1".repeat(32) }]), request).rejected[0]!.reason).toMatch(/is the zero address/);
   });
 
   it("only the exact zero forms are nobody's: a longer value that starts with one is left to the scheme to judge", () => {
     const client = createX402Client({ schemes: [scheme()] });
     for (const payTo of [`0x${"0".repeat(40)}1`, "1".repeat(33)]) {
-      expect(client.evaluate(challengeOf([{ ...base, payTo }]), request).options).toHaveLength(1);
+      expect(engineOf(client).evaluate(challengeOf([{ ...base, payTo }]), request).options).toHaveLength(1);
     }
   });
 });
 
 describe("the same-host check", () => {
   const evaluate = (resourceUrl: string, url: string) =>
-    createX402Client({ schemes: [scheme()] }).evaluate(
+    engineOf(createX402Client({ schemes: [scheme()] })).evaluate(
       parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: resourceUrl }, accepts: [base] }) }),
       { url, method: "GET" },
     );
@@ -306,8 +302,8 @@ describe("quote: would the client pay, without paying", () => {
   it("runs the extensions' reviews before the policy, and signs, reserves and asks nothing", async () => {
     const createPayload = vi.fn(async () => ({ payload: { signature: "0xsigned" } }));
     const onBeforePayment = vi.fn(() => true);
-    const offers: X402Extension = { key: "offer-receipt", reviewRequirements: () => [{ index: 1, code: "invalid", reason: "the offer's signature does not verify" }] };
-    const client = createX402Client({ schemes: [scheme(undefined, { createPayload })], extensions: [offers], onBeforePayment, budget: { limit: "$0.0015" } });
+    const offers: X402Plugin = { key: "offer-receipt", reviewRequirements: () => [{ index: 1, code: "invalid", reason: "the offer's signature does not verify" }] };
+    const client = createX402Client({ schemes: [scheme(undefined, { createPayload })], plugins: [offers, budget({ limit: "$0.0015" })], onBeforePayment });
     const cheap = { ...base, amount: "1000" };
     const challenge = challengeOf([cheap, cheap, { ...base, amount: "2000" }], { extensions: { "offer-receipt": {} } });
     const { options, rejected } = await client.quote(challenge, request);
@@ -320,7 +316,7 @@ describe("quote: would the client pay, without paying", () => {
     expect(createPayload).not.toHaveBeenCalled();
     expect(onBeforePayment).not.toHaveBeenCalled();
     // Nothing was reserved: the whole budget is still there for the payment the quote named.
-    await client.createPayment(challenge, request);
+    await engineOf(client).createPayment(challenge, request);
     expect(createPayload).toHaveBeenCalledTimes(1);
   });
 });
@@ -336,14 +332,14 @@ describe("a request's guard", () => {
       seen = payment;
       return true;
     };
-    await client.createPayment(challenge, { ...request, guard: { approve } });
+    await engineOf(client).createPayment(challenge, { ...request, guard: { approve } });
     expect(order).toEqual(["onBeforePayment", "guard"]);
     expect(Object.isFrozen(seen)).toBe(true);
     expect(seen).toMatchObject({ amount: base.amount, payTo: base.payTo, url: request.url });
-    const refused = await rejection(client.createPayment(challenge, { ...request, guard: { name: "the tool guard", approve: () => false } }));
+    const refused = await rejection(engineOf(client).createPayment(challenge, { ...request, guard: { name: "the tool guard", approve: () => false } }));
     expect(refused.code).toBe("PAYMENT_REFUSED");
     expect(refused.message).toBe("the tool guard refused the payment.");
-    const unnamed = await rejection(client.createPayment(challenge, { ...request, guard: { approve: () => ({ abort: true, reason: "no" }) } }));
+    const unnamed = await rejection(engineOf(client).createPayment(challenge, { ...request, guard: { approve: () => ({ abort: true, reason: "no" }) } }));
     expect(unnamed.message).toBe("the request's guard refused the payment: no.");
   });
 

@@ -1,10 +1,12 @@
 import { createWalletClient, custom, type TypedDataDefinition } from "viem";
 import { baseSepolia } from "viem/chains";
 import { describe, expect, it } from "vitest";
-import { createX402Client, encodeBase64Json, parseChallenge, type PaymentScheme, type PaymentRequirement } from "../../src";
+import { createX402Client, type PaymentScheme } from "../../src";
+import { encodeBase64Json, parseChallenge, type PaymentRequirement } from "../../src/entries/protocol";
 import { exactEvm, toEvmSigner } from "../../src/evm";
 import { ANVIL_KEY_0, VECTOR_NOW_MS, countingBytes, evmVectors } from "../support/vectors";
 import { account, countingSigner } from "../support/wallets";
+import { engineOf } from "../../src/client";
 
 const base = evmVectors.exact_eip3009.requirements;
 const request = { url: "https://api.example.com/premium-data", method: "GET" };
@@ -33,8 +35,8 @@ describe("scheme registry", () => {
       schemes: [recordingScheme("wildcard", ["eip155:*"], calls), recordingScheme("base", ["eip155:8453"], calls)],
       policy: { allowUnknownAssets: true },
     });
-    await client.createPayment(challengeOf([{ ...base, network: "eip155:8453" }]), request);
-    await client.createPayment(challengeOf([{ ...base, network: "eip155:1" }]), request);
+    await engineOf(client).createPayment(challengeOf([{ ...base, network: "eip155:8453" }]), request);
+    await engineOf(client).createPayment(challengeOf([{ ...base, network: "eip155:1" }]), request);
     expect(calls).toEqual(["base:eip155:8453", "wildcard:eip155:1"]);
   });
 
@@ -42,13 +44,13 @@ describe("scheme registry", () => {
     const calls: string[] = [];
     const picky = { ...recordingScheme("picky", ["eip155:8453"], calls), check: () => "cannot" };
     const client = createX402Client({ schemes: [picky, recordingScheme("any", ["eip155:*"], calls)], policy: { allowUnknownAssets: true } });
-    await client.createPayment(challengeOf([{ ...base, network: "eip155:8453" }]), request);
+    await engineOf(client).createPayment(challengeOf([{ ...base, network: "eip155:8453" }]), request);
     expect(calls).toEqual(["any:eip155:8453"]);
   });
 
   it("explains every dropped requirement", async () => {
     const client = createX402Client({ schemes: [exactEvm({ signer: account })] });
-    const error = await client
+    const error = await engineOf(client)
       .createPayment(
         challengeOf([
           { ...base, scheme: "upto" },
@@ -82,7 +84,7 @@ describe("cancellation", () => {
       createPayload: () => (controller.abort(), Promise.reject(new Error("read cancelled"))),
     };
     const client = createX402Client({ schemes: [scheme], policy: { allowUnknownAssets: true } });
-    await expect(client.createPayment(challengeOf([base]), { ...request, signal: controller.signal })).rejects.toMatchObject({ code: "ABORTED" });
+    await expect(engineOf(client).createPayment(challengeOf([base]), { ...request, signal: controller.signal })).rejects.toMatchObject({ code: "ABORTED" });
     // An unhandled rejection would fail this file; give it the turn it needs to surface.
     await new Promise((resolve) => setTimeout(resolve, 10));
   });
@@ -94,16 +96,16 @@ describe("v1 network names", () => {
 
   it("are translated by the schemes that know them, and refused by name otherwise", async () => {
     const client = createX402Client({ schemes: [exactEvm({ signer: account })] });
-    const paid = await client.createPayment(v1("base-sepolia"), { url: "https://api.example.com/x", method: "GET" });
+    const paid = await engineOf(client).createPayment(v1("base-sepolia"), { url: "https://api.example.com/x", method: "GET" });
     expect(paid.requirement).toMatchObject({ network: "base-sepolia", caip2: "eip155:84532" });
-    const { rejected } = client.evaluate(v1("solana-devnet"), { url: "https://api.example.com/x", method: "GET" });
+    const { rejected } = engineOf(client).evaluate(v1("solana-devnet"), { url: "https://api.example.com/x", method: "GET" });
     expect(rejected).toMatchObject([{ code: "unsupported", reason: 'unknown v1 network name "solana-devnet"' }]);
   });
 });
 
 describe("spend policy", () => {
   const pay = (policy: Parameters<typeof createX402Client>[0]["policy"], accepts: unknown[], url = request.url) =>
-    createX402Client({ schemes: [exactEvm({ signer: account })], policy }).createPayment(challengeOf(accepts), { url, method: "GET" });
+    engineOf(createX402Client({ schemes: [exactEvm({ signer: account })], policy })).createPayment(challengeOf(accepts), { url, method: "GET" });
 
   it("caps each payment at $1 by default, and at the configured amount", async () => {
     await expect(pay(undefined, [{ ...base, amount: "1000000" }])).resolves.toBeDefined();
@@ -151,7 +153,7 @@ describe("hooks", () => {
         return { abort: true, reason: "too pricey today" };
       },
     });
-    await expect(client.createPayment(challengeOf([base]), request)).rejects.toMatchObject({
+    await expect(engineOf(client).createPayment(challengeOf([base]), request)).rejects.toMatchObject({
       code: "PAYMENT_REFUSED",
       message: expect.stringContaining("too pricey today"),
     });
@@ -166,14 +168,14 @@ describe("hooks", () => {
       schemes: [exactEvm({ signer: account })],
       selectRequirement: (options) => options.find((o) => o.requirement.amount === "20000"),
     });
-    const payment = await client.createPayment(challengeOf([base, { ...base, amount: "20000" }]), request);
+    const payment = await engineOf(client).createPayment(challengeOf([base, { ...base, amount: "20000" }]), request);
     expect(payment.requirement.index).toBe(1);
   });
 
   it("the approved terms travel with the payment, frozen, for the receipt to start from", async () => {
     let seen: Record<string, unknown> = {};
     const client = createX402Client({ schemes: [exactEvm({ signer: account })], onBeforePayment: (p) => void (seen = { ...p }) });
-    const payment = await client.createPayment(challengeOf([base]), request);
+    const payment = await engineOf(client).createPayment(challengeOf([base]), request);
     const { resource: _resource, extensions: _extensions, ...terms } = seen;
     expect(payment.terms).toEqual(terms);
     expect(payment.terms).toMatchObject({ amount: "10000", displayAmount: "0.01 USDC", payer: account.address, url: request.url });
@@ -184,7 +186,7 @@ describe("hooks", () => {
 describe("EVM signers", () => {
   const vector = evmVectors.exact_eip3009;
   const sign = (signer: Parameters<typeof exactEvm>[0]["signer"]) =>
-    createX402Client({ schemes: [exactEvm({ signer, now: () => VECTOR_NOW_MS, randomBytes: countingBytes })] })
+    engineOf(createX402Client({ schemes: [exactEvm({ signer, now: () => VECTOR_NOW_MS, randomBytes: countingBytes })] }))
       .createPayment(challengeOf([vector.requirements]), request)
       .then((p) => (p.payload.payload as { signature: string }).signature);
 
@@ -246,37 +248,37 @@ describe("EVM signers", () => {
 });
 
 describe("extension steps around the built-in payment-identifier", () => {
-  const paying = (extensions: unknown[]) => createX402Client({ schemes: [exactEvm({ signer: account })], extensions: extensions as never });
+  const paying = (extensions: unknown[]) => createX402Client({ schemes: [exactEvm({ signer: account })], plugins: extensions as never });
   const declared = { "payment-identifier": { info: { required: false } } };
 
   it("registering another extension keeps the built-in payment-identifier; only one under its key replaces it", async () => {
     const other = { key: "something-else", onOutcome: () => undefined };
-    const payment = await paying([other]).createPayment(challengeOf([base], { extensions: declared }), request);
+    const payment = await engineOf(paying([other])).createPayment(challengeOf([base], { extensions: declared }), request);
     expect(payment.payload.extensions).toMatchObject({ "payment-identifier": { info: { required: false, id: expect.stringMatching(/^pay_/) } } });
-    const replaced = await paying([{ key: "payment-identifier" }]).createPayment(challengeOf([base], { extensions: declared }), request);
+    const replaced = await engineOf(paying([{ key: "payment-identifier" }])).createPayment(challengeOf([base], { extensions: declared }), request);
     expect(payment.payload.extensions).not.toEqual(replaced.payload.extensions);
     expect(replaced.payload.extensions).toEqual(declared);
   });
 
   it("enrichPayload runs only for declared keys, unless the extension asks for undeclared ones", async () => {
     const enrich = (key: string, enrichUndeclared?: boolean) => ({ key, enrichUndeclared, enrichPayload: () => ({ info: { mine: true } }) });
-    const payment = await paying([enrich("quiet"), enrich("loud", true)]).createPayment(challengeOf([base]), request);
+    const payment = await engineOf(paying([enrich("quiet"), enrich("loud", true)])).createPayment(challengeOf([base]), request);
     expect(Object.keys(payment.payload.extensions as object)).toEqual(["loud"]);
   });
 
   it("a review that returns nothing refuses nothing; one that throws stops the payment, naming its step", async () => {
     const silent = { key: "offer-receipt", reviewRequirements: () => undefined };
     const challenge = challengeOf([base], { extensions: { "offer-receipt": {} } });
-    await expect(paying([silent]).createPayment(challenge, request)).resolves.toBeDefined();
+    await expect(engineOf(paying([silent])).createPayment(challenge, request)).resolves.toBeDefined();
     const throwing = { key: "offer-receipt", reviewRequirements: () => Promise.reject(new Error("boom")) };
-    const error = await paying([throwing]).createPayment(challenge, request).catch((e) => e);
+    const error = await engineOf(paying([throwing])).createPayment(challenge, request).catch((e) => e);
     expect(error.message).toContain("the offer-receipt extension's review of the requirements");
   });
 
   it("describeSettlement: an undefined reading leaves no key at all", async () => {
-    const client = createX402Client({ schemes: [exactEvm({ signer: account })], extensions: [{ key: "k", describeSettlement: () => undefined }] });
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [{ key: "k", describeSettlement: () => undefined }] });
     const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, accepts: [base], extensions: { k: {} } }) });
-    const described = await client.describeSettlement(challenge, request, { success: true });
+    const described = await engineOf(client).describeSettlement(challenge, request, { success: true });
     expect(Object.keys(described)).toEqual([]);
   });
 });

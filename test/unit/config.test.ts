@@ -6,20 +6,16 @@
 import { x402Client as ReferenceX402Client } from "@x402/core/client";
 import axios from "axios";
 import { describe, expect, it } from "vitest";
-import {
-  InvalidConfigError,
-  NoPayableRequirementError,
-  createX402Client,
-  parseChallenge,
-  type X402Client,
-  type X402ClientOptions,
-} from "../../src";
+import { InvalidConfigError, NoPayableRequirementError } from "../../src/entries/errors";
+import { createX402Client, type X402Client, type X402ClientOptions } from "../../src";
+import { parseChallenge } from "../../src/entries/protocol";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { exactSvm } from "../../src/svm";
 import { buyer } from "../support/svm";
 import { account } from "../support/wallets";
+import { engineOf } from "../../src/client";
 
 const evm = exactEvm({ signer: account });
 
@@ -195,15 +191,24 @@ describe("createX402Client: option mistakes", () => {
     expectConfigError(() => createX402Client({ schemes: [{}] as never }), "schemes", /not a payment scheme/);
   });
 
-  it.each(["beforePayment", "reviewRequirements", "enrichPayload", "describeSettlement", "onOutcome"])("an extension whose %s is not a function", (step) => {
-    // Otherwise found only at a paid request (enrichPayload: after the wallet signed), or never (onOutcome's errors are ignored).
-    const extension = { key: "payment-identifier", [step]: { id: "order-42" } };
-    const error = expectConfigError(withOptions({ extensions: [extension] }), "extensions", /is not an extension \{ key, beforePayment\?, reviewRequirements\?, enrichPayload\?, describeSettlement\?, onOutcome\? \}/);
-    expect(error.message).toContain(`{"key":"payment-identifier","${step}":{"id":"order-42"}}`);
+  it.each(["beforePayment", "reviewRequirements", "checkRequirement", "reserve", "enrichPayload", "describeSettlement", "onOutcome", "prepay", "learn", "forget"])(
+    "a plug-in whose %s is not a function",
+    (step) => {
+      // Otherwise found only at a paid request (enrichPayload: after the wallet signed), or never (onOutcome's errors are ignored).
+      const plugin = { key: "payment-identifier", [step]: { id: "order-42" } };
+      const steps = "beforePayment?, reviewRequirements?, checkRequirement?, reserve?, enrichPayload?, describeSettlement?, onOutcome?, prepay?, learn?, forget?";
+      const error = expectConfigError(withOptions({ plugins: [plugin] }), "plugins", new RegExp(`is not a plug-in \\{ name\\?, key\\?, ${steps.replace(/\?/g, "\\?")} \\}`));
+      expect(error.message).toContain(`{"key":"payment-identifier","${step}":{"id":"order-42"}}`);
+    },
+  );
+
+  it("a plug-in with an empty key, or one that is no object", () => {
+    expectConfigError(withOptions({ plugins: [{ key: "", enrichPayload: () => ({}) }] }), "plugins", /not a plug-in/);
+    expectConfigError(withOptions({ plugins: ["budget"] }), "plugins", /not a plug-in/);
   });
 
-  it("an extension without a key", () => {
-    expectConfigError(withOptions({ extensions: [{ enrichPayload: () => ({}) }] }), "extensions", /not an extension/);
+  it("a plug-in without a key serves every payment (a budget, a ledger): accepted", () => {
+    expect(() => withOptions({ plugins: [{ onOutcome: () => {} }] })()).not.toThrow();
   });
 });
 
@@ -243,7 +248,7 @@ describe("NoPayableRequirementError over many requirements", () => {
     const accepts = Array.from({ length: 500 }, (_, i) => requirement(i));
     // Over the header's size limit: a JSON body, as a server with this many options would send.
     const challenge = parseChallenge({ header: null, body: { x402Version: 2, resource: { url: request.url }, accepts } });
-    const error = await createX402Client({ schemes: [evm] })
+    const error = await engineOf(createX402Client({ schemes: [evm] }))
       .createPayment(challenge, request)
       .catch((e) => e);
 

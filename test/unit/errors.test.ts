@@ -7,22 +7,14 @@ import { getBase58Decoder } from "@solana/kit";
 import { UserRejectedRequestError } from "viem";
 import { describe, expect, it } from "vitest";
 import { getEventListeners } from "node:events";
-import {
-  InvalidConfigError,
-  NoPayableRequirementError,
-  PaymentOutcomeUnknownError,
-  PaymentRejectedError,
-  SigningError,
-  X402Error,
-  createX402Client,
-  isX402Error,
-  parseChallenge,
-  redactSecrets,
-} from "../../src";
+import { InvalidConfigError, NoPayableRequirementError, PaymentOutcomeUnknownError, PaymentRejectedError, SigningError, redactSecrets } from "../../src/entries/errors";
+import { X402Error, createX402Client, isX402Error } from "../../src";
+import { parseChallenge } from "../../src/entries/protocol";
 import { exactEvm } from "../../src/evm";
 import { describeRejection, raceAbort, throwIfAborted, toWalletError, type RejectedRequirement } from "../../src/errors";
 import { ANVIL_KEY_0 } from "../support/vectors";
 import { account, encodeHeader, v2Challenge } from "../support/seller";
+import { engineOf } from "../../src/client";
 
 const request = { url: "https://seller.example/premium", method: "GET" };
 const challenge = parseChallenge({ header: encodeHeader(v2Challenge()) });
@@ -30,7 +22,7 @@ const challenge = parseChallenge({ header: encodeHeader(v2Challenge()) });
 /** createPayment with a wallet whose signTypedData throws `thrown`. */
 async function signingFailure(thrown: unknown) {
   const signer = { address: account.address, signTypedData: () => Promise.reject(thrown) };
-  return createX402Client({ schemes: [exactEvm({ signer })] })
+  return engineOf(createX402Client({ schemes: [exactEvm({ signer })] }))
     .createPayment(challenge, request)
     .then(() => {
       throw new Error("expected a failure");

@@ -7,11 +7,13 @@ import { http, HttpResponse } from "msw";
 import { decodeFunctionData, encodeAbiParameters, erc20Abi, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
+import { createX402Client } from "../../src";
+import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { PERMIT2_ADDRESS, exactEvm, permit2Allowance, type EvmRequester } from "../../src/evm";
 import { useMswServer } from "../support/msw";
 import { ANVIL_KEY_0, evmVectors } from "../support/vectors";
 import { countingSigner } from "../support/wallets";
+import { engineOf } from "../../src/client";
 
 const server = useMswServer();
 const account = privateKeyToAccount(ANVIL_KEY_0);
@@ -51,7 +53,7 @@ const pay = (rpc: unknown, extensions?: object, options: { rpcTimeoutMs?: number
   // Can sign transactions too, as a viem account can: the sponsored ERC-20 approval path is open.
   const signer = { ...counting, signTransaction: (tx: never) => account.signTransaction(tx) };
   const permit2 = permit2Allowance({ rpc: rpc as never, rpcTimeoutMs: options.rpcTimeoutMs });
-  const payment = createX402Client({ schemes: [exactEvm({ signer, permit2 })] })
+  const payment = engineOf(createX402Client({ schemes: [exactEvm({ signer, permit2 })] }))
     .createPayment(challenge(extensions), { ...request, signal: options.signal })
     .catch((e) => e);
   return { payment, signs: calls };
@@ -77,10 +79,10 @@ describe("what is asked", () => {
     const { rpc, calls } = requester({ eth_chainId: () => (fail ? Promise.reject(new Error("flaky")) : "0x14a34"), eth_call: () => uint(10n ** 6n) });
     const permit2 = permit2Allowance({ rpc });
     const client = createX402Client({ schemes: [exactEvm({ signer: account, permit2 })] });
-    expect(await client.createPayment(challenge(), request).catch((e) => e.code)).toBe("RPC_FAILED");
+    expect(await engineOf(client).createPayment(challenge(), request).catch((e) => e.code)).toBe("RPC_FAILED");
     fail = false;
-    await client.createPayment(challenge(), request);
-    await client.createPayment(challenge(), request);
+    await engineOf(client).createPayment(challenge(), request);
+    await engineOf(client).createPayment(challenge(), request);
     expect(calls.filter((c) => c.method === "eth_chainId")).toHaveLength(2);
   });
 });

@@ -6,9 +6,11 @@
  */
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
+import { createX402Client } from "../../src";
+import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { eip1193Signer, exactEvm, uptoEvm, type EvmRequester } from "../../src/evm";
 import { ANVIL_KEY_0, VECTOR_NOW_MS, countingBytes, evmVectors } from "../support/vectors";
+import { engineOf } from "../../src/client";
 
 const account = privateKeyToAccount(ANVIL_KEY_0);
 const request = { url: "https://api.example.com/premium-data", method: "GET" };
@@ -38,7 +40,7 @@ function injectedWallet({ accounts = [account.address.toLowerCase()], reject = f
 }
 
 const pay = async (scheme: ReturnType<typeof exactEvm>, requirements: object) =>
-  createX402Client({ schemes: [scheme], policy: { maxAmountPerPayment: "$10" } }).createPayment(
+  engineOf(createX402Client({ schemes: [scheme], policy: { maxAmountPerPayment: "$10" } })).createPayment(
     parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [requirements] }) }),
     request,
   );

@@ -9,11 +9,13 @@ import { createWalletClient, custom } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { baseSepolia } from "viem/chains";
 import { describe, expect, it } from "vitest";
-import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
+import { createX402Client } from "../../src";
+import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { PERMIT2_ADDRESS, exactEvm, permit2Allowance, uptoEvm, type EvmRequester } from "../../src/evm";
 import { useMswServer } from "../support/msw";
 import { ANVIL_KEY_0, VECTOR_NOW_MS, countingBytes, evmVectors } from "../support/vectors";
 import { countingSigner } from "../support/wallets";
+import { engineOf } from "../../src/client";
 
 const server = useMswServer();
 const account = privateKeyToAccount(ANVIL_KEY_0);
@@ -55,7 +57,7 @@ describe("eip2612GasSponsoring", () => {
   it("reproduces the golden vector byte for byte: the Permit2 payload, then the permit for exactly the amount", async () => {
     const v = evmVectors.exact_permit2_eip2612;
     const { requester, calls } = chain();
-    const payment = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }))] }).createPayment(
+    const payment = await engineOf(createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }))] })).createPayment(
       challengeOf(v.requirements, v.serverExtensions),
       request,
     );
@@ -74,7 +76,7 @@ describe("eip2612GasSponsoring", () => {
     const v = evmVectors.upto_permit2;
     const { requester } = chain();
     const scheme = uptoEvm({ signer: account, now: () => VECTOR_NOW_MS, randomBytes: countingBytes, permit2: permit2Allowance({ rpc: { "eip155:84532": requester } }) });
-    const payment = await createX402Client({ schemes: [scheme], policy: { maxAmountPerPayment: "$5" } }).createPayment(
+    const payment = await engineOf(createX402Client({ schemes: [scheme], policy: { maxAmountPerPayment: "$5" } })).createPayment(
       challengeOf(v.requirements, { eip2612GasSponsoring: {} }),
       request,
     );
@@ -85,7 +87,7 @@ describe("eip2612GasSponsoring", () => {
 
   it("uptoEvm without permit2, on a server offering sponsorship: INVALID_CONFIG naming uptoEvm's option", async () => {
     const v = evmVectors.upto_permit2;
-    const error = await createX402Client({ schemes: [uptoEvm({ signer: account })], policy: { maxAmountPerPayment: "$5" } })
+    const error = await engineOf(createX402Client({ schemes: [uptoEvm({ signer: account })], policy: { maxAmountPerPayment: "$5" } }))
       .createPayment(challengeOf(v.requirements, { eip2612GasSponsoring: {}, erc20ApprovalGasSponsoring: {} }), request)
       .catch((e) => e);
     expect(error.message).toBe(
@@ -100,7 +102,7 @@ describe("erc20ApprovalGasSponsoring", () => {
 
   it('with approvalAmount "unlimited": the golden vector byte for byte (nonce 3, 2 gwei cap, 0.001 gwei tip)', async () => {
     const { requester } = chain();
-    const payment = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester, approvalAmount: "unlimited" }))] }).createPayment(
+    const payment = await engineOf(createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester, approvalAmount: "unlimited" }))] })).createPayment(
       challengeOf(v.requirements, declared),
       request,
     );
@@ -112,7 +114,7 @@ describe("erc20ApprovalGasSponsoring", () => {
 
   it("by default approves exactly the payment, never unlimited; the transaction is signed by the payer, not sent", async () => {
     const { requester, calls } = chain();
-    const payment = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }))] }).createPayment(
+    const payment = await engineOf(createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }))] })).createPayment(
       challengeOf(v.requirements, { erc20ApprovalGasSponsoring: {} }),
       request,
     );
@@ -136,7 +138,7 @@ describe("wallets on the approval path", () => {
     const { requester } = chain();
     const wallet = createWalletClient({ account, chain: baseSepolia, transport: custom(requester) });
     const scheme = exactEvm({ signer: wallet, permit2: permit2Allowance({ rpc: requester }) });
-    const payment = await createX402Client({ schemes: [scheme] }).createPayment(challengeOf(v.requirements, declared), request);
+    const payment = await engineOf(createX402Client({ schemes: [scheme] })).createPayment(challengeOf(v.requirements, declared), request);
     const info = (payment.payload.extensions as any).erc20ApprovalGasSponsoring.info;
     expect(await recoverTransactionAddress({ serializedTransaction: info.signedTransaction })).toBe(account.address);
   });
@@ -144,7 +146,7 @@ describe("wallets on the approval path", () => {
   it("a smart-wallet signature (longer than 65 bytes) passes through the Permit2 payload unchanged", async () => {
     const long = `0x${"ab".repeat(200)}` as Hex;
     const { signer } = countingSigner(async () => long);
-    const payment = await createX402Client({ schemes: [exactEvm({ signer })] }).createPayment(challengeOf(evmVectors.exact_permit2.requirements), request);
+    const payment = await engineOf(createX402Client({ schemes: [exactEvm({ signer })] })).createPayment(challengeOf(evmVectors.exact_permit2.requirements), request);
     expect((payment.payload.payload as { signature: string }).signature).toBe(long);
   });
 });
@@ -154,7 +156,7 @@ describe("the allowance decides, before anything is signed", () => {
 
   it("enough allowance: the plain Permit2 payment, no sponsored approval even when offered", async () => {
     const { requester, calls } = chain({ allowance: 10_000n });
-    const payment = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }))] }).createPayment(
+    const payment = await engineOf(createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }))] })).createPayment(
       challengeOf(requirements, { eip2612GasSponsoring: {}, erc20ApprovalGasSponsoring: {} }),
       request,
     );
@@ -169,7 +171,7 @@ describe("the allowance decides, before anything is signed", () => {
   ])("short allowance and %s: PERMIT2_ALLOWANCE_REQUIRED, nothing signed", async (_, extensions, over) => {
     const { requester } = chain({ allowance: 9_999n });
     const { signer, calls } = countingSigner();
-    const error = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }), signer)] })
+    const error = await engineOf(createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }), signer)] }))
       .createPayment(challengeOf({ ...requirements, ...over }, extensions), request)
       .catch((e) => e);
     expect(error.code).toBe("PERMIT2_ALLOWANCE_REQUIRED");
@@ -180,7 +182,7 @@ describe("the allowance decides, before anything is signed", () => {
 
   it("a token without EIP-2612 (nonces() answers nothing): the offered approval transaction is used instead", async () => {
     const { requester } = chain({ nonces: false });
-    const payment = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }))] }).createPayment(
+    const payment = await engineOf(createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }))] })).createPayment(
       challengeOf(requirements, { eip2612GasSponsoring: {}, erc20ApprovalGasSponsoring: {} }),
       request,
     );
@@ -190,7 +192,7 @@ describe("the allowance decides, before anything is signed", () => {
   it("an asset with no ERC-20 code (allowance() answers nothing): UNPAYABLE_REQUIREMENT, nothing signed", async () => {
     const { requester } = chain({ allowance: null });
     const { signer, calls } = countingSigner();
-    const error = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }), signer)] })
+    const error = await engineOf(createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }), signer)] }))
       .createPayment(challengeOf(requirements), request)
       .catch((e) => e);
     expect(error.code).toBe("UNPAYABLE_REQUIREMENT");
@@ -200,7 +202,7 @@ describe("the allowance decides, before anything is signed", () => {
 
   it("an offered approval and no chain to check it with: INVALID_CONFIG naming the option, nothing signed", async () => {
     const { signer, calls } = countingSigner();
-    const error = await createX402Client({ schemes: [vectorScheme(undefined, signer)] })
+    const error = await engineOf(createX402Client({ schemes: [vectorScheme(undefined, signer)] }))
       .createPayment(challengeOf(requirements, { eip2612GasSponsoring: {} }), request)
       .catch((e) => e);
     expect(error).toMatchObject({ code: "INVALID_CONFIG", details: { option: "permit2" } });
@@ -209,14 +211,14 @@ describe("the allowance decides, before anything is signed", () => {
   });
 
   it("no approval offered and no chain: the Permit2 payment is signed (a 412 then says what to approve)", async () => {
-    const payment = await createX402Client({ schemes: [vectorScheme(undefined)] }).createPayment(challengeOf(requirements), request);
+    const payment = await engineOf(createX402Client({ schemes: [vectorScheme(undefined)] })).createPayment(challengeOf(requirements), request);
     expect(payment.payload.payload).toHaveProperty("permit2Authorization");
   });
 
   it("a single RPC serving another chain: refused before signing", async () => {
     const { requester } = chain({ chainId: 1 });
     const { signer, calls } = countingSigner();
-    const error = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }), signer)] })
+    const error = await engineOf(createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: requester }), signer)] }))
       .createPayment(challengeOf(requirements), request)
       .catch((e) => e);
     expect(error.code).toBe("UNPAYABLE_REQUIREMENT");
@@ -226,7 +228,7 @@ describe("the allowance decides, before anything is signed", () => {
 
   it("a map without the network: treated as no chain", async () => {
     const { requester, calls } = chain();
-    const error = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: { "eip155:8453": requester } }))] })
+    const error = await engineOf(createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: { "eip155:8453": requester } }))] }))
       .createPayment(challengeOf(requirements, { eip2612GasSponsoring: {} }), request)
       .catch((e) => e);
     expect(error).toMatchObject({ code: "INVALID_CONFIG", details: { option: "permit2" } });
@@ -241,7 +243,7 @@ describe("chain reads over an RPC URL", () => {
   it("a failing RPC is RPC_FAILED naming the URL without its query, and nothing is signed", async () => {
     server.use(http.post("https://rpc.example/v1", () => new HttpResponse("down", { status: 503 })));
     const { signer, calls } = countingSigner();
-    const error = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: { "eip155:84532": rpcUrl } }), signer)] })
+    const error = await engineOf(createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: { "eip155:84532": rpcUrl } }), signer)] }))
       .createPayment(challengeOf(requirements), request)
       .catch((e) => e);
     expect(error).toMatchObject({ code: "RPC_FAILED", details: { rpcUrl: "https://rpc.example/v1", rpcMethod: "eth_call (allowance)" } });
@@ -256,7 +258,7 @@ describe("chain reads over an RPC URL", () => {
         return HttpResponse.json({ jsonrpc: "2.0", id: body.id, result: body.method === "eth_call" ? "not hex" : "0x14a34" });
       }),
     );
-    const error = await createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: rpcUrl }))] })
+    const error = await engineOf(createX402Client({ schemes: [vectorScheme(permit2Allowance({ rpc: rpcUrl }))] }))
       .createPayment(challengeOf(requirements), request)
       .catch((e) => e);
     expect(error).toMatchObject({ code: "RPC_FAILED", details: { rpcMethod: "eth_call (allowance)" } });

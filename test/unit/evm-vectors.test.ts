@@ -1,8 +1,10 @@
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
+import { createX402Client } from "../../src";
+import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { exactEvm, uptoEvm } from "../../src/evm";
 import { ANVIL_ADDRESS_0, ANVIL_KEY_0, VECTOR_NOW_MS, countingBytes, evmFull, evmVectors } from "../support/vectors";
+import { engineOf } from "../../src/client";
 
 const account = privateKeyToAccount(ANVIL_KEY_0);
 const scheme = () => exactEvm({ signer: account, now: () => VECTOR_NOW_MS, randomBytes: countingBytes });
@@ -15,7 +17,7 @@ describe("EVM exact (EIP-3009) reproduces the reference's golden vectors", () =>
     const challenge = parseChallenge({
       header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [v.requirements] }),
     });
-    const payment = await client().createPayment(challenge, request);
+    const payment = await engineOf(client()).createPayment(challenge, request);
     expect(payment.payload.payload).toEqual(v.schemeResult.payload);
     expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(v.schemeResult.payload));
   });
@@ -27,7 +29,7 @@ describe("EVM exact (EIP-3009) reproduces the reference's golden vectors", () =>
       accepts: [evmFull.A_paymentPayload.accepted],
     };
     const challenge = parseChallenge({ header: encodeBase64Json(paymentRequired) });
-    const payment = await client().createPayment(challenge, request);
+    const payment = await engineOf(client()).createPayment(challenge, request);
     expect(JSON.stringify(payment.payload)).toBe(evmFull.A_json);
     expect(payment.headerName).toBe("PAYMENT-SIGNATURE");
     expect(payment.headerValue).toBe(evmFull.A_headers["PAYMENT-SIGNATURE"]);
@@ -36,7 +38,7 @@ describe("EVM exact (EIP-3009) reproduces the reference's golden vectors", () =>
   it("v1: X-PAYMENT with the same signature as v2", async () => {
     const v = evmVectors.v1_exact;
     const challenge = parseChallenge({ header: null, body: JSON.stringify({ x402Version: 1, error: "X-PAYMENT header is required", accepts: [v.requirements] }) });
-    const payment = await createX402Client({ schemes: [scheme()] }).createPayment(challenge, { url: "https://api.example.com/x", method: "GET" });
+    const payment = await engineOf(createX402Client({ schemes: [scheme()] })).createPayment(challenge, { url: "https://api.example.com/x", method: "GET" });
     expect(payment.headerName).toBe("X-PAYMENT");
     expect(JSON.stringify(payment.payload)).toBe(JSON.stringify(v.schemeResult));
     expect((payment.payload.payload as { signature: string }).signature).toBe(evmVectors.exact_eip3009.schemeResult.payload.signature);
@@ -50,7 +52,7 @@ describe("EVM exact (EIP-3009) reproduces the reference's golden vectors", () =>
 describe("EVM Permit2 reproduces the reference's golden vectors", () => {
   const pay = async (schemes: Parameters<typeof createX402Client>[0]["schemes"], requirements: object) => {
     const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [requirements] }) });
-    return createX402Client({ schemes, policy: { maxAmountPerPayment: "$10" } }).createPayment(challenge, request);
+    return engineOf(createX402Client({ schemes, policy: { maxAmountPerPayment: "$10" } })).createPayment(challenge, request);
   };
 
   it("exact with assetTransferMethod permit2: the exact proxy as spender, byte for byte", async () => {
@@ -72,7 +74,7 @@ describe("what every EVM requirement must be, whatever the transfer method", () 
     const challenge = parseChallenge({
       header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [{ ...evmVectors.upto_permit2.requirements, ...over }] }),
     });
-    return createX402Client({ schemes, policy: { maxAmountPerPayment: "$10" } }).evaluate(challenge, request);
+    return engineOf(createX402Client({ schemes, policy: { maxAmountPerPayment: "$10" } })).evaluate(challenge, request);
   };
 
   it("maxTimeoutSeconds must exceed the facilitators' 6 s margin", () => {

@@ -1,12 +1,13 @@
 /** How an outcome becomes a ledger record: its kind from the error code, the network as CAIP-2 where known. */
 import { describe, expect, it } from "vitest";
-import { PaymentIdConflictError, Permit2AllowanceError, PaymentRejectedError, PaymentOutcomeUnknownError, NoPayableRequirementError, type AnyX402Error } from "../../src";
-import { ledgerRecord } from "../../src/client/ledger-record";
+import { PaymentIdConflictError, Permit2AllowanceError, PaymentRejectedError, PaymentOutcomeUnknownError, NoPayableRequirementError } from "../../src/entries/errors";
+import { type AnyX402Error } from "../../src";
+import { ledgerRecord } from "../../src/extensions/ledger";
 
 const request = { url: "https://a.example/x", method: "GET" };
 const terms = { x402Version: 1, url: request.url, method: "GET", requirement: {}, scheme: "exact", network: "base-sepolia", amount: "10", upTo: false, displayAmount: undefined, asset: "0xabc", payTo: "0xdef", payer: "0x123" } as const;
 const payment = { terms, requirement: { caip2: "eip155:84532" } as never };
-const failed = (error: AnyX402Error) => ledgerRecord({ settled: false, error, challenge: undefined, request }, payment);
+const failed = (error: AnyX402Error) => ledgerRecord({ settled: false, error, challenge: undefined, request, payment });
 
 describe("ledger records", () => {
   it.each([
@@ -21,6 +22,6 @@ describe("ledger records", () => {
 
   it("a v1 payment is recorded on its CAIP-2 network; without one, on the network as offered", () => {
     expect(failed(new PaymentRejectedError("no", { details: {} as never })).network).toBe("eip155:84532");
-    expect(ledgerRecord({ settled: false, error: new PaymentRejectedError("no", { details: {} as never }), challenge: undefined, request }, { terms, requirement: {} as never }).network).toBe("base-sepolia");
+    expect(ledgerRecord({ settled: false, error: new PaymentRejectedError("no", { details: {} as never }), challenge: undefined, request, payment: { terms, requirement: {} as never } }).network).toBe("base-sepolia");
   });
 });

@@ -6,7 +6,7 @@ import { getBase58Decoder } from "@solana/kit";
 import { createOfferEIP712, createOfferJWS, createReceiptEIP712, createReceiptJWS, type JWSSigner } from "@x402/extensions/offer-receipt";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { verifyOffer, verifyReceipt } from "../../src/offers/verify";
+import { verifyOffer, verifyReceipt } from "../../src/extensions/offer-receipt/verify";
 
 const ANVIL_KEY_1 = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 const account = privateKeyToAccount(ANVIL_KEY_1);

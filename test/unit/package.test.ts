@@ -85,7 +85,8 @@ describe("package exports (dist, built by npm test)", () => {
  * error codes, which must narrow `details`.
  */
 const app = `
-import { builderCode, createX402Client, isX402Error, getPaymentReceipt, resendPayment, signInWithX, type PaymentOutcomeUnknownError, type X402Extension } from "x402-pay";
+import { budget, builderCode, createX402Client, isX402Error, getPaymentReceipt, resendPayment, signInWithX, type X402Plugin } from "x402-pay";
+import type { PaymentOutcomeUnknownError } from "x402-pay/errors";
 import { exactEvm } from "x402-pay/evm";
 import { exactSvm } from "x402-pay/svm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
@@ -94,14 +95,14 @@ import { PaymentRequiredV2Schema, SettleResponseSchema, SignInWithXPayloadSchema
 import { redisBudgetStore, redisLedger, redisSignInStore, type RedisClientLike } from "x402-pay/redis";
 
 declare const signer: { address: \`0x\${string}\`; signTypedData(request: never): Promise<\`0x\${string}\`> };
-const extension: X402Extension = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
+const extension: X402Plugin = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
 declare const messageSigner: { address: \`0x\${string}\`; signMessage(request: { message: string }): Promise<\`0x\${string}\`> };
 declare const kitSigner: { address: string; signMessages(messages: readonly { content: Uint8Array; signatures: Readonly<Record<string, Uint8Array>> }[]): Promise<readonly Readonly<Record<string, Uint8Array>>[]> };
 declare const maybe: { policy?: { origins?: string[] }; hook?: () => boolean; store?: { get(key: string): Promise<string | null>; set(key: string, value: string): Promise<unknown> } };
 // Options read from elsewhere may be undefined: under exactOptionalPropertyTypes that must still type-check.
 const client = createX402Client({
   schemes: [exactEvm({ signer, networks: undefined })],
-  extensions: [extension, builderCode(["bc_my_agent"]), signInWithX({ evm: messageSigner, solana: kitSigner, store: maybe.store })],
+  plugins: [extension, builderCode(["bc_my_agent"]), signInWithX({ evm: messageSigner, solana: kitSigner, store: maybe.store })],
   policy: { maxAmountPerPayment: "$0.10", origins: maybe.policy?.origins },
   onBeforePayment: maybe.hook,
 });
@@ -110,9 +111,11 @@ export const paidFetch = wrapFetchWithPayment(fetch, client);
 declare const redis: RedisClientLike;
 export const fleet = createX402Client({
   schemes: [exactEvm({ signer })],
-  budget: { limit: "$5", per: "day", scope: "origin", store: redisBudgetStore(redis, { prefix: "agents:", timeoutMs: 500 }) },
-  ledger: redisLedger(redis, { key: "agents:ledger" }),
-  extensions: [signInWithX({ evm: messageSigner, store: redisSignInStore(redis, { ttlSeconds: 86_400 }) })],
+  plugins: [
+    budget({ limit: "$5", per: "day", scope: "origin", store: redisBudgetStore(redis, { prefix: "agents:", timeoutMs: 500 }) }),
+    redisLedger(redis, { key: "agents:ledger" }),
+    signInWithX({ evm: messageSigner, store: redisSignInStore(redis, { ttlSeconds: 86_400 }) }),
+  ],
 });
 export { exactSvm, wrapAxiosWithPayment, getPaymentReceipt };
 // Per-request options: fetch's init and axios's config both take x402, and a paying fetch is still a fetch.
@@ -154,6 +157,8 @@ export function explain(error: unknown): string {
       return error.details.option ?? error.shortMessage;
     case "PAYMENT_ID_CONFLICT":
       return error.details.paymentId + error.details.status + error.details.paymentHeader.name;
+    case "PAYMENT_PENDING":
+      return error.details.transaction + error.details.network;
     default:
       return error.code + error.phase;
   }

@@ -12,18 +12,12 @@ import {
   validatePaymentIdentifierRequirement,
 } from "@x402/extensions/payment-identifier";
 import { describe, expect, it, vi } from "vitest";
-import {
-  buildPaymentPayload,
-  createX402Client,
-  encodeBase64Json,
-  generatePaymentId,
-  isPaymentId,
-  parseChallenge,
-  type PaymentScheme,
-} from "../../src";
+import { buildPaymentPayload, encodeBase64Json, generatePaymentId, isPaymentId, parseChallenge } from "../../src/entries/protocol";
+import { createX402Client, type PaymentScheme } from "../../src";
 import { readPaymentOptions, resendPayment } from "../../src/handshake";
 import { paymentIdOf } from "../../src/protocol";
 import { evmVectors } from "../support/vectors";
+import { engineOf } from "../../src/client";
 
 const requirement = evmVectors.exact_eip3009.requirements;
 const request = { url: "https://api.example.com/premium-data", method: "GET" };
@@ -113,7 +107,7 @@ describe("payment ids", () => {
 describe("the built-in payment-identifier extension", () => {
   it.each([false, true])("declared with required: %s, the payload echoes the declaration with an id added (valid to the reference)", async (required) => {
     const declaration = declarePaymentIdentifierExtension(required);
-    const { payload } = await createX402Client({ schemes: [scheme()] }).createPayment(challengeOf({ "payment-identifier": declaration }), request);
+    const { payload } = await engineOf(createX402Client({ schemes: [scheme()] })).createPayment(challengeOf({ "payment-identifier": declaration }), request);
     const sent = (payload.extensions as any)["payment-identifier"];
     expect(sent).toEqual({ info: { required, id: expect.stringMatching(/^pay_[0-9a-f]{32}$/) }, schema: declaration.schema });
     // The declared object is not changed in place.
@@ -125,7 +119,7 @@ describe("the built-in payment-identifier extension", () => {
 
   it("the reference resource server (2.27) finds the echo faithful", async () => {
     const extensions = { "payment-identifier": declarePaymentIdentifierExtension(true) };
-    const { payload } = await createX402Client({ schemes: [scheme()] }).createPayment(challengeOf(extensions), request);
+    const { payload } = await engineOf(createX402Client({ schemes: [scheme()] })).createPayment(challengeOf(extensions), request);
     const paymentRequired = { x402Version: 2, resource: { url: request.url }, accepts: [requirement], extensions };
     expect(new x402ResourceServer().validateExtensions(paymentRequired as never, payload as never)).toEqual({ valid: true });
   });
@@ -133,20 +127,20 @@ describe("the built-in payment-identifier extension", () => {
   it("a caller's id is used verbatim; every other payment gets a fresh one", async () => {
     const client = createX402Client({ schemes: [scheme()] });
     const challenge = challengeOf({ "payment-identifier": declarePaymentIdentifierExtension(false) });
-    const mine = await client.createPayment(challenge, { ...request, paymentId: "order-2024-000042-retry" });
-    const first = await client.createPayment(challenge, request);
-    const second = await client.createPayment(challenge, request);
+    const mine = await engineOf(client).createPayment(challenge, { ...request, paymentId: "order-2024-000042-retry" });
+    const first = await engineOf(client).createPayment(challenge, request);
+    const second = await engineOf(client).createPayment(challenge, request);
     expect(paymentIdOf(mine.payload)).toBe("order-2024-000042-retry");
     expect(paymentIdOf(first.payload)).not.toBe(paymentIdOf(second.payload));
   });
 
   it("not declared: no id, and a caller's id is not sent either", async () => {
-    const { payload } = await createX402Client({ schemes: [scheme()] }).createPayment(challengeOf({ other: { info: {} } }), {
+    const { payload } = await engineOf(createX402Client({ schemes: [scheme()] })).createPayment(challengeOf({ other: { info: {} } }), {
       ...request,
       paymentId: "order-2024-000042-retry",
     });
     expect(payload.extensions).toEqual({ other: { info: {} } });
-    const { payload: bare } = await createX402Client({ schemes: [scheme()] }).createPayment(challengeOf(), request);
+    const { payload: bare } = await engineOf(createX402Client({ schemes: [scheme()] })).createPayment(challengeOf(), request);
     expect(bare).not.toHaveProperty("extensions");
   });
 
@@ -155,27 +149,27 @@ describe("the built-in payment-identifier extension", () => {
     { name: "required not a boolean", declaration: { info: { required: "yes" } } },
     { name: "not an object", declaration: "on" },
   ])("a declaration the reference would not act on ($name) is echoed as declared, with no id", async ({ declaration }) => {
-    const { payload } = await createX402Client({ schemes: [scheme()] }).createPayment(challengeOf({ "payment-identifier": declaration }), request);
+    const { payload } = await engineOf(createX402Client({ schemes: [scheme()] })).createPayment(challengeOf({ "payment-identifier": declaration }), request);
     expect((payload.extensions as any)["payment-identifier"]).toEqual(declaration);
   });
 
   it("v1: the payload is the four v1 fields, whatever the 402 carried", async () => {
     const challenge = challengeOf({ "payment-identifier": declarePaymentIdentifierExtension(true) }, 1);
-    const { payload } = await createX402Client({ schemes: [scheme()] }).createPayment(challenge, { ...request, paymentId: "order-2024-000042-retry" });
+    const { payload } = await engineOf(createX402Client({ schemes: [scheme()] })).createPayment(challenge, { ...request, paymentId: "order-2024-000042-retry" });
     expect(Object.keys(payload)).toEqual(["x402Version", "scheme", "network", "payload"]);
   });
 
   it("an extension registered under the key replaces the built-in ({ key } alone turns it off)", async () => {
     const challenge = challengeOf({ "payment-identifier": declarePaymentIdentifierExtension(false) });
-    const off = await createX402Client({ schemes: [scheme()], extensions: [{ key: "payment-identifier" }] }).createPayment(challenge, request);
+    const off = await engineOf(createX402Client({ schemes: [scheme()], plugins: [{ key: "payment-identifier" }] })).createPayment(challenge, request);
     expect((off.payload.extensions as any)["payment-identifier"].info).toEqual({ required: false });
-    const own = await createX402Client({
+    const own = await engineOf(createX402Client({
       schemes: [scheme()],
-      extensions: [{ key: "payment-identifier", enrichPayload: () => ({ info: { id: "mine_0123456789abcdef" } }) }],
-    }).createPayment(challenge, request);
+      plugins: [{ key: "payment-identifier", enrichPayload: () => ({ info: { id: "mine_0123456789abcdef" } }) }],
+    })).createPayment(challenge, request);
     expect(paymentIdOf(own.payload)).toBe("mine_0123456789abcdef");
-    // client.extensions lists what was registered; the built-in is not among them.
-    expect(createX402Client({ schemes: [scheme()] }).extensions).toEqual([]);
+    // client.plugins lists what was given; the built-in is not among them.
+    expect(createX402Client({ schemes: [scheme()] }).plugins).toEqual([]);
   });
 
   it.each(["short", "pay_0123456789abcde!", 42])("a malformed caller id (%j) is INVALID_CONFIG before anything is signed", async (paymentId) => {
@@ -183,7 +177,7 @@ describe("the built-in payment-identifier extension", () => {
     const onPaymentFailed = vi.fn();
     const client = createX402Client({ schemes: [s], onPaymentFailed });
     const challenge = challengeOf({ "payment-identifier": declarePaymentIdentifierExtension(false) });
-    const error = await rejection(client.createPayment(challenge, { ...request, paymentId: paymentId as never }));
+    const error = await rejection(engineOf(client).createPayment(challenge, { ...request, paymentId: paymentId as never }));
     expect(error).toMatchObject({ code: "INVALID_CONFIG", details: { option: "x402.paymentId" } });
     expect(s.calls).toBe(0);
   });

@@ -6,7 +6,7 @@
  * fetch that plays the preflight's part; test/browser runs the same path against real CORS in Chromium.
  */
 import { describe, expect, it } from "vitest";
-import { PaymentNotSentError } from "../../src";
+import { PaymentNotSentError } from "../../src/entries/errors";
 import { browserOrigin, throwIfPreflightRefused } from "../../src/handshake";
 
 const url = "https://seller.example/premium";

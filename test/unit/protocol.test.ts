@@ -1,19 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { EVM_V1_NETWORKS, toEvmChainId } from "../../src/evm";
 import { SVM_V1_NETWORKS } from "../../src/svm";
-import {
-  decodeBase64Json,
-  encodeBase64Json,
-  formatUnits,
-  isWithinUsd,
-  matchesPattern,
-  parseAtomicAmount,
-  parseChallenge,
-  parseUsd,
-  decodeSettlement,
-  findKnownAsset,
-  patternSpecificity,
-} from "../../src";
+import { decodeBase64Json, encodeBase64Json, formatUnits, matchesPattern, parseAtomicAmount, parseChallenge, parseUsd, decodeSettlement, findKnownAsset } from "../../src/entries/protocol";
+import { isWithinUsd, patternSpecificity } from "../../src/protocol";
 
 describe("header codec (wire.md §2 vectors)", () => {
   it.each([

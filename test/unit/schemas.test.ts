@@ -6,7 +6,8 @@
 import { HttpResponse } from "msw";
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
 import type * as z from "zod/mini";
-import { createX402Client, decodeBase64Json, encodeBase64Json, parseChallenge, type X402Client, type X402Extension } from "../../src";
+import { createX402Client, type X402Client, type X402Plugin } from "../../src";
+import { decodeBase64Json, encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { exactEvm, uptoEvm } from "../../src/evm";
 import {
   PaymentPayloadV1Schema,
@@ -84,8 +85,8 @@ const evmClient = () => createX402Client({ schemes: [exactEvm({ signer: counting
 
 describe.each(wrappers)("$name: every payload x402-pay sends is well-formed", (wrapper) => {
   it("v2 exact (EIP-3009), `resource` and the declared extensions echoed, an extension's data added", async () => {
-    const tag: X402Extension = { key: "tag", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
-    const client = createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], extensions: [tag] });
+    const tag: X402Plugin = { key: "tag", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
+    const client = createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], plugins: [tag] });
     const declared = { tag: { info: { required: false }, schema: { type: "object" } }, bazaar: { info: { input: { method: "GET" } } } };
     const payment = await emitted(wrapper, client, v2Challenge({ extensions: declared }));
     const parsed = PaymentPayloadV2Schema.parse(payment);

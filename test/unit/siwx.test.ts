@@ -9,7 +9,8 @@ import { createSIWxMessage } from "@x402/extensions/sign-in-with-x";
 import fc from "fast-check";
 import { createWalletClient, custom, verifyMessage } from "viem";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createX402Client, encodeBase64Json, parseChallenge, signInWithX, type PaymentChallenge, type X402Extension } from "../../src";
+import { createX402Client, signInWithX, type X402Plugin } from "../../src";
+import { encodeBase64Json, parseChallenge, type PaymentChallenge } from "../../src/entries/protocol";
 import { eip1193Signer, exactEvm } from "../../src/evm";
 import {
   CLOCK_SKEW_SECONDS,
@@ -23,7 +24,7 @@ import {
   toSolanaMessageSigner,
   type Declaration,
   type SignInWallet,
-} from "../../src/siwx";
+} from "../../src/extensions/sign-in-with-x";
 import { SIGN_IN, countingEvmWallet, countingSolanaWallet, siwxVectors, verifyEd25519 } from "../support/siwx";
 import { buyer } from "../support/svm";
 import { account, countingSigner } from "../support/wallets";
@@ -345,7 +346,7 @@ function challengeOf(url: string, info: Record<string, unknown>, chains: unknown
   return parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url }, accepts, extensions: { [SIGN_IN]: { info, supportedChains: chains } } }) });
 }
 
-async function headersFrom(extension: X402Extension, challenge: PaymentChallenge, url: string) {
+async function headersFrom(extension: X402Plugin, challenge: PaymentChallenge, url: string) {
   return extension.beforePayment!({ declaration: challenge.extensions![SIGN_IN], challenge, request: { url, method: "GET" } });
 }
 
@@ -519,10 +520,10 @@ describe("signInWithX: configuration", () => {
     expect(() => signInWithX(options as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", message: expect.stringMatching(message) }));
   });
 
-  it("registers on the client's extension seam", () => {
+  it("plugs into the client's one seam", () => {
     const extension = signInWithX({ evm: account });
-    const client = createX402Client({ schemes: [exactEvm({ signer: account })], extensions: [extension] });
-    expect(client.extensions).toEqual([extension]);
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [extension] });
+    expect(client.plugins).toEqual([extension]);
     expect(extension.key).toBe("sign-in-with-x");
   });
 });

@@ -4,11 +4,13 @@
 import { createSolanaRpc } from "@solana/kit";
 import { HttpResponse, delay } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createX402Client, encodeBase64Json, parseChallenge, type SpendPolicy } from "../../src";
+import { createX402Client, type SpendPolicy } from "../../src";
+import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { DEFAULT_SOLANA_RPC_URLS, SOLANA_DEVNET, SOLANA_MAINNET, exactSvm } from "../../src/svm";
 import { useMswServer } from "../support/msw";
 import { DEVNET_GENESIS_HASH, MAINNET_GENESIS_HASH, USDC_DEVNET, fakeRpc, rpcHandler, svmRequirement } from "../support/svm";
 import { countingSvmSigner } from "../support/wallets";
+import { engineOf } from "../../src/client";
 
 const server = useMswServer();
 
@@ -23,7 +25,7 @@ type Scheme = ReturnType<typeof exactSvm>;
 function pay(scheme: Scheme, accepts: unknown[] = [onDevnet], options: { signal?: AbortSignal; policy?: SpendPolicy } = {}) {
   const client = createX402Client({ schemes: [scheme], policy: options.policy });
   const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: RESOURCE }, accepts }) });
-  return client.createPayment(challenge, { url: RESOURCE, method: "GET", signal: options.signal });
+  return engineOf(client).createPayment(challenge, { url: RESOURCE, method: "GET", signal: options.signal });
 }
 
 const jsonRpcError = (code: number, message: string) => (request: { id: number }) =>

@@ -8,17 +8,19 @@ import {
   type TransactionSigner,
 } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
+import { createX402Client } from "../../src";
+import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { MEMO_PROGRAM, exactSvm } from "../../src/svm";
 import { buyer, fakeRpc, svmRequirement } from "../support/svm";
 import { rewritingSvmSigner, type WalletInstruction } from "../support/wallets";
+import { engineOf } from "../../src/client";
 
 const requirement = svmRequirement;
 
 async function pay(scheme: ReturnType<typeof exactSvm>, extra: Record<string, unknown> = {}) {
   const client = createX402Client({ schemes: [scheme] });
   const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: "https://api.example/x" }, accepts: [requirement(extra)] }) });
-  return client.createPayment(challenge, { url: "https://api.example/x", method: "GET" });
+  return engineOf(client).createPayment(challenge, { url: "https://api.example/x", method: "GET" });
 }
 
 function instructionsOf(payment: { payload: Readonly<Record<string, unknown>> }) {

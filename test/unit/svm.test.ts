@@ -13,10 +13,12 @@ import {
 import { parseSetComputeUnitLimitInstruction, parseSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
 import { findAssociatedTokenPda, parseTransferCheckedInstruction } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
-import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
+import { createX402Client } from "../../src";
+import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { exactSvm, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../src/svm";
 import { BLOCKHASH, DEVNET, FEE_PAYER, PAY_TO, USDC_DEVNET, buyer, decodeTransaction, fakeRpc, svmRequirement } from "../support/svm";
 import { countingSvmSigner, rewritingSvmSigner, type WalletTransaction } from "../support/wallets";
+import { engineOf } from "../../src/client";
 
 async function pay(accepts: unknown[], options: { rpc?: ReturnType<typeof fakeRpc>; signer?: TransactionSigner; version?: 1 | 2 } = {}) {
   const rpc = options.rpc ?? fakeRpc();
@@ -29,7 +31,7 @@ async function pay(accepts: unknown[], options: { rpc?: ReturnType<typeof fakeRp
       ? { header: encodeBase64Json({ x402Version: 2, resource: { url: "https://api.example/x" }, accepts }) }
       : { header: null, body: { x402Version: 1, accepts } },
   );
-  return client.createPayment(challenge, { url: "https://api.example/x", method: "GET" });
+  return engineOf(client).createPayment(challenge, { url: "https://api.example/x", method: "GET" });
 }
 
 const decode = decodeTransaction;
@@ -140,7 +142,7 @@ describe("exactSvm options", () => {
   it("writes the configured compute-unit limit and price", async () => {
     const client = createX402Client({ schemes: [exactSvm({ signer: buyer, rpc: fakeRpc(), computeUnitLimit: 30_000, computeUnitPrice: 7n })] });
     const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: "https://api.example/x" }, accepts: [requirement()] }) });
-    const payment = await client.createPayment(challenge, { url: "https://api.example/x", method: "GET" });
+    const payment = await engineOf(client).createPayment(challenge, { url: "https://api.example/x", method: "GET" });
     const [limit, price] = decode((payment.payload.payload as { transaction: string }).transaction).message.instructions;
     expect(parseSetComputeUnitLimitInstruction(limit as never).data.units).toBe(30_000);
     expect(parseSetComputeUnitPriceInstruction(price as never).data.microLamports).toBe(7n);

@@ -1,13 +1,13 @@
-/** A payment attempt's outcome as the ledger records it. */
-import { newRecordId, type LedgerOutcome, type LedgerRecord } from "../ledger";
-import type { PaymentRequirement } from "../protocol";
-import type { PaymentOutcome, PaymentTerms } from "./types";
+/** A payment attempt's outcome as the ledger records it, and the plug-in that records every outcome. */
+import { fail, show, type Ledger, type LedgerOutcome, type LedgerRecord, type PaymentOutcome, type X402Plugin } from "../../contracts";
+import { randomId } from "../../protocol";
 
 /** Error codes of a payment the server refused: nothing was charged. */
 const REJECTED = ["PAYMENT_REJECTED", "PERMIT2_ALLOWANCE_REQUIRED", "PAYMENT_ID_CONFLICT"];
 
-/** The ledger's record of an outcome; `payment`: what was signed, if anything was. */
-export function ledgerRecord(outcome: PaymentOutcome, payment?: { readonly terms: PaymentTerms; readonly requirement: PaymentRequirement }): LedgerRecord {
+/** The ledger's record of an outcome (`outcome.payment`: what was signed, if anything was). */
+export function ledgerRecord(outcome: PaymentOutcome): LedgerRecord {
+  const { payment } = outcome;
   const terms = outcome.settled ? outcome.receipt : payment?.terms;
   let state: LedgerOutcome;
   if (outcome.settled) state = outcome.receipt.settled ? "settled" : "unknown";
@@ -16,7 +16,7 @@ export function ledgerRecord(outcome: PaymentOutcome, payment?: { readonly terms
   const receipt = outcome.settled ? outcome.receipt : undefined;
   const pending = !outcome.settled && outcome.error.code === "PAYMENT_PENDING" ? outcome.error.details : undefined;
   return {
-    id: newRecordId(),
+    id: randomId(),
     time: new Date().toISOString(),
     outcome: state,
     code: outcome.settled ? undefined : outcome.error.code,
@@ -31,4 +31,15 @@ export function ledgerRecord(outcome: PaymentOutcome, payment?: { readonly terms
     payer: terms?.payer,
     payee: terms?.payTo,
   };
+}
+
+/**
+ * A ledger store as a plug-in: every payment attempt's outcome is appended once, before the call returns,
+ * whatever the hooks do. The stores x402-pay makes are plug-ins already (`memoryLedger()`, `fileLedger`,
+ * `redisLedger`); this makes one of your own one: `plugins: [recordOutcomes(myLedger)]`.
+ */
+export function recordOutcomes<L extends Ledger>(ledger: L): L & X402Plugin {
+  if (typeof ledger?.append !== "function" || typeof ledger.records !== "function") fail("ledger", `${show(ledger)} is not a ledger { append, records }`);
+  // A ledger that fails cannot undo the payment, nor turn a paid response into an error: the client ignores what this throws.
+  return Object.assign(ledger, { name: "ledger", onOutcome: (outcome: PaymentOutcome) => ledger.append(ledgerRecord(outcome)) });
 }

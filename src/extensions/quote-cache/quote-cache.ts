@@ -3,8 +3,8 @@
  * request to it goes out paid at once: one round trip instead of two. Concurrent first requests to a
  * route wait for one probe's 402 instead of each asking.
  */
-import type { PaymentChallenge } from "../protocol";
-import { checkOptions, is } from "./options";
+import { checkOptions, fail, is, show, type X402Plugin, type X402Request } from "../../contracts";
+import type { PaymentChallenge } from "../../protocol";
 
 export interface QuoteCacheOptions {
   /** How long a route's quote is used, in seconds. Default 300. */
@@ -37,10 +37,33 @@ export const routeOf = (request: { readonly url: string; readonly method: string
 
 const count = (max: number) => is((v) => Number.isSafeInteger(v) && v > 0 && v <= max, `a whole number from 1 to ${max}`);
 
-/** The cache `createX402Client({ quoteCache })` makes: `true` for the defaults, or options; `undefined` when off. */
-export function createQuoteCache(options: boolean | QuoteCacheOptions | undefined, now: () => number = Date.now): QuoteCache | undefined {
-  if (!options) return undefined;
-  const given = options === true ? {} : options;
+/**
+ * The quote cache, as a plug-in: `createX402Client({ plugins: [quoteCache()] })`. Each route's 402 is
+ * remembered (origin, method, path and query) and the next request to it is paid at once: one round trip
+ * instead of two. It pays before the server asks, so it is off unless given. A route whose quote is
+ * refused, unsettled or failed is forgotten and asked again.
+ */
+export function quoteCache(options: QuoteCacheOptions = {}): X402Plugin & { readonly cache: QuoteCache } {
+  const cache = createQuoteCache(options);
+  const forget = (request: X402Request) => cache.forget(routeOf(request));
+  return Object.freeze({
+    name: "quote cache",
+    cache,
+    async prepay(request: X402Request) {
+      const route = routeOf(request);
+      let done = () => {};
+      if (!cache.lookup(route)) done = await cache.probe(route, request.signal);
+      return { challenge: cache.lookup(route), done };
+    },
+    learn: (request: X402Request, challenge: PaymentChallenge) => cache.learn(routeOf(request), challenge),
+    forget,
+  });
+}
+
+/** The cache behind `quoteCache`. */
+export function createQuoteCache(options: QuoteCacheOptions = {}, now: () => number = Date.now): QuoteCache {
+  if (typeof options !== "object" || options === null) fail("quoteCache", `${show(options)} is not { ttlSeconds?, maxEntries? }`);
+  const given = options;
   checkOptions("quoteCache.", given, { ttlSeconds: count(86_400), maxEntries: count(1_000_000) });
   const ttl = (given.ttlSeconds ?? 300) * 1000;
   const max = given.maxEntries ?? 1000;

@@ -4,13 +4,10 @@ export {
   unreconciled,
   reconcile,
   reconcileOnChain,
-  newRecordId,
   type SettlementChecker,
   type ChainReconciliation,
-  type Ledger,
-  type LedgerRecord,
-  type LedgerOutcome,
   type SpendGrouping,
   type SpendRow,
   type SpendQuery,
 } from "./ledger";
+export { recordOutcomes, ledgerRecord } from "./record";

@@ -3,12 +3,11 @@
  * route with no payment option, and on a route this wallet paid before. Elsewhere it pays at once,
  * with no wasted round trip.
  */
-import type { X402Extension } from "../client";
-import { InvalidConfigError, SignInRefusedError, requestDetails } from "../errors";
-import { encodeBase64Json } from "../protocol";
+import type { Ledger, SignInStore, X402Plugin } from "../../contracts";
+import { InvalidConfigError, SignInRefusedError, requestDetails } from "../../errors";
+import { encodeBase64Json } from "../../protocol";
 import { checkDeclaration, chooseChain, type SignInWallet } from "./challenge";
-import { isLedger, ledgerStore, memoryStore, paidKey, type SignInStore } from "./store";
-import type { Ledger } from "../ledger";
+import { isLedger, ledgerStore, memoryStore, paidKey } from "./store";
 import { toEvmMessageSigner, toSolanaMessageSigner, type EvmMessageSignerInput, type SolanaMessageSignerInput } from "./wallets";
 
 /** The extension's key in a 402 and the name of the request header carrying the proof. */
@@ -33,7 +32,7 @@ const SIGNATURE_SCHEMES: readonly unknown[] = ["eip191", "eip1271", "eip6492", "
  * stale or expired one, or one with a weak nonce is refused with `SignInRefusedError` before anything
  * is signed; so is, on a route with no payment option, one that no wallet can sign.
  */
-export function signInWithX(options: SignInWithXOptions): X402Extension {
+export function signInWithX(options: SignInWithXOptions): X402Plugin {
   const config = (problem: string, option = "") => new InvalidConfigError(`signInWithX: ${problem}`, { details: { option: `signInWithX${option}` } });
   if (!options || typeof options !== "object") throw config("needs its wallets: signInWithX({ evm }) or signInWithX({ solana }).");
   const unknown = Object.keys(options).find((key) => !["evm", "solana", "store"].includes(key));
@@ -51,6 +50,7 @@ export function signInWithX(options: SignInWithXOptions): X402Extension {
   ];
 
   return {
+    name: "sign-in-with-x",
     key: SIGN_IN_WITH_X,
 
     async beforePayment({ declaration, challenge, request }) {

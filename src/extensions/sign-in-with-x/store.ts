@@ -1,14 +1,5 @@
 /** Where sign-in remembers the routes each wallet paid for: a small async key-value store. */
-import type { Ledger } from "../ledger";
-
-/**
- * Any async key-value store: memory by default, or one shared by processes (Redis `GET`/`SET`, a
- * file). Keys are `<origin><path> <payer>` (0x addresses lower-cased); values the network paid on.
- */
-export interface SignInStore {
-  get(key: string): Promise<string | undefined | null> | string | undefined | null;
-  set(key: string, value: string): Promise<unknown> | unknown;
-}
+import type { Ledger, SignInStore } from "../../contracts";
 
 /** How many routes the default memory keeps; past that, the least recently paid are forgotten. */
 export const MEMORY_STORE_ENTRIES = 10_000;

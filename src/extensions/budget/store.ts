@@ -1,37 +1,5 @@
-/** Where budgets keep what was spent and reserved: one interface, this process's memory by default. */
-
-/** One budget for one scope value: the store's key, its limit and its window. Amounts are micro-dollars (10^-6 USD). */
-export interface BudgetEntry {
-  /** Names the budget and the scope value (`daily:origin:https://api.example.com`); stores prefix it. */
-  readonly key: string;
-  /** The limit, in micro-dollars. */
-  readonly limit: number;
-  /** The rolling window in milliseconds; `undefined`: the whole life of the store. */
-  readonly windowMs: number | undefined;
-}
-
-/** What a budget holds: committed spend and open reservations, in micro-dollars, within its window. */
-export interface BudgetUsage {
-  readonly spent: number;
-  readonly reserved: number;
-}
-
-/**
- * A budget store. Each call concerns one entry and is atomic: under any concurrency, and across
- * processes for a shared store, `reserve` never lets spent + reserved pass the limit. A reservation
- * and a commit count from the time of the reservation until its window has passed; without a window,
- * for good. A store may read its own clock (Redis's), so that a fleet agrees on the time.
- */
-export interface BudgetStore {
-  /** Reserves `amount` under `id` if it fits: spent + reserved + amount ≤ limit. Returns whether it did, and the usage before it. */
-  reserve(entry: BudgetEntry, id: string, amount: number): Promise<BudgetUsage & { readonly ok: boolean }>;
-  /** Turns reservation `id` into spend of `amount` (at most what was reserved). Unknown ids (expired) are ignored. */
-  commit(entry: BudgetEntry, id: string, amount: number): Promise<void>;
-  /** Drops reservation `id`. Unknown ids are ignored. */
-  release(entry: BudgetEntry, id: string): Promise<void>;
-  /** What the entry holds now. */
-  usage(entry: BudgetEntry): Promise<BudgetUsage>;
-}
+/** The default budget store: this process's memory. */
+import type { BudgetEntry, BudgetStore, BudgetUsage } from "../../contracts";
 
 interface Held {
   /** When it was reserved (ms), and its amount. */

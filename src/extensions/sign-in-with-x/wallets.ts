@@ -5,9 +5,9 @@
  * bytes, in base58, from a `@solana/kit` message signer or a wallet-standard wallet. Structural types
  * only: nothing here loads viem or `@solana/kit`.
  */
-import { InvalidConfigError, SigningError } from "../errors";
-import type { EvmMessageSigner, Hex } from "../evm";
-import { BASE58_ALPHABET, bytesToBase58, checksumAddress, utf8 } from "../protocol";
+import { InvalidConfigError, SigningError } from "../../errors";
+import type { EvmMessageSigner, Hex } from "../../evm";
+import { BASE58_ALPHABET, bytesToBase58, checksumAddress, utf8 } from "../../protocol";
 
 /** A viem WalletClient with an account (a JSON-RPC account from `eth_requestAccounts`, or a local one). */
 export interface MessageWalletClientLike {

@@ -1,4 +1,4 @@
-/** Options checked at construction, by one mechanism for the client's options and for the policy. */
+/** Options checked at construction, by one mechanism for the client, its policy, the schemes and the plug-ins. */
 import { InvalidConfigError } from "../errors";
 import { isPaymentId } from "../protocol";
 
@@ -15,6 +15,9 @@ export const is =
   (test: (value: any) => unknown, expected: string): Check =>
   (value) =>
     test(value) ? undefined : `${show(value)} is not ${expected}`;
+
+/** A function. */
+export const isFunction: Check = is((value) => typeof value === "function", "a function");
 
 /** A list whose every entry passes `check`; the problem named is the first entry's that does not. */
 export const every =

@@ -6,25 +6,10 @@
  * reason. With `requireSigner`, only requirements with a valid offer from that signer are paid. The
  * signed receipt of a settlement is checked the same way and attached to the payment receipt.
  */
-import type { PaymentRequirement, PaymentChallenge } from "../protocol";
-import type { RequirementReview, X402Extension } from "../client";
+import type { PaymentRequirement, PaymentChallenge } from "../../protocol";
+import type { RequirementReview, X402Plugin } from "../../contracts";
 import { OFFER_RECEIPT, verifyOffer, verifyReceipt, type OfferPayload, type ReceiptPayload, type Signed } from "./verify";
 
-export {
-  OFFER_RECEIPT,
-  OfferPayloadSchema,
-  ReceiptPayloadSchema,
-  SignedOfferSchema,
-  SignedReceiptSchema,
-  verifyOffer,
-  verifyReceipt,
-  type Checked,
-  type OfferPayload,
-  type ReceiptPayload,
-  type Signed,
-  type SignedOffer,
-  type SignedReceipt,
-} from "./verify";
 
 export interface OfferReceiptOptions {
   /**
@@ -116,12 +101,13 @@ function acceptedSigner({ requireSigner }: OfferReceiptOptions, requirement: Pay
 export type CheckedReceipt = { readonly verified: true; readonly receipt: Signed<ReceiptPayload> } | { readonly verified: false; readonly reason: string };
 
 /**
- * The `offer-receipt` extension: register it with `createX402Client({ schemes, extensions: [offerReceipt()] })`.
+ * The `offer-receipt` extension, as a plug-in: `createX402Client({ schemes, plugins: [offerReceipt()] })`.
  * Requirements whose offers fail are refused before the spend policy sees them; the settlement's
  * signed receipt is checked and attached to the payment receipt.
  */
-export function offerReceipt(options: OfferReceiptOptions = {}): X402Extension {
+export function offerReceipt(options: OfferReceiptOptions = {}): X402Plugin {
   return {
+    name: "offer-receipt",
     key: OFFER_RECEIPT,
     async reviewRequirements({ challenge, request }) {
       return (await reviewOffers(challenge, challenge.resource?.url ?? request.url, options)).refused;

@@ -7,7 +7,7 @@
  */
 import { recoverTypedDataAddress } from "viem/utils";
 import * as z from "zod/mini";
-import { base58ToBytes, base64ToBytes, bytesToBase64, bytesToHex, powerMod, utf8 } from "../protocol";
+import { base58ToBytes, base64ToBytes, bytesToBase64, bytesToHex, powerMod, utf8 } from "../../protocol";
 
 export const OFFER_RECEIPT = "offer-receipt";
 

@@ -1,51 +1,12 @@
 /** The receipts ledger: one record per payment attempt's outcome, and the questions asked of it. */
-import { originOf, randomId } from "../protocol";
+import type { Ledger, LedgerRecord, X402Plugin } from "../../contracts";
+import { originOf, randomId } from "../../protocol";
+import { recordOutcomes } from "./record";
 
-/**
- * How a payment attempt ended: `settled` (the server reported the settlement), `rejected` (the server
- * refused the payment: nothing was charged), `unknown` (it may have settled: to reconcile), `pending`
- * (the server says its settlement transaction, in `transaction`, is not yet confirmed: to reconcile),
- * `refused` (nothing was sent: the policy, a budget, a hook, the wallet or the network stopped it first).
- */
-export type LedgerOutcome = "settled" | "rejected" | "unknown" | "pending" | "refused";
-
-/** One outcome. Amounts are atomic integer strings of `asset`; fields of a payment never chosen are absent. */
-export interface LedgerRecord {
-  /** Unique per record. */
-  readonly id: string;
-  /** ISO 8601 time of the outcome. */
-  readonly time: string;
-  readonly outcome: LedgerOutcome;
-  /** The error code, for anything but `settled`. */
-  readonly code?: string | undefined;
-  readonly url: string;
-  readonly method: string;
-  readonly scheme?: string | undefined;
-  /** CAIP-2 where known (v1 names translated), else as offered. */
-  readonly network?: string | undefined;
-  readonly asset?: string | undefined;
-  /** What was signed for: the price, or for `upto` the maximum. */
-  readonly amount?: string | undefined;
-  /** What the server reported it settled. */
-  readonly settledAmount?: string | undefined;
-  readonly transaction?: string | undefined;
-  readonly payer?: string | undefined;
-  readonly payee?: string | undefined;
-  /** A reconciliation: the id of the `unknown` record whose outcome this one states. */
-  readonly reconciles?: string | undefined;
-}
-
-/** Where records go: appended once each, read back in the order appended. Memory, a JSONL file (`x402-pay/file`) or a Redis stream (`x402-pay/redis`). */
-export interface Ledger {
-  /** Resolves once the record is stored (a file: flushed). */
-  append(record: LedgerRecord): Promise<void>;
-  records(): AsyncIterable<LedgerRecord>;
-}
-
-/** A ledger in this process's memory. */
-export function memoryLedger(): Ledger & { readonly list: readonly LedgerRecord[] } {
+/** A ledger in this process's memory, as a plug-in: `plugins: [memoryLedger()]`. `list` holds the records. */
+export function memoryLedger(): Ledger & X402Plugin & { readonly list: readonly LedgerRecord[] } {
   const list: LedgerRecord[] = [];
-  return {
+  return recordOutcomes({
     list,
     async append(record) {
       list.push(Object.freeze({ ...record }));
@@ -53,7 +14,7 @@ export function memoryLedger(): Ledger & { readonly list: readonly LedgerRecord[
     async *records() {
       yield* [...list];
     },
-  };
+  });
 }
 
 /** What records are grouped by in `spendBy`: the request's origin, the payee, the UTC day, or only the asset. */
@@ -123,7 +84,7 @@ export async function reconcile(
   outcome: "settled" | "rejected",
   found: { transaction?: string | undefined; settledAmount?: string | undefined } = {},
 ): Promise<LedgerRecord> {
-  const record: LedgerRecord = { ...unknown, ...found, id: newRecordId(), time: new Date().toISOString(), outcome, code: undefined, reconciles: unknown.id };
+  const record: LedgerRecord = { ...unknown, ...found, id: randomId(), time: new Date().toISOString(), outcome, code: undefined, reconciles: unknown.id };
   await ledger.append(record);
   return record;
 }
@@ -166,4 +127,3 @@ export async function reconcileOnChain(ledger: Ledger, client: SettlementChecker
   return results;
 }
 
-export const newRecordId = randomId;

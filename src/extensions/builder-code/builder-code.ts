@@ -1,6 +1,6 @@
-import type { X402Extension } from "../client";
-import { InvalidConfigError } from "../errors";
-import { BUILDER_CODE, MAX_CLIENT_SERVICE_CODES, MAX_ECHOED_SERVICE_CODES, declaredServiceCodes, isBuilderCode } from "../protocol";
+import type { X402Plugin } from "../../contracts";
+import { InvalidConfigError } from "../../errors";
+import { BUILDER_CODE, MAX_CLIENT_SERVICE_CODES, MAX_ECHOED_SERVICE_CODES, declaredServiceCodes, isBuilderCode } from "../../protocol";
 
 /**
  * builder-code (ERC-8021 attribution): puts the caller's service codes in `extensions["builder-code"].info.s`
@@ -8,7 +8,7 @@ import { BUILDER_CODE, MAX_CLIENT_SERVICE_CODES, MAX_ECHOED_SERVICE_CODES, decla
  * declares builder-code, its declaration is echoed as sent (the server's app code `a` with it) and the
  * caller's codes come before the server's own. At most 5 codes of 1 to 32 characters of `a-z 0-9 _`.
  */
-export function builderCode(serviceCodes: string | readonly string[]): X402Extension {
+export function builderCode(serviceCodes: string | readonly string[]): X402Plugin {
   const codes = [...new Set([serviceCodes].flat())];
   const wrong = codes.find((code) => !isBuilderCode(code));
   if (wrong !== undefined || codes.length > MAX_CLIENT_SERVICE_CODES) {
@@ -19,6 +19,7 @@ export function builderCode(serviceCodes: string | readonly string[]): X402Exten
     throw new InvalidConfigError(`builderCode: ${problem}.`, { details: { option: "builderCode" } });
   }
   return {
+    name: "builder-code",
     key: BUILDER_CODE,
     enrichUndeclared: true,
     enrichPayload({ declaration }) {

@@ -2,8 +2,8 @@
  * A 402's `sign-in-with-x` declaration: read, checked against the request before anything is signed
  * (the phishing guard, freshness, nonce), and matched to a chain a wallet can sign a message for.
  */
-import { SignInRefusedError, clip, requestDetails, type SignInRefusal } from "../errors";
-import { problemOfSignInWithXChain, problemOfSignInWithXDeclaration } from "../protocol";
+import { SignInRefusedError, clip, requestDetails, type SignInRefusal } from "../../errors";
+import { problemOfSignInWithXChain, problemOfSignInWithXDeclaration } from "../../protocol";
 import { formatMessage, messageProblem, parseTime, type Family, type SignInFields } from "./message";
 
 /** How far the server's clock may be ahead of or behind ours. */

@@ -1,0 +1,91 @@
+/** Running the plug-ins' steps: each only where it applies, a failure typed, an observer never heard. */
+import type { PaymentTerms, Reservation, RequirementReview, X402Plugin, X402Request } from "../contracts";
+import type { KnownAsset, PaymentChallenge, PaymentRequirement, SettleResponse } from "../protocol";
+import { call } from "./call";
+import { declares, serving, type Setup } from "./setup";
+import { withCaip2 } from "./select";
+
+/** What the plug-ins serving the challenge refuse before the spend policy sees it (signed offers that fail). */
+export async function review(setup: Setup, challenge: PaymentChallenge, request: X402Request): Promise<RequirementReview[]> {
+  const refused: RequirementReview[] = [];
+  const translated = withCaip2(challenge, setup.v1Networks);
+  for (const plugin of serving(setup, challenge)) {
+    if (!plugin.reviewRequirements) continue;
+    const context = { declaration: challenge.extensions![plugin.key!], challenge: translated, request, signal: request.signal };
+    const found = await call(() => plugin.reviewRequirements!(context), `the ${plugin.key} extension's review of the requirements`, request);
+    if (Array.isArray(found)) refused.push(...found);
+  }
+  return refused;
+}
+
+/** Headers a plug-in offers to try instead of paying (a sign-in), or `undefined`. */
+export async function beforePayment(setup: Setup, challenge: PaymentChallenge, request: X402Request): Promise<Record<string, string> | undefined> {
+  for (const plugin of serving(setup, challenge)) {
+    if (!plugin.beforePayment) continue;
+    const context = { declaration: challenge.extensions![plugin.key!], challenge, request, signal: request.signal };
+    const headers = await call(() => plugin.beforePayment!(context), `the ${plugin.key} extension's headers`, request);
+    if (headers && Object.keys(headers).length > 0) return headers;
+  }
+  return undefined;
+}
+
+/** Would a plug-in try instead of paying this challenge (a sign-in)? Such a route is not paid before it asks. */
+export const tries = (setup: Setup, challenge: PaymentChallenge): boolean => serving(setup, challenge).some((plugin) => plugin.beforePayment);
+
+/** What the plug-ins serving the challenge read from a reported settlement, by key (for the receipt). */
+export async function describeSettlement(setup: Setup, challenge: PaymentChallenge, request: X402Request, settlement: SettleResponse) {
+  const described: Record<string, unknown> = {};
+  for (const plugin of serving(setup, challenge)) {
+    if (!plugin.describeSettlement) continue;
+    try {
+      const value = await plugin.describeSettlement({ declaration: challenge.extensions![plugin.key!], challenge, request, signal: request.signal, settlement });
+      if (value !== undefined) described[plugin.key!] = value;
+    } catch {
+      // The payment is made: a reader that fails leaves its key out, and never turns the paid response into an error.
+    }
+  }
+  return described;
+}
+
+/** The extension data plug-ins add to a v2 payment, on top of what the scheme added (`added`). */
+export async function enrich(
+  setup: Setup,
+  payment: { challenge: PaymentChallenge; request: X402Request; requirement: PaymentRequirement; payer: string },
+  added: Record<string, Record<string, unknown>>,
+): Promise<Record<string, Record<string, unknown>>> {
+  const { challenge, request, requirement, payer } = payment;
+  if (requirement.x402Version !== 2) return added;
+  for (const plugin of setup.plugins) {
+    const { key } = plugin;
+    if (!plugin.enrichPayload || key === undefined || !(plugin.enrichUndeclared || declares(challenge, key))) continue;
+    const context = { declaration: challenge.extensions?.[key], challenge, request, signal: request.signal, requirement, payer, current: added[key] };
+    const fields = await call(() => plugin.enrichPayload!(context), `the ${key} extension's data`, request);
+    if (fields) added[key] = { ...added[key], ...fields };
+  }
+  return added;
+}
+
+/**
+ * Reserves the payment in every plug-in that holds spend (budgets), in order, before any prompt. One
+ * that refuses (or fails) throws; the reservations already made are released first.
+ */
+export async function reserve(
+  setup: Setup,
+  terms: PaymentTerms,
+  context: { asset: KnownAsset | undefined; requirement: PaymentRequirement; request: X402Request },
+): Promise<Reservation[]> {
+  const held: Reservation[] = [];
+  try {
+    for (const plugin of setup.plugins) {
+      const reservation = await plugin.reserve?.(terms, context);
+      if (reservation) held.push(reservation);
+    }
+  } catch (error) {
+    await Promise.all(held.map((r) => r.release()));
+    throw error;
+  }
+  return held;
+}
+
+/** The plug-in that pays before it is asked (the quote cache), if the client has one. */
+export const prepaying = (setup: Setup): X402Plugin | undefined => setup.plugins.find((plugin) => plugin.prepay);

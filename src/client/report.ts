@@ -1,0 +1,25 @@
+/** Reporting how a payment attempt ended: reservations settled, then plug-ins and hooks told, once. */
+import type { PaymentOutcome, Reservation } from "../contracts";
+import { observe } from "./call";
+import { declares, type Setup } from "./setup";
+
+/** Outcomes after which the money may have moved (kept counted until reconciled). */
+const MAY_HAVE_MOVED = ["PAYMENT_OUTCOME_UNKNOWN", "PAYMENT_PENDING"];
+
+/**
+ * Settles the attempt's reservations (settled: what was settled; unknown or pending: the maximum; else
+ * released), then tells the plug-ins (those with a key only where the 402 declared it), then the
+ * outcome hooks. Never throws.
+ */
+export async function report(setup: Setup, outcome: PaymentOutcome, reservations: readonly Reservation[] = []): Promise<void> {
+  for (const reservation of reservations) {
+    if (outcome.settled) await reservation.commit(outcome.receipt.settled ? outcome.receipt.settledAmount : undefined);
+    else if (MAY_HAVE_MOVED.includes(outcome.error.code)) await reservation.commit();
+    else await reservation.release();
+  }
+  const { onPaymentSettled, onPaymentFailed } = setup.hooks;
+  await observe([
+    ...setup.plugins.filter((plugin) => plugin.key === undefined || declares(outcome.challenge, plugin.key)).map((plugin) => () => plugin.onOutcome?.(outcome)),
+    outcome.settled ? () => onPaymentSettled?.(outcome.receipt) : () => onPaymentFailed?.(outcome.error),
+  ]);
+}

@@ -1,0 +1,74 @@
+/** Choosing a requirement: which offered requirements this client can pay, and why each other is refused. */
+import type { PaymentScheme, RequirementReview, X402Request } from "../contracts";
+import type { RejectedRequirement } from "../errors";
+import { findKnownAsset, matchesPattern, patternSpecificity, type PaymentChallenge, type PaymentRequirement } from "../protocol";
+import { checkOrigin, checkRequirement } from "./policy";
+import type { PaymentOption, Setup } from "./setup";
+
+/**
+ * Every requirement of a challenge, each either payable (with its scheme) or rejected (with a reason):
+ * invalid, refused by a plug-in's review (`refused`), unsupported by every scheme, or refused by the
+ * spend policy, the request's guard or a plug-in's check (a budget).
+ */
+export function evaluate(setup: Setup, challenge: PaymentChallenge, request: X402Request, refused: readonly RequirementReview[] = []) {
+  const rejected: RejectedRequirement[] = [];
+  const payable: PaymentOption[] = [];
+  /** Lists a requirement as rejected, with the fields a message names (read from the raw element: it may be malformed). */
+  const reject = ({ index, raw }: { index: number; raw: unknown }, code: RejectedRequirement["code"], reason: string) => {
+    const r: Record<string, unknown> = Object(raw);
+    rejected.push({ index, scheme: r.scheme, network: r.network, amount: r.amount ?? r.maxAmountRequired, asset: r.asset, payTo: r.payTo, code, reason });
+  };
+  for (const invalid of challenge.invalid) reject(invalid, "invalid", invalid.reason);
+  const originRefusal = checkOrigin(setup.policy, request);
+  for (const requirement of withCaip2(challenge, setup.v1Networks).requirements) {
+    const review = refused.find((r) => r.index === requirement.index);
+    const found = originRefusal || review ? undefined : findScheme(setup.schemes, requirement);
+    if (originRefusal) reject(requirement, "policy", originRefusal);
+    else if (review) reject(requirement, review.code, review.reason);
+    else if (found && "reason" in found) reject(requirement, "unsupported", found.reason);
+    else {
+      const asset = findKnownAsset(requirement.caip2, requirement.asset, setup.knownAssets);
+      const reason =
+        checkRequirement(setup.policy, requirement, asset, challenge, request) ??
+        request.guard?.check?.(requirement, asset) ??
+        setup.plugins.map((plugin) => plugin.checkRequirement?.(requirement, asset, request)).find(Boolean);
+      if (reason) reject(requirement, "policy", reason);
+      // Frozen: an option is what the policy approved, and a selector cannot change it in place.
+      else payable.push(Object.freeze({ requirement, scheme: found!.scheme, asset }));
+    }
+  }
+  rejected.sort((a, b) => a.index - b.index);
+  return { options: payable, rejected };
+}
+
+/** The challenge with each v1 network name a scheme knows given its CAIP-2 id (`base-sepolia` → `eip155:84532`). */
+export function withCaip2(challenge: PaymentChallenge, v1Networks: Readonly<Record<string, string>>): PaymentChallenge {
+  const requirements = challenge.requirements.map((offered) =>
+    offered.caip2 || !Object.hasOwn(v1Networks, offered.network) ? offered : Object.freeze({ ...offered, caip2: v1Networks[offered.network] }),
+  );
+  return { ...challenge, requirements };
+}
+
+/** The schemes that pay `scheme` on `network` (and `version`, when given), most specific network pattern first. */
+export function schemesFor(schemes: readonly PaymentScheme[], scheme: string, network: string, version?: 1 | 2): PaymentScheme[] {
+  // -1: does not match; else the specificity of its most specific matching network pattern.
+  const rank = (candidate: PaymentScheme) =>
+    candidate.scheme !== scheme || (version !== undefined && !candidate.x402Versions.includes(version))
+      ? -1
+      : Math.max(-1, ...candidate.networks.filter((pattern) => matchesPattern(pattern, network)).map(patternSpecificity));
+  // A stable sort: among equally specific schemes, the first registered is asked first.
+  return schemes.filter((candidate) => rank(candidate) >= 0).sort((a, b) => rank(b) - rank(a));
+}
+
+/** The most specific scheme that matches and can pay, or the reason none can. */
+function findScheme(schemes: readonly PaymentScheme[], requirement: PaymentRequirement): { scheme: PaymentScheme } | { reason: string } {
+  const network = requirement.caip2;
+  if (!network) return { reason: `unknown v1 network name "${requirement.network}"` };
+  let firstReason: string | undefined;
+  for (const scheme of schemesFor(schemes, requirement.scheme, network, requirement.x402Version)) {
+    const reason = scheme.check(requirement);
+    if (!reason) return { scheme };
+    firstReason ??= reason;
+  }
+  return { reason: firstReason ?? `no registered scheme pays "${requirement.scheme}" on ${network} (x402 v${requirement.x402Version})` };
+}

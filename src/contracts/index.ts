@@ -1,0 +1,14 @@
+export type { PaymentScheme, PaymentContext, SettlementQuery, SettlementStatus } from "./scheme";
+export type { X402Request, RequestGuard, PaymentTerms, PaymentSnapshot, PaymentReceipt, PaymentOutcome, SignedPayment } from "./payment";
+export {
+  PLUGIN_STEPS,
+  type X402Plugin,
+  type ExtensionContext,
+  type EnrichContext,
+  type SettlementContext,
+  type RequirementReview,
+  type ReserveContext,
+  type Reservation,
+} from "./plugin";
+export type { BudgetEntry, BudgetUsage, BudgetStore, LedgerOutcome, LedgerRecord, Ledger, SignInStore } from "./stores";
+export { checkOptions, checkPaymentId, every, fail, is, isFunction, nonEmpty, show, type Check } from "./options";

@@ -1,0 +1,98 @@
+/** A request being paid for, what a payment pays, and how it ended: what hooks, plug-ins and receipts see. */
+import type { AnyX402Error } from "../errors";
+import type { KnownAsset, PaymentChallenge, PaymentRequirement, SettleResponse } from "../protocol";
+
+/** The request being paid for, as the handshake sees it (after any redirect of the first request). */
+export interface X402Request {
+  readonly url: string;
+  readonly method: string;
+  /** The caller's AbortSignal: every phase (hooks, wallet, RPC reads, sending) stops when it fires. */
+  readonly signal?: AbortSignal | undefined;
+  /** The caller's payment-identifier id for this request (`x402: { paymentId }`); default: a fresh one. */
+  readonly paymentId?: string | undefined;
+  /** A door's own rules for this request (an MCP tool's allow-lists, cap and approval), on top of the client's. */
+  readonly guard?: RequestGuard | undefined;
+}
+
+/** Rules a door adds to one request: checked with the spend policy, and asked after `onBeforePayment`. */
+export interface RequestGuard {
+  /** What refusals name as the approver, e.g. `"onPaymentRequested"`. */
+  readonly name?: string | undefined;
+  /** Why this requirement is refused for this request (a `policy` rejection), else `undefined`. `asset`: its decimals and symbol, when known. */
+  check?(requirement: PaymentRequirement, asset: KnownAsset | undefined): string | undefined;
+  /** Last word before signing, after the client's `onBeforePayment`: as it, `false` or `{ abort: true }` refuses; throwing refuses. */
+  approve?(payment: PaymentSnapshot): unknown;
+}
+
+/** What a payment pays, as it is described before signing (a snapshot) and after (a receipt). */
+export interface PaymentTerms {
+  readonly x402Version: 1 | 2;
+  /** The URL paid for and the method of the request. */
+  readonly url: string;
+  readonly method: string;
+  /** The requirement, verbatim as offered. */
+  readonly requirement: Readonly<Record<string, unknown>>;
+  readonly scheme: string;
+  readonly network: string;
+  /** Atomic amount; for `upto`, the most the server may settle (what is at risk). */
+  readonly amount: string;
+  /** True for `upto`: the server settles what was used, at most `amount`. */
+  readonly upTo: boolean;
+  /** `"0.001 USDC"` (`"up to 5 USDC"` for `upto`), for assets of known decimals. */
+  readonly displayAmount: string | undefined;
+  readonly asset: string;
+  readonly payTo: string;
+  readonly payer: string;
+}
+
+/** What `onBeforePayment` sees: a frozen copy, so a hook cannot change what gets signed. */
+export interface PaymentSnapshot extends PaymentTerms {
+  readonly resource: unknown;
+  readonly extensions: unknown;
+}
+
+/** What was paid for a response: the terms, the paid response's status, and the server's settlement. */
+export interface PaymentReceipt extends PaymentTerms {
+  /** HTTP status of the paid response. */
+  readonly status: number;
+  /** True only when the server reported a successful settlement (PAYMENT-RESPONSE with `success: true`). */
+  readonly settled: boolean;
+  /**
+   * True when the server reported the settlement under way (`settlement_pending`, or a failure naming a
+   * transaction): the money may still move. `transaction` names it; `client.checkSettlement` asks the chain.
+   */
+  readonly pending: boolean;
+  /** The decoded PAYMENT-RESPONSE (or X-PAYMENT-RESPONSE); `undefined` if the server sent none readable. */
+  readonly settlement: SettleResponse | undefined;
+  /** Settlement transaction, when the server reported one. */
+  readonly transaction: string | undefined;
+  /** Base units the server reports it settled (the settlement's `amount`); for `upto`, at most `amount`. */
+  readonly settledAmount: string | undefined;
+  /** What plug-ins read from the settlement, by key (`offer-receipt`: the checked signed receipt). */
+  readonly extensions: Readonly<Record<string, unknown>>;
+}
+
+/** A payment that was signed: its terms and the requirement it pays (CAIP-2 network in `caip2`). */
+export interface SignedPayment {
+  readonly terms: PaymentTerms;
+  readonly requirement: PaymentRequirement;
+}
+
+/** How one payment attempt ended: what outcome hooks and plug-ins observe. */
+export type PaymentOutcome =
+  | {
+      readonly settled: true;
+      readonly receipt: PaymentReceipt;
+      readonly challenge: PaymentChallenge;
+      readonly request: X402Request;
+      readonly payment?: SignedPayment | undefined;
+    }
+  | {
+      readonly settled: false;
+      /** `code` says which: rejected, pending, outcome unknown, aborted, or refused before signing. */
+      readonly error: AnyX402Error;
+      readonly challenge: PaymentChallenge | undefined;
+      readonly request: X402Request;
+      /** What was signed, when anything was. */
+      readonly payment?: SignedPayment | undefined;
+    };

@@ -1,0 +1,90 @@
+/** The stores plug-ins keep state in: small async interfaces, a memory default each, Redis and file adapters elsewhere. */
+
+// ---------------------------------------------------------------- budgets
+
+/** One budget for one scope value: the store's key, its limit and its window. Amounts are micro-dollars (10^-6 USD). */
+export interface BudgetEntry {
+  /** Names the budget and the scope value (`daily:origin:https://api.example.com`); stores prefix it. */
+  readonly key: string;
+  /** The limit, in micro-dollars. */
+  readonly limit: number;
+  /** The rolling window in milliseconds; `undefined`: the whole life of the store. */
+  readonly windowMs: number | undefined;
+}
+
+/** What a budget holds: committed spend and open reservations, in micro-dollars, within its window. */
+export interface BudgetUsage {
+  readonly spent: number;
+  readonly reserved: number;
+}
+
+/**
+ * A budget store. Each call concerns one entry and is atomic: under any concurrency, and across
+ * processes for a shared store, `reserve` never lets spent + reserved pass the limit. A reservation
+ * and a commit count from the time of the reservation until its window has passed; without a window,
+ * for good. A store may read its own clock (Redis's), so that a fleet agrees on the time.
+ */
+export interface BudgetStore {
+  /** Reserves `amount` under `id` if it fits: spent + reserved + amount ≤ limit. Returns whether it did, and the usage before it. */
+  reserve(entry: BudgetEntry, id: string, amount: number): Promise<BudgetUsage & { readonly ok: boolean }>;
+  /** Turns reservation `id` into spend of `amount` (at most what was reserved). Unknown ids (expired) are ignored. */
+  commit(entry: BudgetEntry, id: string, amount: number): Promise<void>;
+  /** Drops reservation `id`. Unknown ids are ignored. */
+  release(entry: BudgetEntry, id: string): Promise<void>;
+  /** What the entry holds now. */
+  usage(entry: BudgetEntry): Promise<BudgetUsage>;
+}
+
+// ---------------------------------------------------------------- the receipts ledger
+
+/**
+ * How a payment attempt ended: `settled` (the server reported the settlement), `rejected` (the server
+ * refused the payment: nothing was charged), `unknown` (it may have settled: to reconcile), `pending`
+ * (the server says its settlement transaction, in `transaction`, is not yet confirmed: to reconcile),
+ * `refused` (nothing was sent: the policy, a budget, a hook, the wallet or the network stopped it first).
+ */
+export type LedgerOutcome = "settled" | "rejected" | "unknown" | "pending" | "refused";
+
+/** One outcome. Amounts are atomic integer strings of `asset`; fields of a payment never chosen are absent. */
+export interface LedgerRecord {
+  /** Unique per record. */
+  readonly id: string;
+  /** ISO 8601 time of the outcome. */
+  readonly time: string;
+  readonly outcome: LedgerOutcome;
+  /** The error code, for anything but `settled`. */
+  readonly code?: string | undefined;
+  readonly url: string;
+  readonly method: string;
+  readonly scheme?: string | undefined;
+  /** CAIP-2 where known (v1 names translated), else as offered. */
+  readonly network?: string | undefined;
+  readonly asset?: string | undefined;
+  /** What was signed for: the price, or for `upto` the maximum. */
+  readonly amount?: string | undefined;
+  /** What the server reported it settled. */
+  readonly settledAmount?: string | undefined;
+  readonly transaction?: string | undefined;
+  readonly payer?: string | undefined;
+  readonly payee?: string | undefined;
+  /** A reconciliation: the id of the `unknown` record whose outcome this one states. */
+  readonly reconciles?: string | undefined;
+}
+
+/** Where records go: appended once each, read back in the order appended. Memory, a JSONL file (`x402-pay/file`) or a Redis stream (`x402-pay/redis`). */
+export interface Ledger {
+  /** Resolves once the record is stored (a file: flushed). */
+  append(record: LedgerRecord): Promise<void>;
+  records(): AsyncIterable<LedgerRecord>;
+}
+
+// ---------------------------------------------------------------- sign-in-with-x's memory
+
+/**
+ * Any async key-value store: memory by default, or one shared by processes (Redis `GET`/`SET`, a
+ * file). Keys are `<origin><path> <payer>` (0x addresses lower-cased); values the network paid on.
+ */
+export interface SignInStore {
+  get(key: string): Promise<string | undefined | null> | string | undefined | null;
+  set(key: string, value: string): Promise<unknown> | unknown;
+}

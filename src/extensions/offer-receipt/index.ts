@@ -1,0 +1,16 @@
+export {
+  OFFER_RECEIPT,
+  OfferPayloadSchema,
+  ReceiptPayloadSchema,
+  SignedOfferSchema,
+  SignedReceiptSchema,
+  verifyOffer,
+  verifyReceipt,
+  type Checked,
+  type OfferPayload,
+  type ReceiptPayload,
+  type Signed,
+  type SignedOffer,
+  type SignedReceipt,
+} from "./verify";
+export { offerReceipt, reviewOffers, type OfferReceiptOptions, type OfferReview, type CheckedReceipt } from "./offer-receipt";

@@ -1,0 +1,1 @@
+export { paymentIdentifier } from "./payment-identifier";
