@@ -80,6 +80,65 @@ describe("package exports (dist, built by npm test)", () => {
 });
 
 /**
+ * Whether Node `version` (x.y.z) is in the npm `engines` range: the forms package-lock.json holds
+ * (`>=`, `>`, `<=`, `<`, `^`, `~`, bare and x-ranges, spaces for "and", `||` for "or").
+ */
+function nodeSatisfies(version: string, range: string): boolean {
+  const have = version.replace(/^v/, "").split(".").map(Number);
+  const compare = (want: number[]) => {
+    for (let i = 0; i < 3; i++) if (have[i] !== (want[i] ?? 0)) return have[i]! - (want[i] ?? 0);
+    return 0;
+  };
+  const test = (comparator: string): boolean => {
+    const [, op = "", raw = "*"] = /^(>=|<=|>|<|=|\^|~)?v?(.*)$/.exec(comparator)!;
+    const parts = raw.split(".").filter((part) => part !== "x" && part !== "X" && part !== "*").map(Number);
+    if (parts.length === 0) return true;
+    const at = compare(parts);
+    if (op === ">=") return at >= 0;
+    if (op === ">") return at > 0;
+    if (op === "<=") return at <= 0 || (parts.length < 3 && have.slice(0, parts.length).every((n, i) => n === parts[i]));
+    if (op === "<") return at < 0;
+    // ^ keeps the major (of a 1.0.0 or later version), ~ the minor, a bare partial version its parts.
+    const keep = op === "^" ? 1 : op === "~" ? Math.min(2, parts.length) : parts.length;
+    return (op === "^" || op === "~" ? at >= 0 : true) && have.slice(0, keep).every((n, i) => n === parts[i]);
+  };
+  return range.split("||").some((set) => set.trim().replace(/([<>=^~]+)\s+/g, "$1").split(/\s+/).every(test));
+}
+
+describe("engines: the Node versions package.json claims", () => {
+  const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8"));
+  const lock = JSON.parse(readFileSync(`${root}package-lock.json`, "utf8")) as {
+    packages: Record<string, { dev?: boolean; devOptional?: boolean; optional?: boolean; os?: string[]; cpu?: string[]; engines?: { node?: string } }>;
+  };
+
+  it("reads the ranges the lockfile holds", () => {
+    const cases: [string, string, boolean][] = [
+      ["20.0.0", ">=20", true], ["20.20.2", ">=22.12.0", false], ["20.20.2", ">= 20.0.0", true], ["20.17.0", ">=20.18.0", false],
+      ["20.20.2", "^20.19.0 || >=22.12.0", true], ["21.0.0", "^20.19.0 || >=22.12.0", false], ["20.20.2", "18 || 20 || >=22", true],
+      ["21.1.0", "20 || >=22", false], ["20.20.2", "6.* || 8.* || >= 10.*", true], ["20.0.0", "^14.21.3 || >=16", true],
+      ["20.20.2", "*", true], ["0.7.1", ">=0.6.11 <=0.7.0 || >=0.7.3", false], ["20.20.2", "~20.20.0", true], ["20.21.0", "~20.20.0", false],
+    ];
+    expect(cases.map(([version, range]) => nodeSatisfies(version, range))).toEqual(cases.map(([, , expected]) => expected));
+  });
+
+  it(`what a user installs with x402-pay (its dependencies) runs on the oldest Node "engines" allows (${pkg.engines.node})`, () => {
+    const oldest = pkg.engines.node.replace(/^>=\s*/, "").split(".").concat(["0", "0"]).slice(0, 3).join(".");
+    const installed = Object.entries(lock.packages).filter(([path, entry]) => path.startsWith("node_modules/") && !entry.dev && !entry.devOptional);
+    expect(installed.map(([path]) => path).sort()).toEqual(Object.keys(pkg.dependencies).map((name) => `node_modules/${name}`).sort());
+    expect(installed.filter(([, entry]) => entry.engines?.node && !nodeSatisfies(oldest, entry.engines.node)).map(([path, entry]) => `${path} ${entry.engines!.node}`)).toEqual([]);
+  });
+
+  it(`npm install of this repository prints no EBADENGINE on this Node (${process.version}): every package it installs here accepts it`, () => {
+    const here = (list: string[] | undefined, value: string) => !list || list.includes(value) || (list.some((v) => v.startsWith("!")) && !list.includes(`!${value}`));
+    const refused = Object.entries(lock.packages)
+      .filter(([path, entry]) => path && here(entry.os, process.platform) && here(entry.cpu, process.arch))
+      .filter(([, entry]) => entry.engines?.node && !nodeSatisfies(process.version, entry.engines.node))
+      .map(([path, entry]) => `${path} ${entry.engines!.node}`);
+    expect(refused).toEqual([]);
+  });
+});
+
+/**
  * A browser app's type check of the published declarations: no Node types (`"types": []`), library
  * files checked (`"skipLibCheck": false`), `exactOptionalPropertyTypes` on. The app switches on
  * error codes, which must narrow `details`.

@@ -38,7 +38,14 @@ let app: string;
 let pack: Packed;
 /** The installed package: exactly the tarball's files. */
 let installed: string;
-let manifest: { exports: Record<string, unknown>; main: string; module: string; types: string; bin: Record<string, string> };
+let manifest: {
+  exports: Record<string, unknown>;
+  main: string;
+  module: string;
+  types: string;
+  bin: Record<string, string>;
+  scripts?: Record<string, string>;
+};
 
 /** Every file under `dir`, as paths relative to it with forward slashes. */
 function walk(dir: string, base = dir): string[] {
@@ -104,6 +111,8 @@ describe("npm pack (prepack builds dist/ in a clean copy)", () => {
     expect(paths.filter((path) => /(^|\/)(\.env|\.npmrc)|\.(pem|key|p12)$/.test(path))).toEqual([]);
     // What npm installs is what was packed.
     expect(walk(installed).sort()).toEqual([...paths].sort());
+    // Nothing runs when a user installs it (npm 11 asks users to approve a dependency's install scripts).
+    expect(Object.keys(manifest.scripts ?? {}).filter((name) => /^(pre|post)?install$|^prepare$/.test(name))).toEqual([]);
   });
 
   it("has a built file for every path the manifest names: each export in each condition, main, module, types, bin", () => {
