@@ -118,13 +118,15 @@ async function evmServed(v1: boolean): Promise<Served> {
     add(mcp.stop);
     const sellers = sellerLines(seller, v1Seller);
     const env = `EVM_PRIVATE_KEY=${buyers[0]!.privateKey}`;
-    const route = (base: string, label: string) => (method: PaidRoute["method"], path: string, about: string, price = PRICE_USDC): PaidRoute => ({
-      method,
-      url: `${base}${path}`,
-      price,
-      network: SELLER_NETWORK,
-      about: `${label}: ${about}`,
-    });
+    const route =
+      (base: string, label: string) =>
+      (method: PaidRoute["method"], path: string, about: string, price = PRICE_USDC): PaidRoute => ({
+        method,
+        url: `${base}${path}`,
+        price,
+        network: SELLER_NETWORK,
+        about: `${label}: ${about}`,
+      });
     const v2Route = route(seller.url, "v2 seller");
     const extensionRoute = route(extensions.url, "extension seller");
     return {
@@ -136,7 +138,7 @@ async function evmServed(v1: boolean): Promise<Served> {
         v2Route("POST", "/translate", 'declared for discovery (bazaar): JSON body {"text":"hello","to":"pt"}'),
         ...v1Route(v1Seller, FACILITATOR_V1_NETWORK),
         extensionRoute("GET", "/siwx/weather", "sign-in-with-x: a wallet that paid once signs in on later visits"),
-        extensionRoute("GET", "/idempotent/weather", "payment-identifier: a resent payment id is answered, never charged twice"),
+        extensionRoute("GET", "/idempotent/weather", "payment-identifier: a payment resent is not charged"),
         extensionRoute("GET", "/offers/weather", "signed offers in the 402 and a signed receipt (offer-and-receipt)"),
       ],
       free: sellers.free,
@@ -144,8 +146,8 @@ async function evmServed(v1: boolean): Promise<Served> {
       stack: [
         ...sellers.stack,
         ["extensions", `${extensions.url}  (@x402/express with @x402/extensions; pays to ${extensions.payTo})`],
-        ["MCP", `${mcp.url}  (streamable HTTP; paid tools weather, weather_text, weather_rpc, weather_v1 at ${PRICE_USDC}; ping free)`],
-        ["discovery", `${discovery.url}  (GET /discovery/resources, GET /discovery/search?query=: what the facilitator settled for declared routes)`],
+        ["MCP", `${mcp.url}  (streamable HTTP; paid tools weather, weather_text, weather_rpc, weather_v1; ping free)`],
+        ["discovery", `${discovery.url}  (/discovery/resources, /discovery/search?query=: declared routes once paid)`],
         ["facilitator", `${facilitator.url}  (GET /supported, POST /verify, POST /settle; settles from ${facilitator.address})`],
         ["chain", `${anvil.rpcUrl}  chain id ${anvil.chain.id} (anvil, Base Sepolia's id)`],
         ["USDC", `${usdc.address}  6 decimals (TestUSDC with EIP-3009, at Base Sepolia's USDC address)`],
@@ -158,7 +160,8 @@ async function evmServed(v1: boolean): Promise<Served> {
         `${env} npx tsx examples/axios.ts ${seller.url}/weather`,
         ...(v1Seller ? [`${env} npx tsx examples/fetch.ts ${v1Seller.url}/weather`] : []),
         `${env} npx tsx examples/mcp.ts ${mcp.url} weather`,
-        `${env} npx tsx examples/fetch.ts "${seller.url}/forecast?city=Lisbon" && npx tsx examples/discovery.ts ${discovery.url}`,
+        `${env} npx tsx examples/fetch.ts "${seller.url}/forecast?city=Lisbon"`,
+        `npx tsx examples/discovery.ts ${discovery.url}`,
       ],
       stop,
     };
@@ -259,7 +262,7 @@ export async function serveDemo({ v1, solana }: ServeOptions): Promise<number> {
   console.log(
     solana
       ? `starting LiteSVM behind a Solana JSON-RPC endpoint, devnet USDC, the reference facilitator and ${sellers}…`
-      : `starting anvil (chain 84532), TestUSDC, the reference facilitator, ${sellers}, extension and MCP sellers, discovery…`,
+      : `starting anvil (chain 84532), TestUSDC, the reference facilitator, ${sellers}, extension and MCP sellers…`,
   );
   let served: Served;
   try {

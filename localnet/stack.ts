@@ -77,7 +77,8 @@ export async function startInteropStack({
     const usdc = await installTestUsdc(anvil.rpcUrl);
     if (permit2 || sponsored) await installPermit2(anvil.rpcUrl);
     const plainToken = sponsored ? await installPlainToken(anvil.rpcUrl) : undefined;
-    const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl, upto: permit2 || sponsored, sponsoring: sponsored, extend });
+    const upto = permit2 || sponsored;
+    const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl, upto, sponsoring: sponsored, extend });
     add(facilitator.stop);
     const [seller, v1Seller] = await Promise.all([
       startSeller({ facilitatorUrl: facilitator.url, payTo, permit2: permit2 || sponsored, sponsored }),

@@ -80,12 +80,15 @@ describe("redis budgets through the client", () => {
     expect(await store.usage({ key: `origin/hour:origin:${origin}`, limit: 1_000_000, windowMs: 3_600_000 })).toEqual({ spent: 2000, reserved: 0 });
   }, 120_000);
 
-  it("examples/redis-fleet.ts (the README's) with nothing listening where Redis should be: exits 1 saying so, at once, nothing paid", async () => {
+  it("examples/redis-fleet.ts (the README's) with no Redis where it should be: exits 1 saying so, at once, nothing paid", async () => {
     const root = fileURLToPath(new URL("../../", import.meta.url));
-    const env = { ...process.env, REDIS_URL: `redis://127.0.0.1:${await freePort()}`, EVM_PRIVATE_KEY: generatePrivateKey() };
+    const REDIS_URL = `redis://127.0.0.1:${await freePort()}`;
+    const env = { ...process.env, REDIS_URL, EVM_PRIVATE_KEY: generatePrivateKey() };
     const before = seller.paid;
-    const agent = promisify(execFile)(process.execPath, ["--import", "tsx", "examples/redis-fleet.ts", seller.url], { cwd: root, env, timeout: 15_000 });
-    const failed = await agent.then(() => undefined, (error: { code?: number; killed?: boolean; stderr?: string }) => error);
+    const args = ["--import", "tsx", "examples/redis-fleet.ts", seller.url];
+    const agent = promisify(execFile)(process.execPath, args, { cwd: root, env, timeout: 15_000 });
+    type Failure = { code?: number; killed?: boolean; stderr?: string };
+    const failed = await agent.then(() => undefined, (error: Failure) => error);
     expect(failed, "node-redis's connect() must not wait for ever").toMatchObject({ code: 1, killed: false });
     expect(failed!.stderr).toMatch(/^Redis cannot be reached: connect ECONNREFUSED 127\.0\.0\.1:\d+\n$/);
     expect(seller.paid).toBe(before);

@@ -47,8 +47,11 @@ describe("npm run demo -- --serve", () => {
   let usdc: ReturnType<typeof testUsdcAt>;
   /** The printed route, or service, of `pattern`'s first group. */
   const printed = (pattern: RegExp) => capture(listing, pattern);
-  const paying = (extensions: X402Extension[] = []) =>
-    wrapFetchWithPayment(fetch, createX402Client({ schemes: [exactEvm({ signer: buyer })], extensions, policy: { maxAmountPerPayment: "$0.01" } }));
+  const paying = (extensions: X402Extension[] = []) => {
+    const policy = { maxAmountPerPayment: "$0.01" };
+    const client = createX402Client({ schemes: [exactEvm({ signer: buyer })], extensions, policy });
+    return wrapFetchWithPayment(fetch, client);
+  };
   /** Pays with `pay` and checks the chain: a mined transaction that moved exactly the price. */
   async function paysOnce(pay: typeof fetch, url: string, init?: RequestInit): Promise<Response> {
     const before = await usdc.usdcBalance(buyer.address);
@@ -63,7 +66,8 @@ describe("npm run demo -- --serve", () => {
   }
 
   beforeAll(async () => {
-    demo = spawn(process.execPath, [tsx, "examples/demo.ts", "--serve"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const stdio = ["ignore", "pipe", "pipe"] as const;
+    demo = spawn(process.execPath, [tsx, "examples/demo.ts", "--serve"], { cwd: root, stdio: [...stdio] });
     exited = new Promise((resolve) => demo.once("exit", (code) => resolve(code)));
     listing = await readUntil(demo, /^ready\b/m, 40_000);
     const key = printed(/EVM_PRIVATE_KEY=(0x[0-9a-f]{64})\b/) as Hex;
@@ -113,7 +117,8 @@ describe("npm run demo -- --serve", () => {
 
   it("the MCP seller sells a tool call", async () => {
     const mcp = new Client({ name: "demo-test", version: "1.0.0" });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(printed(/^ {2}MCP +(http:\/\/127\.0\.0\.1:\d+\/mcp) /m))));
+    const url = printed(/^ {2}MCP +(http:\/\/127\.0\.0\.1:\d+\/mcp) /m);
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(url)));
     try {
       const before = await usdc.usdcBalance(buyer.address);
       const tools = wrapMcpClientWithPayment(mcp, createX402Client({ schemes: [exactEvm({ signer: buyer })] }));

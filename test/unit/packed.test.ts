@@ -1,9 +1,19 @@
 // The package as npm publishes it. `npm pack` runs in a clean copy of this checkout (its files, tracked
 // or new, without what git ignores: no dist/, as in a fresh clone), so the tarball holds only what
 // `prepack` builds. The tarball then installs into a fresh project and every entry loads there, with
-// and without the optional peers. Slow (a whole build, declarations included): one file, run alone.
+// and without the optional peers. Slow (a whole build, declarations included).
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, posix, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,9 +24,15 @@ import { ANVIL_TEST_KEYS } from "../../localnet/accounts.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 /** The peer each entry loads at once, if any; every other entry must load with no peer installed. */
-const PEER_OF: Record<string, string> = { "x402-pay/axios": "axios", "x402-pay/svm": "@solana/kit", "x402-pay/offers": "viem" };
+const PEER_OF: Record<string, string> = {
+  "x402-pay/axios": "axios",
+  "x402-pay/svm": "@solana/kit",
+  "x402-pay/offers": "viem",
+};
 /** Peers installed for the second round, at the versions this checkout has (so npm's cache has them). */
 const PEERS = ["viem", "axios", "@solana/kit"];
+/** What a package may hold besides dist/ and src/ (the sources its source maps name). */
+const TOP_FILES = ["package.json", "README.md", "LICENSE"];
 
 interface Packed {
   filename: string;
@@ -59,7 +75,10 @@ function walk(dir: string, base = dir): string[] {
 const targets = (value: unknown): string[] =>
   typeof value === "string" ? [value] : value && typeof value === "object" ? Object.values(value).flatMap(targets) : [];
 
-const subpaths = () => Object.keys(manifest.exports).filter((key) => key !== "./package.json").map((key) => posix.join("x402-pay", key));
+const subpaths = () =>
+  Object.keys(manifest.exports)
+    .filter((key) => key !== "./package.json")
+    .map((key) => posix.join("x402-pay", key));
 
 /** Loads each entry in a child node of the app, with `require` or `import()`: its export names, or the error. */
 async function load(format: "cjs" | "esm", names: string[]): Promise<Loaded> {
@@ -67,6 +86,18 @@ async function load(format: "cjs" | "esm", names: string[]): Promise<Loaded> {
   const { stdout } = await sh(process.execPath, [script, ...names], app);
   return JSON.parse(stdout);
 }
+
+/** The loader scripts: each name's export names, or the error's code and message. */
+const loader = (load: string) => `
+const out = {};
+for (const name of process.argv.slice(2)) {
+  try {
+    out[name] = Object.keys(${load}).sort();
+  } catch (e) {
+    out[name] = { error: e.code ?? e.name, message: e.message };
+  }
+}
+console.log(JSON.stringify(out));`;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "x402-pay-pack-"));
@@ -85,14 +116,8 @@ beforeAll(async () => {
   app = join(work, "app");
   mkdirSync(app);
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "packed-app", version: "1.0.0", private: true }));
-  const body = (loader: string) => `
-const out = {};
-for (const name of process.argv.slice(2)) {
-  try { out[name] = Object.keys(${loader}).sort(); } catch (e) { out[name] = { error: e.code ?? e.name, message: e.message }; }
-}
-console.log(JSON.stringify(out));`;
-  writeFileSync(join(app, "load.cjs"), body("require(name)"));
-  writeFileSync(join(app, "load.mjs"), body("await import(name)"));
+  writeFileSync(join(app, "load.cjs"), loader("require(name)"));
+  writeFileSync(join(app, "load.mjs"), loader("await import(name)"));
   await sh("npm", ["install", join(work, pack.filename), "--prefer-offline", "--loglevel=error"], app);
   installed = join(app, "node_modules", "x402-pay");
   manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
@@ -105,20 +130,23 @@ afterAll(() => {
 describe("npm pack (prepack builds dist/ in a clean copy)", () => {
   it("holds package.json, README.md, LICENSE, dist/ and src/ (the source maps' sources), nothing else", () => {
     const paths = pack.files.map((file) => file.path);
-    expect(paths).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE"]));
-    expect(paths.filter((path) => !/^(dist|src)\//.test(path) && !["package.json", "README.md", "LICENSE"].includes(path))).toEqual([]);
-    expect(paths.filter((path) => /\.(test|spec)\.[cm]?[jt]sx?$|(^|\/)(test|tests|__tests__|fixtures|localnet|examples)\//.test(path))).toEqual([]);
+    expect(paths).toEqual(expect.arrayContaining(TOP_FILES));
+    expect(paths.filter((path) => !/^(dist|src)\//.test(path) && !TOP_FILES.includes(path))).toEqual([]);
+    const tests = /\.(test|spec)\.[cm]?[jt]sx?$|(^|\/)(test|tests|__tests__|fixtures|localnet|examples)\//;
+    expect(paths.filter((path) => tests.test(path))).toEqual([]);
     expect(paths.filter((path) => /(^|\/)(\.env|\.npmrc)|\.(pem|key|p12)$/.test(path))).toEqual([]);
     // What npm installs is what was packed.
     expect(walk(installed).sort()).toEqual([...paths].sort());
     // Nothing runs when a user installs it (npm 11 asks users to approve a dependency's install scripts).
-    expect(Object.keys(manifest.scripts ?? {}).filter((name) => /^(pre|post)?install$|^prepare$/.test(name))).toEqual([]);
+    const scripts = Object.keys(manifest.scripts ?? {});
+    expect(scripts.filter((name) => /^(pre|post)?install$|^prepare$/.test(name))).toEqual([]);
   });
 
-  it("has a built file for every path the manifest names: each export in each condition, main, module, types, bin", () => {
+  it("has a built file for every path the manifest names: each export's conditions, main, module, types, bin", () => {
     const paths = new Set(pack.files.map((file) => file.path));
-    const named = [...targets(manifest.exports), manifest.main, manifest.module, manifest.types, ...Object.values(manifest.bin)];
-    const missing = named.map((path) => posix.normalize(path)).filter((path) => path !== "package.json" && !paths.has(path));
+    const { main, module, types } = manifest;
+    const named = [...targets(manifest.exports), main, module, types, ...Object.values(manifest.bin)];
+    const missing = named.map(posix.normalize).filter((path) => path !== "package.json" && !paths.has(path));
     expect(missing).toEqual([]);
     expect(subpaths().length).toBeGreaterThan(10);
     const bin = pack.files.find((file) => file.path === posix.normalize(manifest.bin["x402-pay"]!));
@@ -127,18 +155,18 @@ describe("npm pack (prepack builds dist/ in a clean copy)", () => {
 
   it("names no path of the machine it was built on, holds no key, and its source maps point at packed sources", () => {
     const leaks: string[] = [];
-    const machinePaths = [root, clone, work].flatMap((path) => [path, path.replace(/[\\/]+$/, "")]).filter((path) => path.length > 4);
+    const machinePaths = [root, clone, work].flatMap((path) => [path, path.replace(/[\\/]+$/, "")]);
+    const keys = [...ANVIL_TEST_KEYS.map((key) => key.slice(2)), "PRIVATE KEY-----"];
     for (const path of walk(installed)) {
       const text = readFileSync(join(installed, path), "utf8");
-      for (const needle of [...machinePaths, ...ANVIL_TEST_KEYS.map((key) => key.slice(2)), "PRIVATE KEY-----"]) {
-        if (text.includes(needle)) leaks.push(`${path}: ${needle.startsWith("/") || needle.includes("\\") ? "a machine path" : "key material"}`);
-      }
+      if (machinePaths.some((needle) => text.includes(needle))) leaks.push(`${path}: a path of this machine`);
+      if (keys.some((needle) => text.includes(needle))) leaks.push(`${path}: key material`);
       if (!path.endsWith(".map")) continue;
       const map = JSON.parse(text) as { sources: string[]; sourceRoot?: string };
       expect(map.sourceRoot ?? "", path).toBe("");
       for (const source of map.sources) {
         if (isAbsolute(source) || /^[a-z]+:/i.test(source)) leaks.push(`${path}: absolute source ${source}`);
-        else if (!existsSync(join(installed, dirname(path), source))) leaks.push(`${path}: ${source} is not in the package`);
+        else if (!existsSync(join(installed, dirname(path), source))) leaks.push(`${path}: ${source} is not packed`);
       }
     }
     expect(leaks).toEqual([]);
@@ -147,7 +175,7 @@ describe("npm pack (prepack builds dist/ in a clean copy)", () => {
 });
 
 describe("the tarball installed in a fresh project", () => {
-  it("without any optional peer: each entry loads with require and import(), or fails only for the one peer it loads", async () => {
+  it("with no optional peer: each entry loads with require and import(), or fails only for its one peer", async () => {
     const [cjs, esm] = await Promise.all([load("cjs", subpaths()), load("esm", subpaths())]);
     for (const name of subpaths()) {
       const peer = PEER_OF[name];
@@ -163,8 +191,10 @@ describe("the tarball installed in a fresh project", () => {
     }
   }, 60_000);
 
-  it("with viem, axios and @solana/kit: every entry loads in both formats, its types resolve in both modes, the command runs", async () => {
-    const peers = PEERS.map((peer) => `${peer}@${JSON.parse(readFileSync(join(root, "node_modules", peer, "package.json"), "utf8")).version}`);
+  it("with viem, axios and @solana/kit: every entry loads, types resolve, in both formats; the CLI runs", async () => {
+    const version = (peer: string): string =>
+      JSON.parse(readFileSync(join(root, "node_modules", peer, "package.json"), "utf8")).version;
+    const peers = PEERS.map((peer) => `${peer}@${version(peer)}`);
     await sh("npm", ["install", ...peers, "--prefer-offline", "--loglevel=error"], app);
     const [cjs, esm] = await Promise.all([load("cjs", subpaths()), load("esm", subpaths())]);
     for (const name of subpaths()) {
@@ -174,9 +204,14 @@ describe("the tarball installed in a fresh project", () => {
     }
 
     const options = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext };
+    const modes = [
+      [ts.ModuleKind.ESNext, "app.mts", ".d.ts"],
+      [ts.ModuleKind.CommonJS, "app.cts", ".d.cts"],
+    ] as const;
     for (const name of subpaths()) {
-      for (const [mode, file, ext] of [[ts.ModuleKind.ESNext, "app.mts", ".d.ts"], [ts.ModuleKind.CommonJS, "app.cts", ".d.cts"]] as const) {
-        const resolved = ts.resolveModuleName(name, join(app, file), options, ts.sys, undefined, undefined, mode).resolvedModule;
+      for (const [mode, file, ext] of modes) {
+        const from = join(app, file);
+        const resolved = ts.resolveModuleName(name, from, options, ts.sys, undefined, undefined, mode).resolvedModule;
         expect(resolved?.resolvedFileName.startsWith(join(installed, "dist")), `${name} from ${file}`).toBe(true);
         expect(resolved?.resolvedFileName.endsWith(ext), `${name} from ${file}`).toBe(true);
       }
