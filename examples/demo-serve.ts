@@ -2,20 +2,26 @@
 //
 // The demo's local stack, kept running for your own code: prints every paid route with its price
 // and network, the facilitator, the chain, the tokens and test keys holding test USDC, then waits
-// for Ctrl-C (SIGINT) or SIGTERM, stops everything it started and exits 0.
+// for Ctrl-C (SIGINT) or SIGTERM, stops everything it started and exits 0. On EVM it also serves
+// the extension seller (sign-in-with-x, payment-identifier, signed offers), the MCP seller and a
+// discovery service that catalogues the routes paid through the facilitator.
 //
 // The listing is line-oriented so that scripts can read it too: a paid route is
 // `  <METHOD>  <url>  <price>  on <network>  <about>`, a key appears as `EVM_PRIVATE_KEY=0x...` or
 // `SVM_PRIVATE_KEY=<base58>`, and the listing ends with a line starting `ready`.
 import { getBase58Decoder } from "@solana/kit";
+import { startDiscoveryService } from "../localnet/discovery.js";
 import {
   ANVIL_TEST_KEYS,
   FACILITATOR_V1_NETWORK,
   PRICE_ATOMIC,
   SELLER_NETWORK,
   fundedBuyer,
+  newBuyer,
+  startExtensionSeller,
   startInteropStack,
 } from "../localnet/index.js";
+import { startMcpSeller } from "../localnet/mcp.js";
 import {
   DEVNET_GENESIS_HASH,
   SOLANA_DEVNET,
@@ -23,6 +29,7 @@ import {
   TOKEN_2022_PRICE_ATOMIC,
   startSolanaStack,
 } from "../localnet/svm/index.js";
+import { stopStack } from "../localnet/cleanup.js";
 import { formatUnits } from "x402-pay/protocol";
 
 export interface ServeOptions {
@@ -46,6 +53,8 @@ interface Served {
   routes: PaidRoute[];
   /** Routes that answer without payment, to check that a seller is up. */
   free: string[];
+  /** Routes that take a sign-in instead of a payment. */
+  signIn?: string[];
   /** Label and value: sellers, facilitator, chain, tokens. */
   stack: [string, string][];
   /** What the keys hold and why they may be printed. */
@@ -85,8 +94,12 @@ function sellerLines(seller: SellerInfo, v1Seller: SellerInfo | undefined): Pick
 }
 
 async function evmServed(v1: boolean): Promise<Served> {
-  const stack = await startInteropStack({ v1 });
+  const discovery = await startDiscoveryService();
+  const { add, stop } = stopStack();
+  add(discovery.stop);
   try {
+    const stack = await startInteropStack({ v1, extend: (facilitator) => discovery.catalogue(facilitator) });
+    add(stack.stop);
     // The public Anvil keys, so that nothing secret is printed; #1 is the facilitator's. Minted one
     // after the other: two mints sent at once from the same dev account can get the same nonce,
     // and anvil then refuses the second as an underpriced replacement.
@@ -95,25 +108,46 @@ async function evmServed(v1: boolean): Promise<Served> {
       buyers.push(await fundedBuyer(stack.usdc, { amount: FUNDING, privateKey }));
     }
     const { seller, v1Seller, facilitator, anvil, usdc } = stack;
+    // The extension seller's signed offers and receipts come from a key made for this run; it is
+    // also that seller's payee.
+    const [extensions, mcp] = await Promise.all([
+      startExtensionSeller({ facilitatorUrl: facilitator.url, offerSigner: newBuyer().account }),
+      startMcpSeller({ facilitatorUrl: facilitator.url, payTo: seller.payTo }),
+    ]);
+    add(extensions.stop);
+    add(mcp.stop);
     const sellers = sellerLines(seller, v1Seller);
     const env = `EVM_PRIVATE_KEY=${buyers[0]!.privateKey}`;
-    const v2Route = (method: PaidRoute["method"], path: string, about: string, price = PRICE_USDC): PaidRoute => ({
-      method,
-      url: `${seller.url}${path}`,
-      price,
-      network: SELLER_NETWORK,
-      about: `v2 seller: ${about}`,
-    });
+    const route =
+      (base: string, label: string) =>
+      (method: PaidRoute["method"], path: string, about: string, price = PRICE_USDC): PaidRoute => ({
+        method,
+        url: `${base}${path}`,
+        price,
+        network: SELLER_NETWORK,
+        about: `${label}: ${about}`,
+      });
+    const v2Route = route(seller.url, "v2 seller");
+    const extensionRoute = route(extensions.url, "extension seller");
     return {
       routes: [
         v2Route("GET", "/weather", "weather report"),
         v2Route("POST", "/echo", "echoes the JSON body"),
         v2Route("GET", "/dynamic", "price rises on every request, so a paid retry is refused (to see a failure)", `from ${PRICE_USDC}`),
+        v2Route("GET", "/forecast?city=Lisbon", "declared for discovery (bazaar): listed once paid"),
+        v2Route("POST", "/translate", 'declared for discovery (bazaar): JSON body {"text":"hello","to":"pt"}'),
         ...v1Route(v1Seller, FACILITATOR_V1_NETWORK),
+        extensionRoute("GET", "/siwx/weather", "sign-in-with-x: a wallet that paid once signs in on later visits"),
+        extensionRoute("GET", "/idempotent/weather", "payment-identifier: a payment resent is not charged"),
+        extensionRoute("GET", "/offers/weather", "signed offers in the 402 and a signed receipt (offer-and-receipt)"),
       ],
       free: sellers.free,
+      signIn: [`${extensions.url}/siwx/profile  (sign-in-with-x only, no payment: answers who signed in)`],
       stack: [
         ...sellers.stack,
+        ["extensions", `${extensions.url}  (@x402/express with @x402/extensions; pays to ${extensions.payTo})`],
+        ["MCP", `${mcp.url}  (streamable HTTP; paid tools weather, weather_text, weather_rpc, weather_v1; ping free)`],
+        ["discovery", `${discovery.url}  (/discovery/resources, /discovery/search?query=: declared routes once paid)`],
         ["facilitator", `${facilitator.url}  (GET /supported, POST /verify, POST /settle; settles from ${facilitator.address})`],
         ["chain", `${anvil.rpcUrl}  chain id ${anvil.chain.id} (anvil, Base Sepolia's id)`],
         ["USDC", `${usdc.address}  6 decimals (TestUSDC with EIP-3009, at Base Sepolia's USDC address)`],
@@ -125,11 +159,14 @@ async function evmServed(v1: boolean): Promise<Served> {
         `${env} npx tsx examples/fetch.ts ${seller.url}/weather`,
         `${env} npx tsx examples/axios.ts ${seller.url}/weather`,
         ...(v1Seller ? [`${env} npx tsx examples/fetch.ts ${v1Seller.url}/weather`] : []),
+        `${env} npx tsx examples/mcp.ts ${mcp.url} weather`,
+        `${env} npx tsx examples/fetch.ts "${seller.url}/forecast?city=Lisbon"`,
+        `npx tsx examples/discovery.ts ${discovery.url}`,
       ],
-      stop: stack.stop,
+      stop,
     };
   } catch (error) {
-    await stack.stop();
+    await stop();
     throw error;
   }
 }
@@ -188,6 +225,7 @@ function print(served: Served): void {
     "Paid routes",
     ...table(served.routes.map((r) => [r.method, r.url, r.price, `on ${r.network}`, r.about])),
     `  free (no payment): ${served.free.join("  ")}`,
+    ...(served.signIn ?? []).map((line) => `  sign in (no payment): ${line}`),
     "",
     "Stack",
     ...table(served.stack),
@@ -224,7 +262,7 @@ export async function serveDemo({ v1, solana }: ServeOptions): Promise<number> {
   console.log(
     solana
       ? `starting LiteSVM behind a Solana JSON-RPC endpoint, devnet USDC, the reference facilitator and ${sellers}…`
-      : `starting anvil (chain 84532), TestUSDC, the reference facilitator and ${sellers}…`,
+      : `starting anvil (chain 84532), TestUSDC, the reference facilitator, ${sellers}, extension and MCP sellers…`,
   );
   let served: Served;
   try {

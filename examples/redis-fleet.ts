@@ -15,9 +15,25 @@ if (!key || !url) {
   process.exit(2);
 }
 
-const redis = createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" });
+// node-redis retries a connection for ever by default, and connect() then never settles: here a
+// Redis that cannot be reached at start is an error, and once connected the client reconnects.
+let connected = false;
+const redis = createClient({
+  url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+  socket: {
+    connectTimeout: 2_000,
+    reconnectStrategy: (retries, cause) => (connected ? Math.min(100 * 2 ** retries, 5_000) : cause),
+  },
+});
 redis.on("error", () => undefined); // while Redis is away, payments are refused (BUDGET_UNAVAILABLE)
-await redis.connect();
+try {
+  await redis.connect();
+  connected = true;
+} catch (error) {
+  // The error names the host and port, never the URL's password.
+  console.error(`Redis cannot be reached: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
 
 const wallet = privateKeyToAccount(key);
 const store = redisBudgetStore(redis); // every call answered within 2 s, or the payment is refused

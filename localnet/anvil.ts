@@ -128,6 +128,21 @@ async function waitForRpc(rpcUrl: string, chainId: number, timeoutMs: number): P
   }
 }
 
+/**
+ * Mines a block at the wall clock's time when the chain's latest block is more than `maxLagSeconds`
+ * behind it; resolves at once otherwise. anvil mines only when a transaction comes, and calls (what a
+ * facilitator simulates a payment with) run against the latest block: after a quiet spell its
+ * timestamp is the last transaction's. Buyers back-date an authorisation's `validAfter` by 600 s, so
+ * after ten idle minutes every payment is "not yet valid" there. Run it before the chain is used.
+ */
+export async function catchUpChainClock(rpcUrl: string, maxLagSeconds = 60): Promise<void> {
+  const latest = await rpc<{ timestamp: string }>(rpcUrl, "eth_getBlockByNumber", ["latest", false]);
+  const now = Math.floor(Date.now() / 1000);
+  if (Number(latest.timestamp) + maxLagSeconds >= now) return;
+  // A timestamp given to evm_mine also moves anvil's clock there, should it have been set behind.
+  await rpc(rpcUrl, "evm_mine", [now]);
+}
+
 /** Minimal JSON-RPC call (for anvil_* methods that viem's public actions do not cover). */
 export async function rpc<T>(rpcUrl: string, method: string, params: unknown[]): Promise<T> {
   const response = await fetch(rpcUrl, {

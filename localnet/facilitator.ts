@@ -3,6 +3,8 @@
 // x402@1's useFacilitator) call it: POST /verify and POST /settle with { x402Version,
 // paymentPayload, paymentRequirements }, GET /supported. On request, with the gas-sponsoring
 // extensions of @x402/extensions registered (EIP-2612 permits, ERC-20 approvals it broadcasts).
+// Before each verify and settle it brings anvil's latest block up to the wall clock's time
+// (catchUpChainClock): a stack served for hours keeps accepting payments.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { x402Facilitator } from "@x402/core/facilitator";
@@ -26,7 +28,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { FACILITATOR_KEY } from "./accounts.js";
-import { BASE_SEPOLIA_CHAIN_ID, localChain } from "./anvil.js";
+import { BASE_SEPOLIA_CHAIN_ID, catchUpChainClock, localChain } from "./anvil.js";
 import { listenOnLoopback } from "./listen.js";
 
 export interface Facilitator {
@@ -113,6 +115,15 @@ export async function startFacilitator({
     // v1 network names are not CAIP-2; the reference types them as Network all the same.
     .registerV1(FACILITATOR_V1_NETWORK as Network, new ExactEvmSchemeV1(signer));
   if (upto) facilitator.register(FACILITATOR_V2_NETWORK, new UptoEvmScheme(signer));
+
+  // anvil's latest block is only as recent as the last transaction: bring it to the wall clock's
+  // time before anything is simulated, or a stack left idle ten minutes refuses every payment.
+  let catchingUp: Promise<void> | undefined;
+  const catchUp = async () => {
+    catchingUp ??= catchUpChainClock(rpcUrl).finally(() => (catchingUp = undefined));
+    await catchingUp;
+  };
+  facilitator.onBeforeVerify(catchUp).onBeforeSettle(catchUp);
 
   const gasTopUps: Facilitator["gasTopUps"] = [];
   if (sponsoring) {

@@ -20,6 +20,7 @@ export { ANVIL_TEST_KEYS, FACILITATOR_KEY, newBuyer, randomAddress, type Buyer }
 export {
   BASE_SEPOLIA_CHAIN_ID,
   anvilBinaryPath,
+  catchUpChainClock,
   localChain,
   rpc,
   startAnvil,

@@ -5,7 +5,7 @@ import type { Address, Hex } from "viem";
 import { newBuyer, randomAddress, type Buyer } from "./accounts.js";
 import { startAnvil, type Anvil } from "./anvil.js";
 import { stopStack } from "./cleanup.js";
-import { startFacilitator, type Facilitator } from "./facilitator.js";
+import { startFacilitator, type Facilitator, type StartFacilitatorOptions } from "./facilitator.js";
 import { installPermit2 } from "./permit2.js";
 import { startSeller, startV1Seller, type Seller } from "./seller.js";
 import { installPlainToken, installTestUsdc, type TestToken, type TestUsdc } from "./token.js";
@@ -61,6 +61,8 @@ export interface StartInteropStackOptions {
   sponsored?: boolean;
   /** The facilitator's wait for a settlement's receipt, in ms (see `StartFacilitatorOptions`). */
   receiptTimeoutMs?: number;
+  /** Called with the facilitator before it serves, to register more (e.g. localnet/discovery.ts's `catalogue`). */
+  extend?: StartFacilitatorOptions["extend"];
 }
 
 export async function startInteropStack({
@@ -69,6 +71,7 @@ export async function startInteropStack({
   permit2 = false,
   sponsored = false,
   receiptTimeoutMs,
+  extend,
 }: StartInteropStackOptions = {}): Promise<InteropStack> {
   const { add, stop } = stopStack();
   try {
@@ -77,7 +80,8 @@ export async function startInteropStack({
     const usdc = await installTestUsdc(anvil.rpcUrl);
     if (permit2 || sponsored) await installPermit2(anvil.rpcUrl);
     const plainToken = sponsored ? await installPlainToken(anvil.rpcUrl) : undefined;
-    const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl, upto: permit2 || sponsored, sponsoring: sponsored, ...(receiptTimeoutMs && { receiptTimeoutMs }) });
+    const upto = permit2 || sponsored;
+    const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl, upto, sponsoring: sponsored, extend, ...(receiptTimeoutMs && { receiptTimeoutMs }) });
     add(facilitator.stop);
     const [seller, v1Seller] = await Promise.all([
       startSeller({ facilitatorUrl: facilitator.url, payTo, permit2: permit2 || sponsored, sponsored }),

@@ -82,6 +82,20 @@ describe("redis budgets through the client", () => {
     expect(await store.usage({ key: `origin/hour:origin:${origin}`, limit: 1_000_000, windowMs: 3_600_000 })).toEqual({ spent: 2000, reserved: 0 });
   }, 120_000);
 
+  it("examples/redis-fleet.ts (the README's) with no Redis where it should be: exits 1 saying so, at once, nothing paid", async () => {
+    const root = fileURLToPath(new URL("../../", import.meta.url));
+    const REDIS_URL = `redis://127.0.0.1:${await freePort()}`;
+    const env = { ...process.env, REDIS_URL, EVM_PRIVATE_KEY: generatePrivateKey() };
+    const before = seller.paid;
+    const args = ["--import", "tsx", "examples/redis-fleet.ts", seller.url];
+    const agent = promisify(execFile)(process.execPath, args, { cwd: root, env, timeout: 15_000 });
+    type Failure = { code?: number; killed?: boolean; stderr?: string };
+    const failed = await agent.then(() => undefined, (error: Failure) => error);
+    expect(failed, "node-redis's connect() must not wait for ever").toMatchObject({ code: 1, killed: false });
+    expect(failed!.stderr).toMatch(/^Redis cannot be reached: connect ECONNREFUSED 127\.0\.0\.1:\d+\n$/);
+    expect(seller.paid).toBe(before);
+  });
+
   it("a request aborted while its reserve is under way: the reservation Redis then makes is released", async () => {
     const prefix = fresh();
     const real = redisBudgetStore(redis, { prefix });

@@ -1,16 +1,21 @@
 // The README's main job: `npm run demo` pays for a resource end to end and exits 0; with --serve
-// the same stack stays up for other code until Ctrl-C.
+// the same stack, with the extension, MCP and discovery sellers, stays up for other code until
+// Ctrl-C, and keeps accepting payments however long it sat idle.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createPublicClient, http, type Hash, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { describe, expect, it } from "vitest";
-import { ANVIL_TEST_KEYS, PRICE_ATOMIC, WEATHER, testUsdcAt } from "../../localnet/index.js";
-import { createX402Client, getPaymentReceipt } from "../../src";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ANVIL_TEST_KEYS, PRICE_ATOMIC, WEATHER, rpc, testUsdcAt } from "../../localnet/index.js";
+import { createX402Client, getPaymentReceipt, signInWithX, type X402Plugin } from "../../src";
+import { createDiscoveryClient } from "../../src/discovery";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
+import { wrapMcpClientWithPayment } from "../../src/mcp";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const tsx = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
@@ -34,42 +39,116 @@ describe("npm run demo", () => {
 });
 
 describe("npm run demo -- --serve", () => {
-  it("keeps the stack up, a printed key pays a printed route, SIGINT stops everything and exits 0", { timeout: 40_000 }, async () => {
-    const demo = spawn(process.execPath, [tsx, "examples/demo.ts", "--serve"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-    const exited = new Promise<number | null>((resolve) => demo.once("exit", (code) => resolve(code)));
+  let demo: ChildProcess;
+  let exited: Promise<number | null>;
+  let listing: string;
+  let buyer: PrivateKeyAccount;
+  let rpcUrl: string;
+  let usdc: ReturnType<typeof testUsdcAt>;
+  /** The printed route, or service, of `pattern`'s first group. */
+  const printed = (pattern: RegExp) => capture(listing, pattern);
+  const paying = (plugins: X402Plugin[] = []) => {
+    const policy = { maxAmountPerPayment: "$0.01" };
+    const client = createX402Client({ schemes: [exactEvm({ signer: buyer })], plugins, policy });
+    return wrapFetchWithPayment(fetch, client);
+  };
+  /** Pays with `pay` and checks the chain: a mined transaction that moved exactly the price. */
+  async function paysOnce(pay: typeof fetch, url: string, init?: RequestInit): Promise<Response> {
+    const before = await usdc.usdcBalance(buyer.address);
+    const response = await pay(url, init);
+    expect(response.status, await response.clone().text()).toBe(200);
+    const tx = getPaymentReceipt(response)?.transaction;
+    expect(tx).toMatch(/^0x[0-9a-f]{64}$/);
+    const chain = createPublicClient({ transport: http(rpcUrl) });
+    expect((await chain.getTransactionReceipt({ hash: tx as Hash })).status).toBe("success");
+    expect(before - (await usdc.usdcBalance(buyer.address))).toBe(PRICE_ATOMIC);
+    return response;
+  }
+
+  beforeAll(async () => {
+    const stdio = ["ignore", "pipe", "pipe"] as const;
+    demo = spawn(process.execPath, [tsx, "examples/demo.ts", "--serve"], { cwd: root, stdio: [...stdio] });
+    exited = new Promise((resolve) => demo.once("exit", (code) => resolve(code)));
+    listing = await readUntil(demo, /^ready\b/m, 40_000);
+    const key = printed(/EVM_PRIVATE_KEY=(0x[0-9a-f]{64})\b/) as Hex;
+    // Only the public Anvil keys are printed, never a secret one.
+    expect(ANVIL_TEST_KEYS).toContain(key);
+    buyer = privateKeyToAccount(key);
+    rpcUrl = printed(/^ {2}chain +(http:\/\/127\.0\.0\.1:\d+) +chain id 84532\b/m);
+    usdc = testUsdcAt(rpcUrl);
+  }, 60_000);
+  afterAll(async () => {
+    // On failure: SIGTERM, which the demo (through tsx) turns into the same orderly stop.
+    if (demo && demo.exitCode === null && demo.signalCode === null) demo.kill("SIGTERM");
+    await exited;
+  });
+
+  it("a printed key pays a printed route", async () => {
+    const url = printed(/^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/weather) +0\.001 USDC +on eip155:84532 /m);
+    expect(await (await paysOnce(paying(), url)).json()).toEqual(WEATHER);
+  });
+
+  it("still pays after the chain sat idle longer than a payment is back-dated (600 s)", async () => {
+    const url = printed(/^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/weather) +0\.001 USDC +on eip155:84532 /m);
+    await idle(rpcUrl, 700);
+    const latest = await rpc<{ timestamp: string }>(rpcUrl, "eth_getBlockByNumber", ["latest", false]);
+    expect(Date.now() / 1000 - Number(latest.timestamp)).toBeGreaterThan(650);
+    await paysOnce(paying(), url);
+  });
+
+  it("the sign-in-with-x seller: the first visit pays, the next signs in and pays nothing", async () => {
+    const url = printed(/^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/siwx\/weather) +0\.001 USDC +on eip155:84532 /m);
+    const pay = paying([signInWithX({ evm: buyer })]);
+    await paysOnce(pay, url);
+    const before = await usdc.usdcBalance(buyer.address);
+    const again = await pay(url);
+    expect([again.status, getPaymentReceipt(again)?.settled]).toEqual([200, undefined]);
+    expect(await usdc.usdcBalance(buyer.address)).toBe(before);
+  });
+
+  it("the discovery service lists a declared route once it was paid", async () => {
+    const url = printed(/^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/forecast\?city=Lisbon) +0\.001 USDC +on eip155:84532 /m);
+    const discovery = createDiscoveryClient({ url: printed(/^ {2}discovery +(http:\/\/127\.0\.0\.1:\d+) /m) });
+    await paysOnce(paying(), url);
+    const listed: string[] = [];
+    for await (const listing of discovery.resources()) listed.push(new URL(listing.resource).pathname);
+    expect(listed).toEqual(["/forecast"]);
+  });
+
+  it("the MCP seller sells a tool call", async () => {
+    const mcp = new Client({ name: "demo-test", version: "1.0.0" });
+    const url = printed(/^ {2}MCP +(http:\/\/127\.0\.0\.1:\d+\/mcp) /m);
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(url)));
     try {
-      const listing = await readUntil(demo, /^ready\b/m, 30_000);
-      const url = capture(listing, /^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/weather) +0\.001 USDC +on eip155:84532 /m);
-      const key = capture(listing, /EVM_PRIVATE_KEY=(0x[0-9a-f]{64})\b/) as Hex;
-      const rpcUrl = capture(listing, /^ {2}chain +(http:\/\/127\.0\.0\.1:\d+) +chain id 84532\b/m);
-      const ports = new Set([...listing.matchAll(/http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])));
-      // Only the public Anvil keys are printed, never a secret one.
-      expect(ANVIL_TEST_KEYS).toContain(key);
-
-      const buyer = privateKeyToAccount(key);
-      const usdc = testUsdcAt(rpcUrl);
       const before = await usdc.usdcBalance(buyer.address);
-      const client = createX402Client({ schemes: [exactEvm({ signer: buyer })], policy: { maxAmountPerPayment: "$0.01" } });
-      const response = await wrapFetchWithPayment(fetch, client)(url);
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual(WEATHER);
-      const tx = getPaymentReceipt(response)?.transaction;
-      expect(tx).toMatch(/^0x[0-9a-f]{64}$/);
-      const chain = createPublicClient({ transport: http(rpcUrl) });
-      expect((await chain.getTransactionReceipt({ hash: tx as Hash })).status).toBe("success");
+      const tools = wrapMcpClientWithPayment(mcp, createX402Client({ schemes: [exactEvm({ signer: buyer })] }));
+      const result = await tools.callTool({ name: "weather", arguments: {} });
+      expect(result.structuredContent).toEqual(WEATHER);
       expect(before - (await usdc.usdcBalance(buyer.address))).toBe(PRICE_ATOMIC);
-
-      demo.kill("SIGINT");
-      expect(await exited).toBe(0);
-      expect(ports.size).toBeGreaterThanOrEqual(3); // seller, facilitator, chain
-      for (const port of ports) expect(await refused(port), `port ${port} still open`).toBe(true);
     } finally {
-      // On failure: SIGTERM, which the demo (through tsx) turns into the same orderly stop.
-      if (demo.exitCode === null && demo.signalCode === null) demo.kill("SIGTERM");
-      await exited;
+      await mcp.close();
     }
   });
+
+  it("SIGINT stops everything it started and exits 0", async () => {
+    const ports = new Set([...listing.matchAll(/http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])));
+    expect(ports.size).toBeGreaterThanOrEqual(6); // seller, extension seller, MCP, discovery, facilitator, chain
+    demo.kill("SIGINT");
+    expect(await exited).toBe(0);
+    for (const port of ports) expect(await refused(port), `port ${port} still open`).toBe(true);
+  });
 });
+
+/**
+ * Leaves the chain as ten quiet minutes leave anvil: its latest block `seconds` old (mined with its
+ * clock set back), its clock current again, no block since.
+ */
+async function idle(rpcUrl: string, seconds: number): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  await rpc(rpcUrl, "anvil_setTime", [now - seconds]);
+  await rpc(rpcUrl, "evm_mine", []);
+  await rpc(rpcUrl, "anvil_setTime", [now]);
+}
 
 /** Collects the child's stdout until `pattern` matches; rejects if it exits or takes too long. */
 function readUntil(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<string> {

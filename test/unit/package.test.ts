@@ -80,6 +80,97 @@ describe("package exports (dist, built by npm test)", () => {
 });
 
 /**
+ * Whether Node `version` (x.y.z) is in the npm `engines` range: the forms package-lock.json holds
+ * (`>=`, `>`, `<=`, `<`, `^`, `~`, bare and x-ranges, spaces for "and", `||` for "or").
+ */
+function nodeSatisfies(version: string, range: string): boolean {
+  const have = version.replace(/^v/, "").split(".").map(Number);
+  const compare = (want: number[]) => {
+    for (let i = 0; i < 3; i++) if (have[i] !== (want[i] ?? 0)) return have[i]! - (want[i] ?? 0);
+    return 0;
+  };
+  const test = (comparator: string): boolean => {
+    const [, op = "", raw = "*"] = /^(>=|<=|>|<|=|\^|~)?v?(.*)$/.exec(comparator)!;
+    const parts = raw
+      .split(".")
+      .filter((part) => part !== "x" && part !== "X" && part !== "*")
+      .map(Number);
+    if (parts.length === 0) return true;
+    const at = compare(parts);
+    const samePrefix = (length: number) => have.slice(0, length).every((n, i) => n === parts[i]);
+    if (op === ">=") return at >= 0;
+    if (op === ">") return at > 0;
+    if (op === "<=") return at <= 0 || (parts.length < 3 && samePrefix(parts.length));
+    if (op === "<") return at < 0;
+    // ^ keeps the major (of a 1.0.0 or later version), ~ the minor, a bare partial version its parts.
+    if (op === "^") return at >= 0 && samePrefix(1);
+    if (op === "~") return at >= 0 && samePrefix(Math.min(2, parts.length));
+    return samePrefix(parts.length);
+  };
+  const sets = range.split("||").map((set) => set.trim().replace(/([<>=^~]+)\s+/g, "$1").split(/\s+/));
+  return sets.some((set) => set.every(test));
+}
+
+interface LockEntry {
+  dev?: boolean;
+  devOptional?: boolean;
+  os?: string[];
+  cpu?: string[];
+  engines?: { node?: string };
+}
+
+describe("engines: the Node versions package.json claims", () => {
+  const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8"));
+  const lock = JSON.parse(readFileSync(`${root}package-lock.json`, "utf8")) as { packages: Record<string, LockEntry> };
+  /** The entries whose engines refuse Node `version`, with their range. */
+  const refusing = (entries: [string, LockEntry][], version: string) =>
+    entries
+      .filter(([, entry]) => entry.engines?.node && !nodeSatisfies(version, entry.engines.node))
+      .map(([path, entry]) => `${path} ${entry.engines!.node}`);
+
+  it("reads the ranges the lockfile holds", () => {
+    const cases: [string, string, boolean][] = [
+      ["20.0.0", ">=20", true],
+      ["20.20.2", ">=22.12.0", false],
+      ["20.20.2", ">= 20.0.0", true],
+      ["20.17.0", ">=20.18.0", false],
+      ["20.20.2", "^20.19.0 || >=22.12.0", true],
+      ["21.0.0", "^20.19.0 || >=22.12.0", false],
+      ["20.20.2", "18 || 20 || >=22", true],
+      ["21.1.0", "20 || >=22", false],
+      ["20.20.2", "6.* || 8.* || >= 10.*", true],
+      ["20.0.0", "^14.21.3 || >=16", true],
+      ["20.20.2", "*", true],
+      ["0.7.1", ">=0.6.11 <=0.7.0 || >=0.7.3", false],
+      ["20.20.2", "~20.20.0", true],
+      ["20.21.0", "~20.20.0", false],
+    ];
+    const read = cases.map(([version, range]) => nodeSatisfies(version, range));
+    expect(read).toEqual(cases.map(([, , expected]) => expected));
+  });
+
+  it(`what a user installs with x402-pay runs on the oldest Node "engines" allows (${pkg.engines.node})`, () => {
+    const oldest = [...pkg.engines.node.replace(/^>=\s*/, "").split("."), "0", "0"].slice(0, 3).join(".");
+    const installed = Object.entries(lock.packages).filter(
+      ([path, entry]) => path.startsWith("node_modules/") && !entry.dev && !entry.devOptional,
+    );
+    const dependencies = Object.keys(pkg.dependencies).map((name) => `node_modules/${name}`);
+    expect(installed.map(([path]) => path).sort()).toEqual(dependencies.sort());
+    expect(refusing(installed, oldest)).toEqual([]);
+  });
+
+  it(`npm install of this repository prints no EBADENGINE on this Node (${process.version})`, () => {
+    // Packages for another platform are not installed here (nor checked).
+    const here = (list: string[] | undefined, value: string) =>
+      !list || list.includes(value) || (list.every((v) => v.startsWith("!")) && !list.includes(`!${value}`));
+    const installedHere = Object.entries(lock.packages).filter(
+      ([path, entry]) => path && here(entry.os, process.platform) && here(entry.cpu, process.arch),
+    );
+    expect(refusing(installedHere, process.version)).toEqual([]);
+  });
+});
+
+/**
  * A browser app's type check of the published declarations: no Node types (`"types": []`), library
  * files checked (`"skipLibCheck": false`), `exactOptionalPropertyTypes` on. The app switches on
  * error codes, which must narrow `details`.
