@@ -1,8 +1,9 @@
 /**
  * The command line in this process (`main` with a test's stdout, stderr and signal) against scripted
  * sellers and discovery endpoints (msw): key material handed to it in the wrong place is never echoed
- * nor made a file name; every run is bounded like the library (the 402 body, `--max-time`, the answer
- * streamed); what must hold for a paid answer to be kept is checked before anything is sent; exit codes.
+ * nor made a file name; every run is bounded like the library (the 402 body, `--max-time` beside
+ * Ctrl-C, the answer streamed); what must hold for a paid answer to be kept is checked before anything
+ * is sent; exit codes.
  * (test/interop/cli.test.ts runs the built command against the reference stack.)
  */
 import { randomBytes } from "node:crypto";
@@ -33,8 +34,10 @@ interface Ran {
   stderr: string;
 }
 
-/** Runs the CLI with `args` and only `env`; stdin is `stdin`. */
-async function cli(args: string[], env: Record<string, string> = {}, stdin = ""): Promise<Ran> {
+const quietSignal = () => new AbortController().signal;
+
+/** Runs the CLI with `args` and only `env`; stdin is `stdin`; `signal` plays Ctrl-C. */
+async function cli(args: string[], env: Record<string, string> = {}, stdin = "", signal = quietSignal()): Promise<Ran> {
   const out: Buffer[] = [];
   let stderr = "";
   const code = await main(args, {
@@ -43,7 +46,7 @@ async function cli(args: string[], env: Record<string, string> = {}, stdin = "")
     writeErr: (text) => void (stderr += text),
     errIsTTY: false,
     readStdin: async () => new TextEncoder().encode(stdin),
-    signal: new AbortController().signal,
+    signal,
   });
   return { code, stdout: Buffer.concat(out), stderr };
 }
@@ -261,6 +264,22 @@ describe("--max-time bounds the whole run", () => {
     const ran = await cli([URL_], paying);
     expect(ran.code).toBe(EXIT.unknown);
     expect(ran.stderr).toContain("x402-pay: The paid answer was cut");
+  });
+
+  it("Ctrl-C before --max-time, before the payment left: exit 130; after it: exit 8", async () => {
+    server.use(http.get(URL_, () => delay("infinite")));
+    const interrupt = new AbortController();
+    setTimeout(() => interrupt.abort(new DOMException("Interrupted", "AbortError")), 50);
+    expect((await cli(["--max-time", "60", URL_], paying, "", interrupt.signal)).code).toBe(EXIT.aborted);
+    const seller = createSeller({ paid: () => delay("infinite") as never });
+    server.use(seller.handler);
+    const late = new AbortController();
+    const ran = cli(["--max-time", "60", URL_], paying, "", late.signal);
+    while (seller.verdicts.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    late.abort(new DOMException("Interrupted", "AbortError"));
+    const after = await ran;
+    expect(after.code).toBe(EXIT.unknown);
+    expect(after.stderr).toContain("MONEY MAY HAVE MOVED");
   });
 
   it.each(["-1", "1e3", "abc", "", "2147484"])("--max-time %j: exit 2", async (value) => {
