@@ -29,14 +29,19 @@ export default defineConfig([
     platform: "neutral",
     external: ["viem", "axios", "@solana/kit", /^node:/],
   },
-  // The command line (`npx x402-pay`): Node only, ESM, one file that imports the library's own modules.
+  // The command line (`npx x402-pay`): Node only, ESM. What needs an optional peer (the Solana scheme
+  // and @solana/kit, viem's accounts) is imported when used, so those modules go to chunks of their
+  // own in dist/cli/ and dist/cli.js starts with none of them installed.
   {
     entry: { cli: "src/cli/bin.ts" },
     format: ["esm"],
     platform: "node",
     target: "node20",
     banner: { js: "#!/usr/bin/env node" },
-    splitting: false,
+    splitting: true,
+    esbuildOptions(options) {
+      options.chunkNames = "cli/[name]-[hash]";
+    },
     sourcemap: true,
     clean: false,
     dts: false,

@@ -1,19 +1,47 @@
 /** The `x402-pay` command: runs the CLI on this process's arguments, streams and signals. */
 import { main } from "./index";
+import { UsageError } from "./output";
 
 const interrupted = new AbortController();
 // The first Ctrl-C ends the request (before the payment left, nothing is paid); a second one kills.
 process.once("SIGINT", () => interrupted.abort(new DOMException("Interrupted", "AbortError")));
 
-async function readStdin(): Promise<Uint8Array> {
+/** Standard input, refused past `maxBytes`. */
+async function readStdin(maxBytes: number): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    if ((size += (chunk as Buffer).length) > maxBytes) {
+      process.stdin.destroy();
+      throw new UsageError(`--data @-: standard input is larger than ${maxBytes} bytes.`);
+    }
+    chunks.push(chunk as Buffer);
+  }
   return new Uint8Array(Buffer.concat(chunks));
+}
+
+// stdout at the reader's pace: a write waits for 'drain' when the pipe is full, and fails once the
+// reader has gone (EPIPE).
+let stdoutFailed: Error | undefined;
+process.stdout.on("error", (error) => void (stdoutFailed = error));
+function writeOut(chunk: string | Uint8Array): void | Promise<void> {
+  if (stdoutFailed) return Promise.reject(stdoutFailed);
+  if (process.stdout.write(chunk)) return;
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      process.stdout.off("drain", done);
+      process.stdout.off("error", done);
+      if (error) reject(error);
+      else resolve();
+    };
+    process.stdout.once("drain", done);
+    process.stdout.once("error", done);
+  });
 }
 
 process.exitCode = await main(process.argv.slice(2), {
   env: process.env,
-  writeOut: (chunk) => void process.stdout.write(chunk),
+  writeOut,
   writeErr: (text) => void process.stderr.write(text),
   errIsTTY: process.stderr.isTTY === true,
   readStdin,

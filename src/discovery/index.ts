@@ -41,7 +41,12 @@ export interface DiscoveryFilter {
 export interface DiscoveryIterateOptions extends DiscoveryFilter {
   /** Stop after this many listings (default 1000). */
   maxItems?: number | undefined;
+  /** Stop after reading this many pages (default 100). */
+  maxPages?: number | undefined;
 }
+
+/** What the iterators stop at unless told: 1000 listings, 100 pages. */
+export const DISCOVERY_ITERATION = { maxItems: 1000, maxPages: 100 } as const;
 
 /** Display metadata, sanitised: no control, bidirectional or zero-width characters, bounded lengths, https icons only. */
 export interface ListingMetadata {
@@ -101,7 +106,8 @@ export function createDiscoveryClient(options: DiscoveryClientOptions = {}): Dis
   const fetchFn = options.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== "function") fail("discovery.fetch", "must be a fetch function");
 
-  async function read(path: string, query: Record<string, string | number | undefined>, signal: AbortSignal | undefined): Promise<unknown> {
+  /** One answer, parsed, with its status (malformed pages name it: the endpoint answered, not with a catalogue). */
+  async function read(path: string, query: Record<string, string | number | undefined>, signal: AbortSignal | undefined): Promise<{ status: number; value: unknown }> {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
     const url = `${base}${path}${params.size ? `?${params}` : ""}`;
@@ -115,7 +121,7 @@ export function createDiscoveryClient(options: DiscoveryClientOptions = {}): Dis
       const text = await readBounded(response, maxBytes, url);
       if (!response.ok) throw failed(`The discovery endpoint answered ${response.status}.`, { status: response.status, excerpt: sanitize(text, 200) });
       try {
-        return JSON.parse(text);
+        return { status: response.status, value: JSON.parse(text) };
       } catch (cause) {
         throw failed("The discovery endpoint's answer is not JSON.", { status: response.status, excerpt: sanitize(text, 200), cause });
       }
@@ -140,55 +146,60 @@ export function createDiscoveryClient(options: DiscoveryClientOptions = {}): Dis
   async function list(filter: DiscoveryFilter & { offset?: number | undefined } = {}): Promise<DiscoveryPage> {
     const { offset } = filter;
     if (offset !== undefined && !(Number.isSafeInteger(offset) && offset >= 0)) fail("discovery.offset", "must be a whole number from 0");
-    const page = await read("/discovery/resources", { ...filterQuery(filter), offset }, filter.signal);
+    const { status, value: page } = await read("/discovery/resources", { ...filterQuery(filter), offset }, filter.signal);
     const problem = problemOfDiscoveryPage(page);
-    if (problem) throw new DiscoveryFailedError(`The discovery page is malformed: ${problem}.`, { details: { url: `${base}/discovery/resources` } });
+    if (problem) throw new DiscoveryFailedError(`The discovery page is malformed: ${problem}.`, { details: { url: `${base}/discovery/resources`, status } });
     const { items, pagination = {} } = page as { items: unknown[]; pagination?: DiscoveryPage["pagination"] };
     return { ...normalizeAll(items), pagination };
   }
 
   async function* resources(options: DiscoveryIterateOptions = {}): AsyncIterable<DiscoveryListing> {
-    const maxItems = checkMax(options.maxItems);
+    const { maxItems, maxPages } = checkBounds(options);
     let offset = 0;
     let yielded = 0;
     const seen = new Set<string>();
-    for (;;) {
+    for (let pages = 1; ; pages++) {
       const page = await list({ ...options, offset });
-      const fresh = page.items.filter((item) => !seen.has(item.key));
-      for (const item of fresh) {
+      let added = 0;
+      for (const item of page.items) {
+        if (seen.has(item.key)) continue;
         seen.add(item.key);
+        added++;
         yield item;
         if (++yielded >= maxItems) return;
       }
       const size = page.items.length + page.skipped.length;
       const { total } = page.pagination;
-      // Over when a page is empty, repeats itself, or the total is reached; never past what was asked.
-      if (size === 0 || fresh.length === 0 || (total !== undefined && offset + size >= total)) return;
+      // Over when a page is empty or adds nothing new, the total is reached, or maxPages pages were read.
+      if (size === 0 || added === 0 || (total !== undefined && offset + size >= total) || pages >= maxPages) return;
       offset += size;
     }
   }
 
   async function* search(query: string, options: DiscoveryIterateOptions = {}): AsyncIterable<DiscoveryListing> {
     if (typeof query !== "string" || query.trim() === "" || query.length > 512) fail("discovery.search", "the query must be 1 to 512 characters");
-    const maxItems = checkMax(options.maxItems);
+    const { maxItems, maxPages } = checkBounds(options);
     const cursors = new Set<string>();
     const seen = new Set<string>();
     let cursor: string | undefined;
     let yielded = 0;
-    for (;;) {
-      const page = await read("/discovery/search", { query, ...filterQuery(options), cursor }, options.signal);
+    for (let pages = 1; ; pages++) {
+      const { status, value: page } = await read("/discovery/search", { query, ...filterQuery(options), cursor }, options.signal);
       const problem = problemOfDiscoverySearchPage(page);
-      if (problem) throw new DiscoveryFailedError(`The discovery search page is malformed: ${problem}.`, { details: { url: `${base}/discovery/search` } });
+      if (problem) throw new DiscoveryFailedError(`The discovery search page is malformed: ${problem}.`, { details: { url: `${base}/discovery/search`, status } });
       const { resources: found, pagination } = page as { resources: unknown[]; pagination?: { cursor?: string | null } | null };
+      let added = 0;
       for (const item of normalizeAll(found).items) {
         if (seen.has(item.key)) continue;
         seen.add(item.key);
+        added++;
         yield item;
         if (++yielded >= maxItems) return;
       }
       const next = pagination?.cursor ?? undefined;
-      // A cursor seen before would loop for ever.
-      if (!next || cursors.has(next)) return;
+      // Over without a cursor, at a cursor seen before, after a page that adds nothing new (empty, repeated,
+      // malformed items only: a new cursor each time would otherwise go on for ever), or after maxPages pages.
+      if (!next || cursors.has(next) || added === 0 || pages >= maxPages) return;
       cursors.add(next);
       cursor = next;
     }
@@ -197,10 +208,10 @@ export function createDiscoveryClient(options: DiscoveryClientOptions = {}): Dis
   return Object.freeze({ list, resources, search });
 }
 
-function checkMax(maxItems: number | undefined): number {
-  if (maxItems === undefined) return 1000;
+function checkBounds({ maxItems = DISCOVERY_ITERATION.maxItems, maxPages = DISCOVERY_ITERATION.maxPages }: DiscoveryIterateOptions): { maxItems: number; maxPages: number } {
   if (!(Number.isSafeInteger(maxItems) && maxItems > 0)) fail("discovery.maxItems", "must be a whole number above 0");
-  return maxItems;
+  if (!(Number.isSafeInteger(maxPages) && maxPages > 0)) fail("discovery.maxPages", "must be a whole number above 0");
+  return { maxItems, maxPages };
 }
 
 /** The body as text, at most `maxBytes`; a longer one is refused as it arrives, not after. */

@@ -165,6 +165,25 @@ describe("every read is bounded", () => {
     expect(sent).toBeLessThan(5 * 1024 * 1024);
   });
 
+  it("a caller's signal and the timeout together: whichever fires first ends the read (the signal never drops the timeout)", async () => {
+    server.use(http.get(RESOURCES, () => delay("infinite")));
+    // A signal that never fires: the timeout still ends the read.
+    const quiet = new AbortController();
+    const timedOut = await failure(createDiscoveryClient({ url: FACILITATOR, timeoutMs: 100 }).list({ signal: quiet.signal }));
+    expect(timedOut).toMatchObject({ code: "DISCOVERY_FAILED", message: "The discovery endpoint did not answer within 100 ms." });
+    expect(quiet.signal.aborted).toBe(false);
+    // The same through the iterators, which pass the signal on to every page.
+    for (const listings of [(d: ReturnType<typeof createDiscoveryClient>) => d.resources({ signal: quiet.signal }), (d: ReturnType<typeof createDiscoveryClient>) => d.search("x", { signal: quiet.signal })]) {
+      server.use(http.get(`${FACILITATOR}/discovery/search`, () => delay("infinite")));
+      expect(await failure(all(listings(createDiscoveryClient({ url: FACILITATOR, timeoutMs: 100 }))))).toMatchObject({ code: "DISCOVERY_FAILED" });
+    }
+    // A signal that fires first: its own reason, not a timeout.
+    const caller = new AbortController();
+    setTimeout(() => caller.abort(new DOMException("stop", "AbortError")), 20);
+    const aborted = await failure(createDiscoveryClient({ url: FACILITATOR, timeoutMs: 60_000 }).list({ signal: caller.signal }));
+    expect(aborted).toBe(caller.signal.reason);
+  });
+
   it("the caller's signal ends a read with its own reason", async () => {
     server.use(http.get(RESOURCES, () => delay("infinite")));
     const controller = new AbortController();
@@ -215,6 +234,67 @@ describe("paging never runs away", () => {
   });
 });
 
+describe("paging stops at a page that adds nothing, and at maxPages", () => {
+  const SEARCH = `${FACILITATOR}/discovery/search`;
+  const listing = (n: number) => item({ resource: `https://api.example.com/r${n}` });
+  // Past this many requests the scripted endpoints end their pages, so a client that does not stop fails an assertion instead of hanging.
+  const LAST = 500;
+  /** A search endpoint whose every page brings a cursor never seen before, and `resources` as `page(n)` makes them. */
+  const endless = (resources: (n: number) => unknown[]) => {
+    let asked = 0;
+    server.use(
+      http.get(SEARCH, () => {
+        const n = asked++;
+        return HttpResponse.json({ resources: resources(n), pagination: { cursor: n < LAST ? `c${n + 1}` : null } });
+      }),
+    );
+    return () => asked;
+  };
+
+  it.each([
+    { name: "the same items again", resources: () => [listing(0), listing(1)], found: 2, pages: 2 },
+    { name: "empty pages", resources: () => [], found: 0, pages: 1 },
+    { name: "only malformed items", resources: () => [item({ x402Version: 7 }), "junk"], found: 0, pages: 1 },
+    { name: "one new item, then the same ones", resources: (n: number) => (n === 0 ? [listing(0)] : [listing(0), listing(0)]), found: 1, pages: 2 },
+  ])("search, each page with a new cursor and $name: stops", async ({ resources, found, pages }) => {
+    const asked = endless(resources);
+    expect(await all(createDiscoveryClient({ url: FACILITATOR }).search("weather"))).toHaveLength(found);
+    expect(asked()).toBe(pages);
+  });
+
+  it("search, a new item and a new cursor on every page: stops at maxPages (default 100)", async () => {
+    let asked = endless((n) => [listing(n)]);
+    expect(await all(createDiscoveryClient({ url: FACILITATOR }).search("weather", { maxItems: 10_000 }))).toHaveLength(100);
+    expect(asked()).toBe(100);
+    asked = endless((n) => [listing(n)]);
+    expect(await all(createDiscoveryClient({ url: FACILITATOR }).search("weather", { maxPages: 3 }))).toHaveLength(3);
+    expect(asked()).toBe(3);
+  });
+
+  it("resources, new items on every page and no total: stops at maxPages; an item twice on one page is listed once", async () => {
+    let asked = 0;
+    server.use(
+      http.get(RESOURCES, ({ request }) => {
+        asked++;
+        const offset = Number(new URL(request.url).searchParams.get("offset"));
+        return HttpResponse.json({ items: asked > LAST ? [] : [listing(offset), listing(offset), listing(offset + 1)], pagination: {} });
+      }),
+    );
+    const found = await all(createDiscoveryClient({ url: FACILITATOR }).resources({ maxPages: 4, maxItems: 10_000 }));
+    expect(asked).toBe(4);
+    expect(new Set(found.map((l) => l.key)).size).toBe(found.length);
+    asked = 0;
+    expect(await all(createDiscoveryClient({ url: FACILITATOR }).resources({ maxItems: 10_000 }))).not.toHaveLength(0);
+    expect(asked).toBe(100);
+  });
+
+  it("a malformed page is an answer of the endpoint: its error carries the status", async () => {
+    server.use(http.get(RESOURCES, () => HttpResponse.json({ items: 5 })), http.get(SEARCH, () => HttpResponse.json({ nothing: true }, { status: 200 })));
+    expect(await failure(createDiscoveryClient({ url: FACILITATOR }).list())).toMatchObject({ details: { status: 200 } });
+    expect(await failure(all(createDiscoveryClient({ url: FACILITATOR }).search("x")))).toMatchObject({ details: { status: 200 } });
+  });
+});
+
 describe("bad input is refused before anything is sent", () => {
   it.each([
     { make: () => createDiscoveryClient({ url: "ftp://x" }), option: "discovery.url" },
@@ -231,6 +311,8 @@ describe("bad input is refused before anything is sent", () => {
     { call: (d: ReturnType<typeof createDiscoveryClient>) => d.list({ type: "" }), option: "discovery.type" },
     { call: (d: ReturnType<typeof createDiscoveryClient>) => all(d.search(" ")), option: "discovery.search" },
     { call: (d: ReturnType<typeof createDiscoveryClient>) => all(d.resources({ maxItems: 0 })), option: "discovery.maxItems" },
+    { call: (d: ReturnType<typeof createDiscoveryClient>) => all(d.resources({ maxPages: 0 })), option: "discovery.maxPages" },
+    { call: (d: ReturnType<typeof createDiscoveryClient>) => all(d.search("x", { maxPages: 1.5 })), option: "discovery.maxPages" },
   ])("$option out of range", async ({ call, option }) => {
     // msw fails the test on any request: none is sent.
     const error = await failure(call(createDiscoveryClient({ url: FACILITATOR })));

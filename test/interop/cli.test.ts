@@ -1,13 +1,18 @@
 // The command line, end to end: the built `dist/cli.js` run as a user runs it, against the reference
 // seller and facilitator on a local anvil chain. Checks stdout's bytes, stderr's trace, exit codes,
 // the ledger file, the chain, and that no key ever shows. The terminal case runs it in tmux.
-import { execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PRICE_ATOMIC, WEATHER, fundedBuyer, newBuyer, randomAddress, startInteropStack, type InteropStack } from "../../localnet/index.js";
+import { startFaultProxy } from "../../localnet/index.js";
 import { startDiscoveryService, type DiscoveryService } from "../../localnet/discovery.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -30,10 +35,12 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the CLI with `args` and only `env` (no inherited keys). */
-function run(args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
+/** Runs the CLI (`bin`: dist/cli.js, or a copy installed elsewhere) with `args` and only `env` (no inherited keys). */
+function run(args: string[], env: Record<string, string> = {}, input?: string, bin = cli): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [cli, ...args], { cwd: root, env: { PATH: process.env.PATH!, ...env }, encoding: "buffer", timeout: 30_000 }, (error, stdout, stderr) => {
+    const environment = { PATH: process.env.PATH!, ...env };
+    const options = { cwd: root, env: environment, encoding: "buffer", timeout: 30_000 } as const;
+    const child = execFile(process.execPath, [bin, ...args], options, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr: stderr.toString("utf8") });
     });
     if (input !== undefined) child.stdin!.end(input);
@@ -57,7 +64,8 @@ describe("x402-pay <url>", () => {
 
     const shown = await run(["ledger", "--ledger", ledger], {});
     expect(shown.code).toBe(0);
-    expect(shown.stdout.toString()).toContain(`${stack.seller.url}  1000 base units of 0x036CbD53842c5426634e7929541eC2318f3dCF7e on eip155:84532  (1 payment)`);
+    // Human amounts, as the pay path shows them: the asset's decimals are known.
+    expect(shown.stdout.toString()).toContain(`${stack.seller.url}  0.001 USDC on eip155:84532  (1 payment)`);
     expect(shown.stdout.toString()).toContain("Outcomes to reconcile: 0");
   });
 
@@ -134,7 +142,8 @@ describe("x402-pay <url>", () => {
     expect((await run(["--frobnicate", `${stack.seller.url}/weather`])).code).toBe(2);
     const help = await run(["--help"]);
     expect(help.code).toBe(0);
-    expect(help.stdout.toString()).toContain("  8  the payment left and its outcome is unknown or pending: money may have moved");
+    const eight = "the payment left and its outcome is unknown or pending (or its answer was cut or lost): money may have moved";
+    expect(help.stdout.toString()).toContain(`  8  ${eight}`);
   });
 
   it("reads the key from a file, and pays with it", async () => {
@@ -144,6 +153,134 @@ describe("x402-pay <url>", () => {
     const result = await run(["--evm-key-file", file, `${stack.seller.url}/weather`]);
     expect(result.code).toBe(0);
     expect(result.stderr).not.toContain(buyer.privateKey.slice(2));
+  });
+});
+
+describe("a large answer streams through: the command's memory stays flat", () => {
+  /** A loopback server whose answer is `mib` MiB in 64 KiB chunks, written at the reader's pace. */
+  async function largeBody(mib: number) {
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const server = createServer(async (_request, response) => {
+      response.writeHead(200, { "content-type": "application/octet-stream" });
+      for (let sent = 0; sent < mib * 16; sent++) if (!response.write(chunk)) await once(response, "drain");
+      response.end();
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}/large`, stop: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  /** The command's exit code and peak resident memory (MiB, bench/cli-memory/peak-rss.mjs); stdout to nowhere. */
+  async function peak(args: string[]): Promise<{ code: number; mib: number }> {
+    const file = join(dir, `rss-${args.length}`);
+    const child = spawn(process.execPath, ["--import", `${root}bench/cli-memory/peak-rss.mjs`, cli, ...args], {
+      env: { PATH: process.env.PATH!, X402_PEAK_RSS_FILE: file, EVM_PRIVATE_KEY: newBuyer().privateKey },
+      stdio: ["ignore", "ignore", "ignore"],
+    });
+    const [code] = (await once(child, "exit")) as [number];
+    return { code, mib: Number(readFileSync(file, "utf8")) / 1024 };
+  }
+
+  // 256 MiB: buffered whole, -o peaked at 877 MiB and --json at 1659 MiB; streamed, both stay near the
+  // ~100 MiB an idle run takes (bench/cli-memory: 1 GiB peaked at 3163 and 5556 MiB, now 116 and 113).
+  it("256 MiB with -o and with --json: under 200 MiB of resident memory, exit 0", async () => {
+    const server = await largeBody(256);
+    try {
+      const toFile = await peak(["-s", "-o", "/dev/null", server.url]);
+      const json = await peak(["--json", server.url]);
+      expect(toFile.code).toBe(0);
+      expect(json.code).toBe(0);
+      expect(toFile.mib).toBeLessThan(200);
+      expect(json.mib).toBeLessThan(200);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});
+
+describe("money that may have moved: exit 8, end to end", () => {
+  it("a paid answer cut after the seller settled: exit 8, said loudly; money moved; the ledger has it to reconcile", async () => {
+    const proxy = await startFaultProxy(stack.seller.url);
+    try {
+      const buyer = await fundedBuyer(stack.usdc);
+      const ledger = join(dir, "cut.jsonl");
+      const out = join(dir, "cut.json");
+      proxy.cutPaidResponses(1);
+      const env = { EVM_PRIVATE_KEY: buyer.privateKey };
+      const result = await run([`${proxy.url}/weather`, "--ledger", ledger, "-o", out], env);
+      expect(result.code).toBe(8);
+      expect(result.stderr).toContain("PAYMENT_OUTCOME_UNKNOWN");
+      expect(result.stderr).toContain("MONEY MAY HAVE MOVED");
+      expect(proxy.paidRequests.map((r) => r.cut)).toEqual([true]);
+      // It did move: the seller settled before the proxy cut the answer.
+      expect(await stack.usdc.usdcBalance(buyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
+      expect(result.stderr).not.toContain(buyer.privateKey.slice(2));
+      const shown = await run(["ledger", "--ledger", ledger]);
+      expect(shown.stdout.toString()).toContain("Outcomes to reconcile: 1");
+      const line = `GET ${proxy.url}/weather  0.001 USDC on eip155:84532  payer ${buyer.address}`;
+      expect(shown.stdout.toString()).toContain(line);
+    } finally {
+      await proxy.stop();
+    }
+  });
+});
+
+/**
+ * A project that installed x402-pay with only its dependencies (and, for EVM, viem): dist and
+ * package.json copied into node_modules/x402-pay of a temporary directory, each other package a link
+ * to this repository's copy. Nothing else is reachable from there (no node_modules above it).
+ */
+function installWithout(missing: string[]): string {
+  const project = mkdtempSync(join(tmpdir(), "x402-cli-peers-"));
+  const home = join(project, "node_modules", "x402-pay");
+  mkdirSync(home, { recursive: true });
+  cpSync(`${root}dist`, join(home, "dist"), { recursive: true });
+  cpSync(`${root}package.json`, join(home, "package.json"));
+  const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8"));
+  for (const name of [...Object.keys(pkg.dependencies), "viem"].filter((name) => !missing.includes(name))) {
+    mkdirSync(join(project, "node_modules", name, ".."), { recursive: true });
+    symlinkSync(`${root}node_modules/${name}`, join(project, "node_modules", name), "dir");
+  }
+  const cliCopy = join(home, "dist", "cli.js");
+  // What the test rests on: from there, the missing packages cannot be found.
+  for (const name of ["@solana/kit", ...missing]) expect(() => createRequire(cliCopy).resolve(name)).toThrow();
+  return cliCopy;
+}
+
+describe("optional peers: the command starts without them, and says what to install", () => {
+  it("without @solana/kit: pays on EVM; a Solana key is told to install it", async () => {
+    const bin = installWithout([]);
+    try {
+      const buyer = await fundedBuyer(stack.usdc);
+      const paid = await run([`${stack.seller.url}/weather`], { EVM_PRIVATE_KEY: buyer.privateKey }, undefined, bin);
+      expect(paid.stderr).not.toContain("ERR_MODULE_NOT_FOUND");
+      expect(paid.code).toBe(0);
+      expect(JSON.parse(paid.stdout.toString("utf8"))).toEqual(WEATHER);
+      expect(await stack.usdc.usdcBalance(buyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
+      expect((await run(["--dry-run", `${stack.seller.url}/weather`], {}, undefined, bin)).code).toBe(0);
+      const solana = await run([`${stack.seller.url}/weather`], { SVM_PRIVATE_KEY: "4".repeat(88) }, undefined, bin);
+      expect(solana.code).toBe(2);
+      const install = "install @solana/kit to pay on Solana: npm install @solana/kit (next to x402-pay).";
+      expect(solana.stderr).toBe(`x402-pay: ${install}\n`);
+    } finally {
+      rmSync(join(bin, "../../../.."), { recursive: true, force: true });
+    }
+  });
+
+  it("without viem either: --dry-run quotes with no key; an EVM key is told to install viem", async () => {
+    const bin = installWithout(["viem"]);
+    try {
+      const dry = await run(["--dry-run", `${stack.seller.url}/weather`], {}, undefined, bin);
+      expect(dry.code).toBe(0);
+      expect(dry.stderr).toMatch(/#0 would pay: 0.001 USDC on eip155:84532/);
+      const key = { EVM_PRIVATE_KEY: newBuyer().privateKey };
+      const evm = await run([`${stack.seller.url}/weather`], key, undefined, bin);
+      expect(evm.code).toBe(2);
+      expect(evm.stderr).toBe("x402-pay: install viem to pay on EVM: npm install viem (next to x402-pay).\n");
+    } finally {
+      rmSync(join(bin, "../../../.."), { recursive: true, force: true });
+    }
   });
 });
 

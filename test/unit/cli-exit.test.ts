@@ -17,6 +17,9 @@ describe("exit codes", () => {
     [new PaymentOutcomeUnknownError("?", { details: {} as never }), EXIT.unknown],
     [new DiscoveryFailedError("down", { details: { url: "https://f.example" } }), EXIT.network],
     [new TypeError("fetch failed"), EXIT.network],
+    [new TypeError("Failed to fetch"), EXIT.network],
+    [new DiscoveryFailedError("answered 404", { details: { url: "https://f.example", status: 404 } }), EXIT.discovery],
+    [new DiscoveryFailedError("malformed", { details: { url: "https://f.example", status: 200 } }), EXIT.discovery],
     [Object.assign(new Error("stop"), { name: "AbortError" }), EXIT.aborted],
     [new RangeError("a bug"), EXIT.internal],
   ])("%s → %i", (error, code) => {

@@ -2,12 +2,13 @@
 // thrown by one entry is recognised by another (shared chunks, brand check across copies).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm", "x402-pay/offers", "x402-pay/schemas", "x402-pay/file", "x402-pay/redis", "x402-pay/mcp", "x402-pay/discovery"];
+const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm", "x402-pay/offers", "x402-pay/schemas", "x402-pay/file", "x402-pay/redis", "x402-pay/mcp", "x402-pay/discovery", "x402-pay/errors", "x402-pay/protocol"];
 const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: "utf8" }).trim();
 
 describe("package exports (dist, built by npm test)", () => {
@@ -29,7 +30,9 @@ describe("package exports (dist, built by npm test)", () => {
     seen.add(file);
     const code = readFileSync(`${root}dist/${file}`, "utf8");
     for (const [, spec] of code.matchAll(/(?:\bfrom\s*|\brequire\(|\bimport\s*)['"]([^'"]+)['"]/g)) {
-      if (spec!.startsWith("./")) for (const p of packagesOf(spec!.slice(2), seen)) found.add(p);
+      // A chunk, relative to the file that loads it (the command's chunks are in dist/cli/).
+      const relative = /^\.\.?\//.test(spec!);
+      if (relative) for (const p of packagesOf(posix.join(posix.dirname(file), spec!), seen)) found.add(p);
       else found.add(spec!);
     }
     return found;
@@ -44,6 +47,26 @@ describe("package exports (dist, built by npm test)", () => {
     expect(pkg.dependencies.commander).toBeDefined();
     expect(pkg.peerDependenciesMeta["@modelcontextprotocol/sdk"]).toEqual({ optional: true });
     expect([...packagesOf("mcp.js")].filter((p) => p.startsWith("@modelcontextprotocol"))).toEqual([]);
+  });
+
+  it("no entry (nor the command) loads an optional peer it does not need: viem, @solana/kit, axios, redis, MCP", () => {
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8"));
+    const optional = Object.keys(pkg.peerDependenciesMeta).filter((name) => pkg.peerDependenciesMeta[name].optional);
+    expect(optional.sort()).toEqual(["@modelcontextprotocol/sdk", "@solana/kit", "axios", "redis", "viem"]);
+    // The peers an entry is for; every other entry loads none at the top (a dynamic import() is not followed).
+    const needs: Record<string, string[]> = { "./axios": ["axios"], "./svm": ["@solana/kit"] };
+    const files: [string, string][] = [["x402-pay (bin)", "cli.js"]];
+    type Target = { import: { default: string }; require: { default: string } };
+    for (const [subpath, target] of Object.entries(pkg.exports as Record<string, Target>)) {
+      if (subpath === "./package.json") continue;
+      for (const form of [target.import, target.require]) files.push([subpath, form.default.replace("./dist/", "")]);
+    }
+    expect(files.length).toBe(1 + 2 * subpaths.length);
+    const nameOf = (spec: string) => spec.split("/").slice(0, spec.startsWith("@") ? 2 : 1).join("/");
+    for (const [subpath, file] of files) {
+      const peers = [...new Set([...packagesOf(file)].map(nameOf).filter((name) => optional.includes(name)))].sort();
+      expect(peers, `dist/${file}`).toEqual(needs[subpath] ?? []);
+    }
   });
 
   it("only x402-pay/schemas loads zod: no other entry imports it, nor a chunk it loads (the wrappers validate with generated code)", () => {

@@ -1,11 +1,11 @@
 /**
  * Signed offers and receipts (the `offer-receipt` extension, draft): their shapes, and who signed
- * them. EIP-712 signatures recover an EVM address (viem). JWS signatures are checked with WebCrypto
+ * them. EIP-712 signatures recover an EVM address (viem, loaded for them only). JWS signatures are checked with WebCrypto
  * against the key their `kid` names, for `did:key` and `did:jwk` keys of type Ed25519 (EdDSA) and
  * P-256 (ES256). Not checked, each refused with its reason: secp256k1 JWS keys (ES256K; WebCrypto has
  * no such curve) and `did:web` (resolving it means fetching a document from the signer's host).
  */
-import { recoverTypedDataAddress } from "viem/utils";
+import type { recoverTypedDataAddress } from "viem/utils";
 import * as z from "zod/mini";
 import { base58ToBytes, base64ToBytes, bytesToBase64, bytesToHex, powerMod, utf8 } from "../../protocol";
 
@@ -117,7 +117,13 @@ async function verify<T>(
   const signed = parsed.data;
   try {
     if (signed.format === "eip712") {
-      const signer = await recoverTypedDataAddress({ ...typedData(signed.payload), signature: signed.signature as `0x${string}` } as TypedData);
+      // viem is loaded for EIP-712 only: JWS offers and receipts are checked without it.
+      const viem = await import("viem/utils").catch((error: { code?: unknown }) => {
+        if (error?.code === "ERR_MODULE_NOT_FOUND" || error?.code === "MODULE_NOT_FOUND") return undefined;
+        throw error;
+      });
+      if (!viem) return { ok: false, reason: "checking an EIP-712 signature needs viem: npm install viem" };
+      const signer = await viem.recoverTypedDataAddress({ ...typedData(signed.payload), signature: signed.signature as `0x${string}` } as TypedData);
       return { ok: true, value: { format: "eip712", signer, payload: signed.payload } };
     }
     const [header, body, signature] = signed.signature.split(".") as [string, string, string];
