@@ -7,7 +7,6 @@ export {
   type Quote,
   type PaymentOption,
   type BeforePaymentResult,
-  type SettlementSource,
   type SpendPolicy,
   type ResolvedPolicy,
   type AssetCap,
@@ -51,12 +50,12 @@ export {
   reconcile,
   reconcileOnChain,
   type ChainReconciliation,
-  type SettlementChecker,
   type SpendGrouping,
   type SpendRow,
   type SpendQuery,
 } from "./extensions/ledger";
 export { quoteCache, type QuoteCacheOptions } from "./extensions/quote-cache";
+export { checkSettlement, type SettlementSource } from "./settlement";
 export {
   handlePaymentRequired,
   resendPayment,

@@ -1,5 +1,5 @@
 /** `createX402Client`: schemes, spend policy, plug-ins and hooks in one plain object, and the engine the wrappers drive. */
-import { PLUGIN_STEPS, checkOptions, every, fail, is, isFunction, nonEmpty, type PaymentScheme, type SettlementStatus, type X402Plugin, type X402Request } from "../contracts";
+import { PLUGIN_STEPS, checkOptions, every, fail, is, isFunction, nonEmpty, type PaymentScheme, type X402Plugin, type X402Request } from "../contracts";
 import { InvalidConfigError, type RejectedRequirement } from "../errors";
 import { paymentIdentifier } from "../extensions/payment-identifier";
 import type { PaymentChallenge, SettleResponse } from "../protocol";
@@ -8,7 +8,6 @@ import { beforePayment, describeSettlement, prepaying, tries } from "./plugins";
 import { resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
 import { report } from "./report";
 import { evaluate } from "./select";
-import { checkSettlement, type SettlementSource } from "./settlement";
 import type { ClientHooks, PaymentOption, Setup } from "./setup";
 
 export interface X402ClientOptions extends ClientHooks {
@@ -40,12 +39,6 @@ export interface X402Client {
    * spend policy and the plug-ins' checks. Signs nothing, reserves nothing and asks no hook.
    */
   quote(challenge: PaymentChallenge, request: X402Request): Promise<Quote>;
-  /**
-   * Did the money move? For a pending settlement or an unknown outcome (its error, or its ledger record,
-   * or a receipt): looks the payment up on its chain through the scheme that paid it (`exactEvm({ settlement:
-   * evmSettlement({ rpc }) })`, `exactSvm({ settlement: svmSettlement() })`), never trusting the server.
-   */
-  checkSettlement(source: SettlementSource, options?: { signal?: AbortSignal | undefined }): Promise<SettlementStatus>;
 }
 
 /** What the handshake drives: the client's steps of a payment, kept off its public face. */
@@ -109,7 +102,6 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     plugins: given,
     policy,
     quote: (challenge: PaymentChallenge, request: X402Request) => quote(setup, challenge, request),
-    checkSettlement: async (source: SettlementSource, { signal }: { signal?: AbortSignal | undefined } = {}) => checkSettlement(setup, source, signal),
   });
 }
 

@@ -1,7 +1,7 @@
 /** Choosing a requirement: which offered requirements this client can pay, and why each other is refused. */
-import type { PaymentScheme, RequirementReview, X402Request } from "../contracts";
+import { schemesFor, type PaymentScheme, type RequirementReview, type X402Request } from "../contracts";
 import type { RejectedRequirement } from "../errors";
-import { findKnownAsset, matchesPattern, patternSpecificity, type PaymentChallenge, type PaymentRequirement } from "../protocol";
+import { findKnownAsset, type PaymentChallenge, type PaymentRequirement } from "../protocol";
 import { checkOrigin, checkRequirement } from "./policy";
 import type { PaymentOption, Setup } from "./setup";
 
@@ -47,17 +47,6 @@ export function withCaip2(challenge: PaymentChallenge, v1Networks: Readonly<Reco
     offered.caip2 || !Object.hasOwn(v1Networks, offered.network) ? offered : Object.freeze({ ...offered, caip2: v1Networks[offered.network] }),
   );
   return { ...challenge, requirements };
-}
-
-/** The schemes that pay `scheme` on `network` (and `version`, when given), most specific network pattern first. */
-export function schemesFor(schemes: readonly PaymentScheme[], scheme: string, network: string, version?: 1 | 2): PaymentScheme[] {
-  // -1: does not match; else the specificity of its most specific matching network pattern.
-  const rank = (candidate: PaymentScheme) =>
-    candidate.scheme !== scheme || (version !== undefined && !candidate.x402Versions.includes(version))
-      ? -1
-      : Math.max(-1, ...candidate.networks.filter((pattern) => matchesPattern(pattern, network)).map(patternSpecificity));
-  // A stable sort: among equally specific schemes, the first registered is asked first.
-  return schemes.filter((candidate) => rank(candidate) >= 0).sort((a, b) => rank(b) - rank(a));
 }
 
 /** The most specific scheme that matches and can pay, or the reason none can. */

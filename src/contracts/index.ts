@@ -1,4 +1,4 @@
-export type { PaymentScheme, PaymentContext, SettlementQuery, SettlementStatus } from "./scheme";
+export { schemesFor, type PaymentScheme, type PaymentContext, type SettlementQuery, type SettlementStatus } from "./scheme";
 export type { X402Request, RequestGuard, PaymentTerms, PaymentSnapshot, PaymentReceipt, PaymentOutcome, SignedPayment } from "./payment";
 export {
   PLUGIN_STEPS,

@@ -59,7 +59,7 @@ export interface PaymentReceipt extends PaymentTerms {
   readonly settled: boolean;
   /**
    * True when the server reported the settlement under way (`settlement_pending`, or a failure naming a
-   * transaction): the money may still move. `transaction` names it; `client.checkSettlement` asks the chain.
+   * transaction): the money may still move. `transaction` names it; `checkSettlement(client, receipt)` asks the chain.
    */
   readonly pending: boolean;
   /** The decoded PAYMENT-RESPONSE (or X-PAYMENT-RESPONSE); `undefined` if the server sent none readable. */

@@ -250,7 +250,7 @@ export interface PendingDetails extends PaymentDetails {
  * The server says the settlement is under way: a transaction was broadcast and not yet confirmed
  * (`settlement_pending`), or it reports a failure that names a broadcast transaction. Money may still
  * move: the amount stays counted by budgets, and the ledger records it as `pending` with the hash.
- * `client.checkSettlement(error)` looks the transaction up on the chain and says whether it settled.
+ * `checkSettlement(client, error)` looks the transaction up on the chain and says whether it settled.
  */
 export const PaymentPendingError: X402ErrorClass<"PAYMENT_PENDING", PendingDetails> = /* @__PURE__ */ defineError("PAYMENT_PENDING", "settle");
 export type PaymentPendingError = X402Error<"PAYMENT_PENDING", PendingDetails>;

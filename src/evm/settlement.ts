@@ -39,7 +39,7 @@ export interface EvmSettlement {
 }
 
 /**
- * Where an EVM scheme looks its payments up for `client.checkSettlement`: `exactEvm({ signer,
+ * Where an EVM scheme looks its payments up for `checkSettlement(client, …)`: `exactEvm({ signer,
  * settlement: evmSettlement({ rpc }) })`. Kept apart from the schemes, so a bundle without it carries none of it.
  */
 export function evmSettlement(options: EvmSettlementOptions): EvmSettlement {

@@ -20,7 +20,7 @@ export interface EvmSchemeOptions {
    */
   permit2?: Permit2Allowance | undefined;
   /**
-   * Where `client.checkSettlement` looks this scheme's payments up (a pending settlement, an unknown
+   * Where `checkSettlement(client, …)` looks this scheme's payments up (a pending settlement, an unknown
    * outcome): `evmSettlement({ rpc })`. Never read while paying.
    */
   settlement?: EvmSettlement | undefined;

@@ -367,7 +367,7 @@ function pendingError(payment: Signed, where: RequestDetails, status: number, se
   const said = settlement.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
   return new PaymentPendingError(sentence + said, {
     ...aboutPayment(payment, where, { transaction, network, reason, status, settlement }),
-    hint: "Ask the chain with client.checkSettlement(error) before paying again; budgets keep the amount counted meanwhile.",
+    hint: "Ask the chain with checkSettlement(client, error) before paying again; budgets keep the amount counted meanwhile.",
   });
 }
 

@@ -31,7 +31,7 @@ export interface ExactSvmOptions {
   /** Compute-unit price in µlamports, at most 5,000,000. Default 1 (the reference's). */
   computeUnitPrice?: bigint | number | undefined;
   /**
-   * Lets `client.checkSettlement` look this scheme's payments up through its RPC (a pending
+   * Lets `checkSettlement(client, …)` look this scheme's payments up through its RPC (a pending
    * settlement, an unknown outcome): `svmSettlement()`. Never read while paying.
    */
   settlement?: SvmSettlement | undefined;

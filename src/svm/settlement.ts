@@ -35,7 +35,7 @@ export interface SvmSettlement {
 }
 
 /**
- * What `exactSvm` needs to answer `client.checkSettlement` through its RPC. Kept apart from the scheme,
+ * What `exactSvm` needs to answer `checkSettlement(client, …)` through its RPC. Kept apart from the scheme,
  * so a bundle without it carries none of it.
  */
 export const svmSettlement = (): SvmSettlement => ({ check: checkSvmSettlement });

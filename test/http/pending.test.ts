@@ -62,7 +62,7 @@ describe.each(wrappers)("$name: a pending settlement", (wrapper) => {
     expect(error.details.paymentHeader.value).toBe(seller.requests[1]!.headers["payment-signature"]);
     expect(error.message).toContain(`transaction ${TX_HASH} on eip155:84532 was broadcast and is not yet confirmed`);
     expect(error.message).toContain("may still complete");
-    expect(error.message).toContain("client.checkSettlement(error)");
+    expect(error.message).toContain("checkSettlement(client, error)");
     expect(error.message).not.toMatch(/nothing was (paid|charged)/);
     expect(failed).toEqual([error]);
     expect(settled).toEqual([]);

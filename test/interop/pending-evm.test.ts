@@ -5,7 +5,7 @@
 // once it is mined, failed once the authorization can no longer move money; `reconcileOnChain` records
 // the answers in the ledger. A seller that names a transaction which is not the payment is not believed.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createX402Client, getPaymentReceipt, memoryLedger, reconcileOnChain, spendBy, unreconciled } from "../../src";
+import { checkSettlement, createX402Client, getPaymentReceipt, memoryLedger, reconcileOnChain, spendBy, unreconciled } from "../../src";
 import { evmSettlement, exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { PRICE_ATOMIC, fundedBuyer, rpc, startInteropStack, type Buyer, type InteropStack } from "../../localnet/index.js";
@@ -49,16 +49,16 @@ describe("a settlement the chain has not mined", () => {
     expect(await balances(buyer)).toEqual(before);
     expect(ledger.list.map((r) => [r.outcome, r.transaction])).toEqual([["pending", hash]]);
 
-    const waiting = await client.checkSettlement(error);
+    const waiting = await checkSettlement(client, error);
     expect(waiting).toMatchObject({ state: "pending", transaction: hash });
     expect(waiting.reason).toContain("not mined yet");
-    expect((await client.checkSettlement(ledger.list[0]!)).state).toBe("pending");
+    expect((await checkSettlement(client, ledger.list[0]!)).state).toBe("pending");
     expect((await reconcileOnChain(ledger, client)).map((r) => r.state)).toEqual(["pending"]);
     expect(await unreconciled(ledger)).toHaveLength(1);
 
     await rpc(stack.anvil.rpcUrl, "evm_mine", []);
 
-    expect(await client.checkSettlement(error)).toMatchObject({ state: "settled", transaction: hash, amount: String(PRICE_ATOMIC) });
+    expect(await checkSettlement(client, error)).toMatchObject({ state: "settled", transaction: hash, amount: String(PRICE_ATOMIC) });
     const after = await balances(buyer);
     expect(before.buyer - after.buyer).toBe(PRICE_ATOMIC);
     expect(after.payee - before.payee).toBe(PRICE_ATOMIC);
@@ -88,7 +88,7 @@ describe("a settlement the chain has not mined", () => {
     expect(error.code).toBe("PAYMENT_PENDING");
     expect(error.details.transaction).toBe(transaction);
 
-    const status = await client.checkSettlement(error);
+    const status = await checkSettlement(client, error);
     expect(status).toMatchObject({ state: "settled", transaction: undefined, amount: String(PRICE_ATOMIC) });
     expect(status.reason).toContain(`transaction ${transaction} moved none of this payment, but the signed authorization was used on chain`);
   });
@@ -110,7 +110,7 @@ describe("a settlement the chain has not mined", () => {
     const receipt = getPaymentReceipt(response)!;
     expect(receipt).toMatchObject({ settled: false, pending: true });
     // A receipt says what was paid: it is looked up as it is.
-    expect(await client.checkSettlement(receipt)).toMatchObject({
+    expect(await checkSettlement(client, receipt)).toMatchObject({
       state: "settled",
       transaction: receipt.transaction,
     });
@@ -126,17 +126,17 @@ describe("a settlement the chain has not mined", () => {
     expect(error.code).toBe("PAYMENT_PENDING");
     await rpc(stack.anvil.rpcUrl, "anvil_dropTransaction", [error.details.transaction]);
     await rpc(stack.anvil.rpcUrl, "evm_mine", []);
-    const stillValid = await client.checkSettlement(error);
+    const stillValid = await checkSettlement(client, error);
     expect(stillValid.state).toBe("pending");
     expect(stillValid.reason).toContain("can still move money until");
 
     await rpc(stack.anvil.rpcUrl, "evm_increaseTime", [error.details.requirement.maxTimeoutSeconds + 60]);
     await rpc(stack.anvil.rpcUrl, "evm_mine", []);
-    const expired = await client.checkSettlement(error);
+    const expired = await checkSettlement(client, error);
     expect(expired.state).toBe("failed");
     expect(expired.reason).toContain("expired unused");
     expect(await balances(buyer)).toEqual(before);
     // The ledger record alone cannot read the authorization: not mined is all it can say.
-    expect((await client.checkSettlement(ledger.list[0]!)).state).toBe("pending");
+    expect((await checkSettlement(client, ledger.list[0]!)).state).toBe("pending");
   });
 });

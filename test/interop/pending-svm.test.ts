@@ -6,7 +6,7 @@
 // transaction landed and carries the payer's signature, pending while the signed transaction can still
 // land, failed once its blockhash has expired.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createX402Client, memoryLedger, reconcileOnChain } from "../../src";
+import { checkSettlement, createX402Client, memoryLedger, reconcileOnChain } from "../../src";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { exactSvm, svmSettlement } from "../../src/svm";
 import { PRICE_ATOMIC } from "../../localnet/index.js";
@@ -61,7 +61,7 @@ describe("Solana: a pending settlement, looked up on the chain", () => {
     expect(stack.rpc.getTransaction(signature)?.err).toBeNull();
     expect(await balance(buyer)).toBe(before - PRICE_ATOMIC);
 
-    expect(await client.checkSettlement(error)).toMatchObject({ state: "settled", transaction: signature, amount: String(PRICE_ATOMIC) });
+    expect(await checkSettlement(client, error)).toMatchObject({ state: "settled", transaction: signature, amount: String(PRICE_ATOMIC) });
     const [reconciled] = await reconcileOnChain(ledger, client);
     expect(reconciled).toMatchObject({ state: "settled", reconciled: { outcome: "settled", transaction: signature } });
   });
@@ -75,11 +75,11 @@ describe("Solana: a pending settlement, looked up on the chain", () => {
     expect(error.code).toBe("PAYMENT_PENDING");
     expect(error.details.transaction).toBe(never);
 
-    const waiting = await client.checkSettlement(error);
+    const waiting = await checkSettlement(client, error);
     expect(waiting).toMatchObject({ state: "pending", transaction: never });
     expect(waiting.reason).toContain("has not landed; it can still land until its blockhash expires");
     stack.rpc.expireBlockhashes();
-    const expired = await client.checkSettlement(error);
+    const expired = await checkSettlement(client, error);
     expect(expired).toMatchObject({ state: "failed", transaction: never });
     expect(expired.reason).toContain("blockhash has expired");
     expect(await balance(buyer)).toBe(before);
@@ -94,7 +94,7 @@ describe("Solana: a pending settlement, looked up on the chain", () => {
     const buyer = await stack.fundedBuyer();
     const { client, pay } = buyerClient(buyer, pendingWithoutSending(otherSignature));
     const error = await pay(`${stack.seller.url}/weather`).catch((e) => e);
-    const status = await client.checkSettlement(error);
+    const status = await checkSettlement(client, error);
     expect(status.state).toBe("pending");
     expect(status.reason).toContain("landed but is not this payment");
   });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { PaymentRejectedError } from "../../src/entries/errors";
-import { createX402Client, type LedgerRecord } from "../../src";
+import { checkSettlement, createX402Client, type LedgerRecord } from "../../src";
 import { evmSettlement, exactEvm } from "../../src/evm";
 import { account, PAY_TO, TX_HASH, USDC_BASE_SEPOLIA } from "../support/seller";
 
@@ -28,25 +28,25 @@ describe("checkSettlement refuses before asking any chain", () => {
   const withoutChain = createX402Client({ schemes: [exactEvm({ signer: account })] });
 
   it("a scheme that has no RPC: INVALID_CONFIG saying how to give it one", async () => {
-    const error = await withoutChain.checkSettlement(record).catch((e) => e);
+    const error = await checkSettlement(withoutChain, record).catch((e) => e);
     expect(error.code).toBe("INVALID_CONFIG");
     expect(error.message).toContain("has no chain to look it up on: give it one, exactEvm({ signer, settlement: evmSettlement({ rpc }) })");
   });
 
   it("a network no scheme pays", async () => {
-    const error = await withoutChain.checkSettlement({ ...record, network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" }).catch((e) => e);
+    const error = await checkSettlement(withoutChain, { ...record, network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" }).catch((e) => e);
     expect(error.message).toContain("no registered scheme pays exact on solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
   });
 
   it.each(["scheme", "network", "asset", "payee", "payer", "amount"] as const)("a record without %s", async (field) => {
-    const error = await withoutChain.checkSettlement({ ...record, [field]: undefined }).catch((e) => e);
+    const error = await checkSettlement(withoutChain, { ...record, [field]: undefined }).catch((e) => e);
     expect(error.code).toBe("INVALID_CONFIG");
     expect(error.message).toContain(`cannot tell what to look up (no ${field === "payee" ? "payTo" : field})`);
   });
 
   it("an error of an outcome that moved nothing (a rejection)", async () => {
     const rejected = new PaymentRejectedError("refused", { details: { reason: "x", status: 402, requirement: {}, payer: account.address } });
-    const error = await withoutChain.checkSettlement(rejected as never).catch((e) => e);
+    const error = await checkSettlement(withoutChain, rejected as never).catch((e) => e);
     expect(error.message).toContain("was given a PAYMENT_REJECTED error: nothing was paid to check");
   });
 
@@ -56,7 +56,7 @@ describe("checkSettlement refuses before asking any chain", () => {
     const client = createX402Client({ schemes: [exactEvm({ signer: account, settlement: evmSettlement({ rpc }) })] });
     const controller = new AbortController();
     controller.abort();
-    const error = await client.checkSettlement(record, { signal: controller.signal }).catch((e) => e);
+    const error = await checkSettlement(client, record, { signal: controller.signal }).catch((e) => e);
     expect(error.code).toBe("ABORTED");
     expect(asked).toEqual([]);
   });
@@ -65,7 +65,7 @@ describe("checkSettlement refuses before asking any chain", () => {
     const asked: string[] = [];
     const rpc = { request: async ({ method }: { method: string }) => (asked.push(method), null) };
     const client = createX402Client({ schemes: [exactEvm({ signer: account, settlement: evmSettlement({ rpc: { "eip155:84532": rpc } }) })] });
-    const status = await client.checkSettlement({ ...record, network: "base-sepolia" });
+    const status = await checkSettlement(client, { ...record, network: "base-sepolia" });
     expect(status).toMatchObject({ state: "pending", transaction: TX_HASH });
     expect(asked).toEqual(["eth_getTransactionReceipt"]);
   });

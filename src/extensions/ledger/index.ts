@@ -4,7 +4,6 @@ export {
   unreconciled,
   reconcile,
   reconcileOnChain,
-  type SettlementChecker,
   type ChainReconciliation,
   type SpendGrouping,
   type SpendRow,

@@ -1,5 +1,6 @@
 /** The receipts ledger: one record per payment attempt's outcome, and the questions asked of it. */
-import type { Ledger, LedgerRecord, X402Plugin } from "../../contracts";
+import type { Ledger, LedgerRecord, PaymentScheme, X402Plugin } from "../../contracts";
+import { checkSettlement } from "../../settlement";
 import { originOf, randomId } from "../../protocol";
 import { recordOutcomes } from "./record";
 
@@ -89,11 +90,6 @@ export async function reconcile(
   return record;
 }
 
-/** What `reconcileOnChain` asks: `client.checkSettlement`. */
-export interface SettlementChecker {
-  checkSettlement(record: LedgerRecord, options?: { signal?: AbortSignal | undefined }): Promise<{ readonly state: "settled" | "failed" | "pending"; readonly transaction: string | undefined; readonly reason: string; readonly amount?: string | undefined }>;
-}
-
 /** One unreconciled record, and what the chain said of it (or why it could not be asked). */
 export interface ChainReconciliation {
   readonly record: LedgerRecord;
@@ -107,15 +103,19 @@ export interface ChainReconciliation {
 }
 
 /**
- * Asks the chain about every unreconciled `pending` or `unknown` record (`client.checkSettlement`, through
- * the scheme that paid it) and records each answer that settles the question: `settled`, or `rejected`
+ * Asks the chain about every unreconciled `pending` or `unknown` record (`checkSettlement`, through the
+ * client's scheme that paid it) and records each answer that settles the question: `settled`, or `rejected`
  * when the chain shows the payment can no longer move money. Records still pending stay open.
  */
-export async function reconcileOnChain(ledger: Ledger, client: SettlementChecker, options: { signal?: AbortSignal | undefined } = {}): Promise<ChainReconciliation[]> {
+export async function reconcileOnChain(
+  ledger: Ledger,
+  client: { readonly schemes: readonly PaymentScheme[] },
+  options: { signal?: AbortSignal | undefined } = {},
+): Promise<ChainReconciliation[]> {
   const results: ChainReconciliation[] = [];
   for (const record of await unreconciled(ledger)) {
     try {
-      const status = await client.checkSettlement(record, options);
+      const status = await checkSettlement(client, record, options);
       const found = { transaction: status.transaction ?? record.transaction, settledAmount: status.state === "settled" ? status.amount : undefined };
       const reconciled = status.state === "pending" ? undefined : await reconcile(ledger, record, status.state === "settled" ? "settled" : "rejected", found);
       results.push({ record, state: status.state, reason: status.reason, ...(reconciled && { reconciled }) });

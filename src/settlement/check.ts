@@ -1,11 +1,9 @@
 /**
- * `client.checkSettlement`: settles the question a pending settlement or an unknown outcome leaves
- * open, by asking the chain through the scheme that paid (its RPC), never the server.
+ * `checkSettlement(client, source)`: settles the question a pending settlement or an unknown outcome
+ * leaves open, by asking the chain through the scheme that paid (its RPC), never the server.
  */
-import type { SettlementQuery, SettlementStatus } from "../contracts";
+import { schemesFor, type PaymentScheme, type SettlementQuery, type SettlementStatus } from "../contracts";
 import { InvalidConfigError, isX402Error, throwIfAborted } from "../errors";
-import { schemesFor } from "./select";
-import type { Setup } from "./setup";
 
 /** What `checkSettlement` takes: the error of a pending or unknown outcome, a ledger record or a receipt of one, or the query itself. */
 export type SettlementSource =
@@ -55,11 +53,23 @@ function toSettlementQuery(source: SettlementSource, v1Networks: Readonly<Record
   return query as SettlementQuery;
 }
 
-/** Asks the most specific scheme that pays the source's scheme on its network and can read that chain. */
-export async function checkSettlement(setup: Setup, source: SettlementSource, signal: AbortSignal | undefined): Promise<SettlementStatus> {
+/**
+ * Did the money move? For a pending settlement or an unknown outcome (its error, its ledger record, or a
+ * receipt): looks the payment up on its chain through the client's scheme that paid it (`exactEvm({
+ * settlement: evmSettlement({ rpc }) })`, `exactSvm({ settlement: svmSettlement() })`), never trusting
+ * the server. `settled`, `failed` (it can no longer move) or `pending`, with the reason.
+ */
+export async function checkSettlement(
+  client: { readonly schemes: readonly PaymentScheme[] },
+  source: SettlementSource,
+  { signal }: { signal?: AbortSignal | undefined } = {},
+): Promise<SettlementStatus> {
   throwIfAborted(signal);
-  const query = toSettlementQuery(source, setup.v1Networks);
-  const paying = schemesFor(setup.schemes, query.scheme, query.network);
+  const schemes = Object(client).schemes as readonly PaymentScheme[] | undefined;
+  if (!Array.isArray(schemes)) throw invalid("checkSettlement needs the client that paid: checkSettlement(client, error)");
+  const v1Networks: Record<string, string> = Object.assign({}, ...schemes.map((s) => s.v1Networks));
+  const query = toSettlementQuery(source, v1Networks);
+  const paying = schemesFor(schemes, query.scheme, query.network);
   const checker = paying.find((scheme) => scheme.checkSettlement);
   if (!checker) {
     const about = `${query.scheme} on ${query.network}`;

@@ -1,0 +1,1 @@
+export { checkSettlement, type SettlementSource } from "./check";
