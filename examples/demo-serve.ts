@@ -10,7 +10,7 @@
 // `  <METHOD>  <url>  <price>  on <network>  <about>`, a key appears as `EVM_PRIVATE_KEY=0x...` or
 // `SVM_PRIVATE_KEY=<base58>`, and the listing ends with a line starting `ready`.
 import { getBase58Decoder } from "@solana/kit";
-import { startDiscoveryService } from "../localnet/discovery.js";
+import { startDiscoveryService } from "../test/localnet/discovery.js";
 import {
   ANVIL_TEST_KEYS,
   FACILITATOR_V1_NETWORK,
@@ -20,16 +20,16 @@ import {
   newBuyer,
   startExtensionSeller,
   startInteropStack,
-} from "../localnet/index.js";
-import { startMcpSeller } from "../localnet/mcp.js";
+} from "../test/localnet/index.js";
+import { startMcpSeller } from "../test/localnet/mcp.js";
 import {
   DEVNET_GENESIS_HASH,
   SOLANA_DEVNET,
   SOLANA_DEVNET_V1,
   TOKEN_2022_PRICE_ATOMIC,
   startSolanaStack,
-} from "../localnet/svm/index.js";
-import { stopStack } from "../localnet/cleanup.js";
+} from "../test/localnet/svm/index.js";
+import { stopStack } from "../test/localnet/cleanup.js";
 import { formatUnits } from "x402-pay/protocol";
 
 export interface ServeOptions {

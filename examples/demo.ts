@@ -9,8 +9,8 @@
 // to reach it (examples/demo-serve.ts).
 import axios from "axios";
 import { createPublicClient, createWalletClient, http, toHex, type Hash } from "viem";
-import { PRICE_ATOMIC, UPTO_MAX_ATOMIC, fundedBuyer, rpc, startInteropStack } from "../localnet/index.js";
-import { startSolanaStack } from "../localnet/svm/index.js";
+import { PRICE_ATOMIC, UPTO_MAX_ATOMIC, fundedBuyer, rpc, startInteropStack } from "../test/localnet/index.js";
+import { startSolanaStack } from "../test/localnet/svm/index.js";
 import { createX402Client, getPaymentReceipt, isX402Error, type PaymentReceipt, type PaymentScheme } from "x402-pay";
 import { decodeBase64Json, formatUnits, parseChallenge } from "x402-pay/protocol";
 import { wrapAxiosWithPayment } from "x402-pay/axios";

@@ -38,7 +38,8 @@ const CONTRACTS = [
   { name: "x402UptoPermit2Proxy", source: "Permit2Proxies" },
 ];
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+// The artifacts record contracts/<Name>.sol as the source unit, relative to test/localnet, where they live.
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "test", "localnet");
 
 if (solc.version() !== SOLC_VERSION) {
   console.error(

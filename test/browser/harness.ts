@@ -18,8 +18,8 @@ import { build } from "esbuild";
 import { chromium, type Browser } from "playwright-core";
 import { createPublicClient, http, type Hash, type PublicClient } from "viem";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
-import { PRICE_ATOMIC, startInteropStack, type Buyer, type InteropStack } from "../../localnet/index.js";
-import { listenOnLoopback, type LoopbackServer } from "../../localnet/listen.js";
+import { PRICE_ATOMIC, startInteropStack, type Buyer, type InteropStack } from "../localnet/index.js";
+import { listenOnLoopback, type LoopbackServer } from "../localnet/listen.js";
 import type { PageRequest, PageResult } from "./page";
 
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";

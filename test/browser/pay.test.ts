@@ -10,7 +10,7 @@
 // without CORS headers, without Access-Control-Expose-Headers, and with both.
 import { builtinModules } from "node:module";
 import { describe, expect, it } from "vitest";
-import { WEATHER, fundedBuyer } from "../../localnet/index.js";
+import { WEATHER, fundedBuyer } from "../localnet/index.js";
 import { balances, payAndCheck, signedResourceUrl, startSite, useBrowserHarness, withPage } from "./harness";
 import type { PageResult } from "./page";
 

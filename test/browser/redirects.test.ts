@@ -19,7 +19,7 @@
 // are loopback sites on other ports that let any origin send them anything (CORS `*`), so a payment
 // header that never reaches them was never sent, not refused by CORS.
 import { describe, expect, it } from "vitest";
-import { PRICE_ATOMIC, WEATHER, fundedBuyer, type Buyer } from "../../localnet/index.js";
+import { PRICE_ATOMIC, WEATHER, fundedBuyer, type Buyer } from "../localnet/index.js";
 import {
   balances,
   expectMinedTransfer,

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { listenOnLoopback, type LoopbackServer } from "../../localnet/listen.js";
+import { listenOnLoopback, type LoopbackServer } from "../localnet/listen.js";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { BODY_LIMITS } from "../../src/handshake";
 import { PATH, encodeHeader, payingClient, v2Challenge } from "../support/seller";

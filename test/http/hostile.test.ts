@@ -6,7 +6,7 @@
 import axios from "axios";
 import { http, passthrough } from "msw";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listenOnLoopback, type LoopbackServer } from "../../localnet/listen.js";
+import { listenOnLoopback, type LoopbackServer } from "../localnet/listen.js";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { BODY_LIMITS } from "../../src/handshake";

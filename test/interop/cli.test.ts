@@ -11,9 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PRICE_ATOMIC, WEATHER, fundedBuyer, newBuyer, randomAddress, startInteropStack, type InteropStack } from "../../localnet/index.js";
-import { startFaultProxy } from "../../localnet/index.js";
-import { startDiscoveryService, type DiscoveryService } from "../../localnet/discovery.js";
+import { PRICE_ATOMIC, WEATHER, fundedBuyer, newBuyer, randomAddress, startInteropStack, type InteropStack } from "../localnet/index.js";
+import { startFaultProxy } from "../localnet/index.js";
+import { startDiscoveryService, type DiscoveryService } from "../localnet/discovery.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const cli = `${root}dist/cli.js`;

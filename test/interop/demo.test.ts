@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { createPublicClient, http, type Hash, type Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ANVIL_TEST_KEYS, PRICE_ATOMIC, WEATHER, rpc, testUsdcAt } from "../../localnet/index.js";
+import { ANVIL_TEST_KEYS, PRICE_ATOMIC, WEATHER, rpc, testUsdcAt } from "../localnet/index.js";
 import { createX402Client, getPaymentReceipt, signInWithX, type X402Plugin } from "../../src";
 import { createDiscoveryClient } from "../../src/discovery";
 import { exactEvm } from "../../src/evm";

@@ -20,8 +20,8 @@ import {
   type Facilitator,
   type Seller,
   type TestUsdc,
-} from "../../localnet/index.js";
-import { startDiscoveryService, type DiscoveryService } from "../../localnet/discovery.js";
+} from "../localnet/index.js";
+import { startDiscoveryService, type DiscoveryService } from "../localnet/discovery.js";
 
 let anvil: Anvil;
 let usdc: TestUsdc;

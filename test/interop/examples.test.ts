@@ -5,8 +5,8 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PRICE_ATOMIC, fundedBuyer, startInteropStack, type InteropStack } from "../../localnet/index.js";
-import { startSolanaStack, type SolanaStack } from "../../localnet/svm/index.js";
+import { PRICE_ATOMIC, fundedBuyer, startInteropStack, type InteropStack } from "../localnet/index.js";
+import { startSolanaStack, type SolanaStack } from "../localnet/svm/index.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const tsx = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));

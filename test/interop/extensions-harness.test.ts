@@ -18,7 +18,7 @@ import {
   type ExtensionSeller,
   type FaultProxy,
   type InteropStack,
-} from "../../localnet/index.js";
+} from "../localnet/index.js";
 
 const PRICE_ATOMIC = 1000n;
 const decode = (value: string | null): any => (value ? JSON.parse(Buffer.from(value, "base64").toString("utf8")) : undefined);

@@ -34,7 +34,7 @@ import {
   testUsdcAbi,
   type Buyer,
   type InteropStack,
-} from "../../localnet/index.js";
+} from "../localnet/index.js";
 import { transferWithAuthorizationFields } from "../support/vectors";
 
 let stack: InteropStack;

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createX402Client, getPaymentReceipt, memoryLedger, type AnyX402Error, type X402ClientOptions } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapMcpClientWithPayment, type McpPaymentOptions } from "../../src/mcp";
-import { PRICE_ATOMIC, WEATHER, fundedBuyer, newBuyer, randomAddress, startInteropStack, type Buyer, type InteropStack } from "../../localnet/index.js";
-import { startMcpSeller, type McpSeller } from "../../localnet/mcp.js";
+import { PRICE_ATOMIC, WEATHER, fundedBuyer, newBuyer, randomAddress, startInteropStack, type Buyer, type InteropStack } from "../localnet/index.js";
+import { startMcpSeller, type McpSeller } from "../localnet/mcp.js";
 import { budget } from "../../src";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -42,7 +42,7 @@ async function connect(over: "http" | "stdio"): Promise<Client> {
       ? new StreamableHTTPClientTransport(new URL(seller.url))
       : new StdioClientTransport({
           command: process.execPath,
-          args: ["--import", "tsx", "localnet/mcp-stdio.ts"],
+          args: ["--import", "tsx", "test/localnet/mcp-stdio.ts"],
           cwd: root,
           env: { ...(process.env as Record<string, string>), FACILITATOR_URL: stack.facilitator.url, PAY_TO: payTo },
           stderr: "pipe",

@@ -8,7 +8,7 @@ import { createX402Client, getPaymentReceipt } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { offerReceipt, type OfferReceiptOptions } from "../../src/extensions/offer-receipt";
-import { PRICE_ATOMIC, WEATHER, fundedBuyer, startExtensionSeller, startInteropStack, type Buyer, type ExtensionSeller, type InteropStack } from "../../localnet/index.js";
+import { PRICE_ATOMIC, WEATHER, fundedBuyer, startExtensionSeller, startInteropStack, type Buyer, type ExtensionSeller, type InteropStack } from "../localnet/index.js";
 
 let stack: InteropStack;
 let seller: ExtensionSeller;

@@ -15,7 +15,7 @@ import {
   startInteropStack,
   type Buyer,
   type InteropStack,
-} from "../../localnet/index.js";
+} from "../localnet/index.js";
 import { recordingFetch } from "../support/fetches";
 
 let stack: InteropStack;

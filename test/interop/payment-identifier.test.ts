@@ -17,7 +17,7 @@ import {
   type ExtensionSeller,
   type FaultProxy,
   type InteropStack,
-} from "../../localnet/index.js";
+} from "../localnet/index.js";
 
 let stack: InteropStack;
 let seller: ExtensionSeller;

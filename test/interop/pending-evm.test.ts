@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { checkSettlement, createX402Client, getPaymentReceipt, memoryLedger, reconcileOnChain, spendBy, unreconciled } from "../../src";
 import { evmSettlement, exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
-import { PRICE_ATOMIC, fundedBuyer, rpc, startInteropStack, type Buyer, type InteropStack } from "../../localnet/index.js";
+import { PRICE_ATOMIC, fundedBuyer, rpc, startInteropStack, type Buyer, type InteropStack } from "../localnet/index.js";
 
 let stack: InteropStack;
 

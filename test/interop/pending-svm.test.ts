@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkSettlement, createX402Client, memoryLedger, reconcileOnChain } from "../../src";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { exactSvm, svmSettlement } from "../../src/svm";
-import { PRICE_ATOMIC } from "../../localnet/index.js";
-import { startSolanaStack, type SolanaBuyer, type SolanaStack } from "../../localnet/svm/index.js";
+import { PRICE_ATOMIC } from "../localnet/index.js";
+import { startSolanaStack, type SolanaBuyer, type SolanaStack } from "../localnet/svm/index.js";
 import { bytesToBase58 } from "../../src/protocol";
 
 let stack: SolanaStack;

@@ -40,7 +40,7 @@ import {
   type Buyer,
   type InteropStack,
   type TestToken,
-} from "../../localnet/index.js";
+} from "../localnet/index.js";
 import { recordingFetch } from "../support/fetches";
 
 let stack: InteropStack;

@@ -49,7 +49,7 @@ import {
   uptoPermit2ProxyAbi,
   type Buyer,
   type InteropStack,
-} from "../../localnet/index.js";
+} from "../localnet/index.js";
 import { recordingFetch } from "../support/fetches";
 import { evmVectors } from "../support/vectors";
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createX402Client, getPaymentReceipt, quoteCache, type AnyX402Error } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
-import { PRICE_ATOMIC, fundedBuyer, startInteropStack, type InteropStack } from "../../localnet/index.js";
+import { PRICE_ATOMIC, fundedBuyer, startInteropStack, type InteropStack } from "../localnet/index.js";
 import { recordingFetch } from "../support/fetches";
 
 let stack: InteropStack;

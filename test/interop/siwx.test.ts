@@ -8,8 +8,8 @@ import { createX402Client, getPaymentReceipt, signInWithX, type SignInStore } fr
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { exactSvm } from "../../src/svm";
-import { PRICE_ATOMIC, WEATHER, fundedBuyer, startExtensionSeller, type Buyer, type ExtensionSeller } from "../../localnet/index.js";
-import { startSolanaStack, type SolanaBuyer, type SolanaStack } from "../../localnet/svm/index.js";
+import { PRICE_ATOMIC, WEATHER, fundedBuyer, startExtensionSeller, type Buyer, type ExtensionSeller } from "../localnet/index.js";
+import { startSolanaStack, type SolanaBuyer, type SolanaStack } from "../localnet/svm/index.js";
 
 let stack: SolanaStack;
 let seller: ExtensionSeller;

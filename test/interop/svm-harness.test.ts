@@ -26,7 +26,7 @@ import {
   type Address,
   type Signature,
 } from "@solana/kit";
-import { PRICE_ATOMIC, WEATHER, fundedBuyer } from "../../localnet/index.js";
+import { PRICE_ATOMIC, WEATHER, fundedBuyer } from "../localnet/index.js";
 import {
   DEVNET_GENESIS_HASH,
   SOLANA_DEVNET,
@@ -37,7 +37,7 @@ import {
   type SolanaBuyer,
   type SolanaStack,
   type SplMint,
-} from "../../localnet/svm/index.js";
+} from "../localnet/svm/index.js";
 import { recordingFetch } from "../support/fetches";
 
 const COMPUTE_BUDGET = "ComputeBudget111111111111111111111111111111";
@@ -49,13 +49,9 @@ let payingFetch: typeof fetch;
 const recorder = recordingFetch();
 /** PAYMENT-SIGNATURE / X-PAYMENT headers the paying fetch sent, latest last. */
 const sentPayments = recorder.paymentHeaders;
-let setupMs = 0;
-
 beforeAll(async () => {
-  const started = performance.now();
   stack = await startSolanaStack({ v1: true });
   buyer = await stack.fundedBuyer();
-  setupMs = performance.now() - started;
   // The reference client would use the public devnet RPC unless given rpcUrl; the `/buyer` path
   // labels its calls in stack.rpc.calls.
   const rpcUrl = `${stack.rpc.url}/buyer`;
@@ -101,11 +97,8 @@ async function expectLanded(signature: string): Promise<void> {
   expect(["confirmed", "finalized"]).toContain(value[0]?.confirmationStatus);
 }
 
+// How fast it starts is not asserted here (a loaded machine is slower): timings live in bench/.
 describe("harness setup", () => {
-  it("starts in a few seconds", () => {
-    expect(setupMs).toBeLessThan(5_000);
-  });
-
   it("serves devnet USDC at its real address and a Token-2022 mint, read through kit's RPC client", async () => {
     const client = createSolanaRpc(devnet(stack.rpc.url));
     expect(await client.getGenesisHash().send()).toBe(DEVNET_GENESIS_HASH);

@@ -8,7 +8,7 @@ import { wrapAxiosWithPayment } from "../../src/axios";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { exactSvm } from "../../src/svm";
-import { PRICE_ATOMIC, WEATHER, fundedBuyer as fundedEvmBuyer } from "../../localnet/index.js";
+import { PRICE_ATOMIC, WEATHER, fundedBuyer as fundedEvmBuyer } from "../localnet/index.js";
 import {
   SOLANA_DEVNET,
   TOKEN_2022_PRICE_ATOMIC,
@@ -16,7 +16,7 @@ import {
   startSolanaStack,
   type SolanaBuyer,
   type SolanaStack,
-} from "../../localnet/svm/index.js";
+} from "../localnet/svm/index.js";
 import { recordingFetch } from "../support/fetches";
 
 let stack: SolanaStack;

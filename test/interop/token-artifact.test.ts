@@ -23,8 +23,8 @@ interface Artifact {
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8");
 const load = (name: string) => {
-  const artifact = JSON.parse(read(`../../contracts/${name}.json`)) as Artifact;
-  return { artifact, source: read(`../../${artifact.sourceName}`) };
+  const artifact = JSON.parse(read(`../localnet/contracts/${name}.json`)) as Artifact;
+  return { artifact, source: read(`../localnet/${artifact.sourceName}`) };
 };
 
 const ARTIFACTS = ["TestUSDC", "TryAggregate", "PlainToken", "Permit2", "x402ExactPermit2Proxy", "x402UptoPermit2Proxy"];

@@ -20,8 +20,8 @@ import {
   startInteropStack,
   type ExtensionSeller,
   type InteropStack,
-} from "../../localnet/index.js";
-import { startSolanaStack, type SolanaStack } from "../../localnet/svm/index.js";
+} from "../localnet/index.js";
+import { startSolanaStack, type SolanaStack } from "../localnet/svm/index.js";
 
 let evm: InteropStack;
 let solana: SolanaStack;

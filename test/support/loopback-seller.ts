@@ -4,7 +4,7 @@
  * PAYMENT-SIGNATURE 200 with a PAYMENT-RESPONSE, counting each. It trusts the payment (no signature
  * check): it counts what was paid, and the distinct EIP-3009 nonces, so a payment sent twice shows.
  */
-import { listenOnLoopback } from "../../localnet/listen";
+import { listenOnLoopback } from "../localnet/listen";
 import { PAY_TO, TX_HASH, USDC_BASE_SEPOLIA } from "./seller";
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8").toString("base64");

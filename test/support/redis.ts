@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { createClient } from "redis";
-import { killOnExit, spawnWithWatchdog } from "../../localnet/cleanup";
+import { killOnExit, spawnWithWatchdog } from "../localnet/cleanup";
 
 export interface RedisServer {
   /** `redis://127.0.0.1:<port>` */

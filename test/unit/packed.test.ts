@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ANVIL_TEST_KEYS } from "../../localnet/accounts.js";
+import { ANVIL_TEST_KEYS } from "../localnet/accounts.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 /** The peer each entry loads at once, if any; every other entry must load with no peer installed. */

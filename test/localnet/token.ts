@@ -14,9 +14,9 @@ import {
   type Hash,
   type Hex,
 } from "viem";
-import artifact from "../contracts/TestUSDC.json" with { type: "json" };
-import plainTokenArtifact from "../contracts/PlainToken.json" with { type: "json" };
-import tryAggregateArtifact from "../contracts/TryAggregate.json" with { type: "json" };
+import artifact from "./contracts/TestUSDC.json" with { type: "json" };
+import plainTokenArtifact from "./contracts/PlainToken.json" with { type: "json" };
+import tryAggregateArtifact from "./contracts/TryAggregate.json" with { type: "json" };
 import { BASE_SEPOLIA_CHAIN_ID, localChain, rpc } from "./anvil.js";
 
 /** USDC on Base Sepolia (the reference's default asset for eip155:84532 and v1 base-sepolia). */

@@ -16,9 +16,9 @@ import {
   type Hash,
   type LocalAccount,
 } from "viem";
-import permit2Artifact from "../contracts/Permit2.json" with { type: "json" };
-import exactProxyArtifact from "../contracts/x402ExactPermit2Proxy.json" with { type: "json" };
-import uptoProxyArtifact from "../contracts/x402UptoPermit2Proxy.json" with { type: "json" };
+import permit2Artifact from "./contracts/Permit2.json" with { type: "json" };
+import exactProxyArtifact from "./contracts/x402ExactPermit2Proxy.json" with { type: "json" };
+import uptoProxyArtifact from "./contracts/x402UptoPermit2Proxy.json" with { type: "json" };
 import { BASE_SEPOLIA_CHAIN_ID, localChain, rpc } from "./anvil.js";
 
 /** Uniswap's canonical Permit2 (same address on every chain). */
