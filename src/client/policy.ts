@@ -138,10 +138,7 @@ const allows = (list: readonly string[] | undefined, test: (entry: string) => bo
  */
 export function checkRequirement(
   policy: ResolvedPolicy,
-  requirement: PaymentRequirement,
-  asset: KnownAsset | undefined,
-  challenge: PaymentChallenge,
-  request: X402Request,
+  { requirement, asset, challenge, request }: { requirement: PaymentRequirement; asset: KnownAsset | undefined; challenge: PaymentChallenge; request: X402Request },
 ): string | undefined {
   const { caip2: network, payTo } = requirement;
   if (!allows(policy.networks, (p) => matchesPattern(p, network!))) return `network ${network} is not in policy.networks`;

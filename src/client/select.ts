@@ -29,7 +29,7 @@ export function evaluate(setup: Setup, challenge: PaymentChallenge, request: X40
     else {
       const asset = findKnownAsset(requirement.caip2, requirement.asset, setup.knownAssets);
       const reason =
-        checkRequirement(setup.policy, requirement, asset, challenge, request) ??
+        checkRequirement(setup.policy, { requirement, asset, challenge, request }) ??
         request.guard?.check?.(requirement, asset) ??
         setup.plugins.map((plugin) => plugin.checkRequirement?.(requirement, asset, request)).find(Boolean);
       if (reason) reject(requirement, "policy", reason);

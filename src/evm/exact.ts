@@ -2,7 +2,7 @@
 import type { PaymentScheme } from "../contracts";
 import { bytesToHex, checksumAddress, type PaymentRequirement } from "../protocol";
 import { EVM_KNOWN_ASSETS, EVM_V1_NETWORKS, toEvmChainId } from "./networks";
-import { EXACT_PERMIT2_PROXY, payWithPermit2, signPermit2 } from "./permit2";
+import { EXACT_PERMIT2_PROXY, payWithPermit2 } from "./permit2";
 import { checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "./shared";
 import { normalizeSignature } from "./signer";
 
@@ -54,8 +54,8 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
       const time = window(requirement);
       const nonce = randomBytes(32);
       if (requirement.extra.assetTransferMethod === "permit2") {
-        const sign = () => signPermit2(signer, requirement, time, nonce, EXACT_PERMIT2_PROXY);
-        return payWithPermit2(signer, requirement, context, sign, "exactEvm", options.permit2);
+        const transfer = { time, nonce, spender: EXACT_PERMIT2_PROXY } as const;
+        return payWithPermit2(signer, requirement, context, { scheme: "exactEvm", allowance: options.permit2, transfer });
       }
       const authorization = {
         from: signer.address,

@@ -30,9 +30,7 @@ export async function payWithPermit2(
   signer: EvmSigner,
   requirement: PaymentRequirement,
   { challenge, signal }: PaymentContext,
-  sign: () => ReturnType<typeof signPermit2>,
-  scheme: string,
-  allowance: Permit2Allowance | undefined,
+  { scheme, allowance, transfer }: { scheme: string; allowance: Permit2Allowance | undefined; transfer: Permit2Transfer },
 ) {
   const declared = [EIP2612_GAS_SPONSORING, ERC20_APPROVAL_GAS_SPONSORING].filter((key) => challenge.extensions && Object.hasOwn(challenge.extensions, key));
   const sponsor = allowance ? await allowance.prepare(requirement, signer, declared, signal) : false;
@@ -42,7 +40,7 @@ export async function payWithPermit2(
       { details: { option: "permit2" } },
     );
   }
-  const payload = await sign();
+  const payload = await signPermit2(signer, requirement, transfer);
   return { payload, extensions: sponsor ? await sponsor(payload.permit2Authorization.deadline) : undefined };
 }
 
@@ -50,18 +48,18 @@ const address = "address";
 const uint256 = "uint256";
 const field = (name: string, type: string) => ({ name, type });
 
-/**
- * Signs a Permit2 witness transfer of `requirement.amount` of its asset to its payee, spendable only by
- * `spender`. `facilitator` (upto) is the one address allowed to settle it.
- */
-export async function signPermit2(
-  signer: EvmSigner,
-  requirement: PaymentRequirement,
-  time: { validAfter: string; deadline: string },
-  nonceBytes: Uint8Array,
-  spender: Hex,
-  facilitator?: Hex,
-) {
+/** What a Permit2 transfer is signed with besides the requirement: its validity, nonce, spender and (upto) facilitator. */
+export interface Permit2Transfer {
+  readonly time: { validAfter: string; deadline: string };
+  readonly nonce: Uint8Array;
+  /** The x402 proxy that alone may spend it. */
+  readonly spender: Hex;
+  /** upto: the one address allowed to settle it. */
+  readonly facilitator?: Hex | undefined;
+}
+
+/** Signs a Permit2 witness transfer of `requirement.amount` of its asset to its payee, spendable only by `spender`. */
+async function signPermit2(signer: EvmSigner, requirement: PaymentRequirement, { time, nonce: nonceBytes, spender, facilitator }: Permit2Transfer) {
   const witness = { to: checksumAddress(requirement.payTo), ...(facilitator && { facilitator: checksumAddress(facilitator) }), validAfter: time.validAfter };
   const permit2Authorization = {
     from: signer.address,

@@ -5,7 +5,7 @@
 import type { PaymentScheme } from "../contracts";
 import type { PaymentRequirement } from "../protocol";
 import { EVM_KNOWN_ASSETS } from "./networks";
-import { UPTO_PERMIT2_PROXY, payWithPermit2, signPermit2 } from "./permit2";
+import { UPTO_PERMIT2_PROXY, payWithPermit2 } from "./permit2";
 import { checkAddress, checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "./shared";
 import { sameAddress } from "../protocol";
 import type { Hex } from "./signer";
@@ -46,8 +46,8 @@ export function uptoEvm(options: UptoEvmOptions): PaymentScheme {
 
     async createPayload(requirement: PaymentRequirement, context) {
       const facilitator = requirement.extra.facilitatorAddress as Hex;
-      const sign = () => signPermit2(signer, requirement, window(requirement), randomBytes(32), UPTO_PERMIT2_PROXY, facilitator);
-      return payWithPermit2(signer, requirement, context, sign, "uptoEvm", options.permit2);
+      const transfer = { time: window(requirement), nonce: randomBytes(32), spender: UPTO_PERMIT2_PROXY, facilitator } as const;
+      return payWithPermit2(signer, requirement, context, { scheme: "uptoEvm", allowance: options.permit2, transfer });
     },
   };
 }

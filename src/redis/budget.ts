@@ -86,10 +86,10 @@ return {1, spent, reserved}
  * good. A call that fails or outlasts `timeoutMs` refuses the payment: budgets fail closed.
  */
 export function redisBudgetStore(redis: RedisClientLike, options: RedisBudgetStoreOptions = {}): BudgetStore {
-  checkStoreOptions("redisBudgetStore", redis, ["evalSha", "eval"], options, {
+  checkStoreOptions("redisBudgetStore", redis, options, { methods: ["evalSha", "eval"], checks: {
     prefix: checkName,
     now: (value) => (typeof value === "function" ? undefined : "must be a function returning milliseconds"),
-  });
+  } });
   const { prefix = "x402:budget:", timeoutMs = DEFAULT_TIMEOUT_MS, now } = options;
   const sha = bytesToHex(sha1(utf8.encode(SCRIPT))).slice(2);
 

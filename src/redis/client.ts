@@ -25,9 +25,8 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
 export function checkStoreOptions(
   store: string,
   redis: unknown,
-  methods: readonly (keyof RedisClientLike)[],
   options: object,
-  checks: Readonly<Record<string, (value: any) => string | undefined>>,
+  { methods, checks }: { methods: readonly (keyof RedisClientLike)[]; checks: Readonly<Record<string, (value: any) => string | undefined>> },
 ): void {
   const missing = methods.filter((method) => typeof (redis as Record<string, unknown> | null)?.[method] !== "function");
   if (missing.length > 0) fail(`${store}.redis`, `must be a connected node-redis client (createClient() or createCluster() of the redis package), lacking ${missing.join(", ")}`);

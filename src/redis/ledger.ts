@@ -20,7 +20,7 @@ const PAGE = 500;
  * not a record (another writer's) is skipped.
  */
 export function redisLedger(redis: RedisClientLike, options: RedisLedgerOptions = {}): Ledger & X402Plugin {
-  checkStoreOptions("redisLedger", redis, ["xAdd", "xRange"], options, { key: checkName });
+  checkStoreOptions("redisLedger", redis, options, { methods: ["xAdd", "xRange"], checks: { key: checkName } });
   const { key = "x402:ledger", timeoutMs = DEFAULT_TIMEOUT_MS } = options;
   return recordOutcomes({
     async append(record) {

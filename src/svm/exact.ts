@@ -41,10 +41,9 @@ export interface ExactSvmOptions {
 
 const U64_MAX = (1n << 64n) - 1n;
 
-/** Pays `exact` requirements on Solana with an SPL Token or Token-2022 TransferChecked. */
-export function exactSvm(options: ExactSvmOptions): PaymentScheme {
-  const { signer } = options;
-  const buyer = signer?.address;
+/** The scheme's options, checked: `InvalidConfigError` for a value it cannot use. */
+function resolveOptions(options: ExactSvmOptions) {
+  const buyer = options.signer?.address;
   if (!isAddress(buyer)) {
     throw new InvalidConfigError("exactSvm needs a @solana/kit TransactionSigner with an address (e.g. createKeyPairSignerFromBytes).");
   }
@@ -63,9 +62,13 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       details: { option: "rpcTimeoutMs" },
     });
   }
-  const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  const rpcFor = routeRpc(options.rpc);
-  const { settlement } = options;
+  return { buyer, computeUnitPrice, computeUnitLimit, timeoutMs, randomBytes: options.randomBytes ?? defaultRandomBytes, rpcFor: routeRpc(options.rpc) };
+}
+
+/** Pays `exact` requirements on Solana with an SPL Token or Token-2022 TransferChecked. */
+export function exactSvm(options: ExactSvmOptions): PaymentScheme {
+  const { signer, settlement } = options;
+  const { buyer, computeUnitPrice, computeUnitLimit, timeoutMs, randomBytes, rpcFor } = resolveOptions(options);
 
   return {
     scheme: "exact",

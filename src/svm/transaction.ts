@@ -87,6 +87,29 @@ const instructionText = ([program, accounts, data]: Instruction) => `${program} 
  * (`signTransactions`, e.g. a key pair) only signs.
  */
 export async function signTransfer(plan: TransferPlan): Promise<string> {
+  const { unsigned, expected } = await compileTransfer(plan);
+  const { messageBytes, signatures } = await signWith(plan.signer, unsigned);
+  // The facilitator's rules (svm.md §3), so a wallet's change that it would refuse fails here,
+  // before anything is sent.
+  const message = decodeMessage(messageBytes);
+  const problem = message ? checkTransfer(message, signatures, expected) : "the transaction message cannot be read";
+  if (problem) throw new UnpayableRequirementError(`The signed transaction would be refused: ${problem}. Nothing was sent.`);
+  // Wire format: the signatures in static-key order (missing ones as 64 zero bytes), then the message.
+  const signers = message!.keys.slice(0, message!.requiredSignatures);
+  return bytesToBase64(concat([shortVec(signers.length), ...signers.map((k) => signatures[k] ?? new Uint8Array(64)), messageBytes]));
+}
+
+/** What the signed transaction must still be: who pays the fee, who signs, the transfer and the memo. */
+interface ExpectedTransfer {
+  readonly feePayer: string;
+  readonly buyer: string;
+  readonly transfer: Instruction;
+  readonly memo: string;
+  readonly memoRequired: boolean;
+}
+
+/** The unsigned v0 message of the transfer, as kit signers take it, and what its signed form must keep. */
+async function compileTransfer(plan: TransferPlan) {
   const { signer, feePayer, mint, tokenProgram, memo, memoRequired } = plan;
   const buyer = signer.address;
   const [source, destination] = (await Promise.all(
@@ -104,7 +127,7 @@ export async function signTransfer(plan: TransferPlan): Promise<string> {
     transfer,
     [MEMO_PROGRAM, [], utf8.encode(memo)],
   ];
-  const unsigned = Object.freeze({
+  const unsigned: SignableTransaction = Object.freeze({
     messageBytes: concat([
       [0x80, 2, 1, 4, ...shortVec(keys.length)],
       ...keys.map(addressBytes),
@@ -122,7 +145,12 @@ export async function signTransfer(plan: TransferPlan): Promise<string> {
     signatures: Object.freeze({ [feePayer]: null, [buyer]: null }),
     lifetimeConstraint: Object.freeze({ ...plan.blockhash }),
   });
+  const expected: ExpectedTransfer = { feePayer, buyer, transfer, memo, memoRequired };
+  return { unsigned, expected };
+}
 
+/** The transaction as the wallet signed it: modified and signed, or only signed. */
+async function signWith(signer: TransactionSigner, unsigned: SignableTransaction): Promise<SignableTransaction> {
   const wallet = signer as Partial<{
     modifyAndSignTransactions(txs: readonly SignableTransaction[]): Promise<readonly SignableTransaction[]>;
     signTransactions(txs: readonly SignableTransaction[]): Promise<readonly Readonly<Record<string, Bytes>>[]>;
@@ -135,43 +163,39 @@ export async function signTransfer(plan: TransferPlan): Promise<string> {
     transaction = { ...unsigned, signatures: { ...unsigned.signatures, ...signatures } };
   }
   if (!transaction) throw new Error("The Solana signer can neither sign nor modify-and-sign transactions.");
+  return transaction;
+}
 
-  // The facilitator's rules (svm.md §3), so a wallet's change that it would refuse fails here,
-  // before anything is sent.
-  const { messageBytes, signatures } = transaction;
-  const message = decodeMessage(messageBytes);
-  const problem = message ? checkTransfer(message) : "the transaction message cannot be read";
-  if (problem) throw new UnpayableRequirementError(`The signed transaction would be refused: ${problem}. Nothing was sent.`);
-  // Wire format: the signatures in static-key order (missing ones as 64 zero bytes), then the message.
-  const signers = message!.keys.slice(0, message!.requiredSignatures);
-  return bytesToBase64(concat([shortVec(signers.length), ...signers.map((k) => signatures[k] ?? new Uint8Array(64)), messageBytes]));
-
-  function checkTransfer({ version, lookups, keys: used, instructions: ixs }: DecodedMessage): string | undefined {
-    if (version !== 0 || lookups) return "the transaction is not a v0 message without address lookup tables";
-    if (used[0] !== feePayer) return "the fee payer is not the facilitator's";
-    if (ixs.length < 3 || ixs.length > 6) return `the transaction has ${ixs.length} instructions (3 to 6 allowed)`;
-    const [[limitProgram, , limit], [priceProgram, , price]] = ixs as [Instruction, Instruction];
-    if (limitProgram !== COMPUTE_BUDGET_PROGRAM || limit[0] !== 2) return "instruction 0 is not SetComputeUnitLimit";
-    if (priceProgram !== COMPUTE_BUDGET_PROGRAM || price[0] !== 3 || price.length !== 9) return "instruction 1 is not SetComputeUnitPrice";
-    if (Array.from(price).reduceRight((n, b, i) => (i ? (n << 8n) | BigInt(b) : n), 0n) > MAX_COMPUTE_UNIT_PRICE) {
-      return "the compute-unit price is over 5,000,000 µlamports";
-    }
-    if (instructionText(ixs[2]!) !== instructionText(transfer)) return "instruction 2 is not the expected TransferChecked";
-    let memos = 0;
-    for (let i = 3; i < ixs.length; i++) {
-      const [program, , data] = ixs[i]!;
-      if (program === MEMO_PROGRAM) {
-        memos++;
-        if (memoRequired && bytesText(data) !== bytesText(utf8.encode(memo))) return "the memo differs from extra.memo";
-      } else if (program !== LIGHTHOUSE_PROGRAM) {
-        return `instruction ${i} calls ${program}, which facilitators refuse`;
-      }
-    }
-    if (memoRequired && memos !== 1) return `the transaction has ${memos} memos, not 1`;
-    if (ixs.some(([, accounts]) => accounts.includes(feePayer))) return "an instruction uses the fee payer's account";
-    if (!signatures[buyer]?.some((b) => b !== 0)) return "the wallet did not sign";
-    return undefined;
+/** Why the facilitators would refuse the signed transaction, else `undefined`. */
+function checkTransfer(
+  { version, lookups, keys: used, instructions: ixs }: DecodedMessage,
+  signatures: SignableTransaction["signatures"],
+  { feePayer, buyer, transfer, memo, memoRequired }: ExpectedTransfer,
+): string | undefined {
+  if (version !== 0 || lookups) return "the transaction is not a v0 message without address lookup tables";
+  if (used[0] !== feePayer) return "the fee payer is not the facilitator's";
+  if (ixs.length < 3 || ixs.length > 6) return `the transaction has ${ixs.length} instructions (3 to 6 allowed)`;
+  const [[limitProgram, , limit], [priceProgram, , price]] = ixs as [Instruction, Instruction];
+  if (limitProgram !== COMPUTE_BUDGET_PROGRAM || limit[0] !== 2) return "instruction 0 is not SetComputeUnitLimit";
+  if (priceProgram !== COMPUTE_BUDGET_PROGRAM || price[0] !== 3 || price.length !== 9) return "instruction 1 is not SetComputeUnitPrice";
+  if (Array.from(price).reduceRight((n, b, i) => (i ? (n << 8n) | BigInt(b) : n), 0n) > MAX_COMPUTE_UNIT_PRICE) {
+    return "the compute-unit price is over 5,000,000 µlamports";
   }
+  if (instructionText(ixs[2]!) !== instructionText(transfer)) return "instruction 2 is not the expected TransferChecked";
+  let memos = 0;
+  for (let i = 3; i < ixs.length; i++) {
+    const [program, , data] = ixs[i]!;
+    if (program === MEMO_PROGRAM) {
+      memos++;
+      if (memoRequired && bytesText(data) !== bytesText(utf8.encode(memo))) return "the memo differs from extra.memo";
+    } else if (program !== LIGHTHOUSE_PROGRAM) {
+      return `instruction ${i} calls ${program}, which facilitators refuse`;
+    }
+  }
+  if (memoRequired && memos !== 1) return `the transaction has ${memos} memos, not 1`;
+  if (ixs.some(([, accounts]) => accounts.includes(feePayer))) return "an instruction uses the fee payer's account";
+  if (!signatures[buyer]?.some((b) => b !== 0)) return "the wallet did not sign";
+  return undefined;
 }
 
 interface DecodedMessage {
