@@ -21,7 +21,7 @@
 import { execSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { declarationBytes } from "./contributors.mjs";
-import { capabilities, jobs } from "./jobs.mjs";
+import { PEERS, capabilities, entries, jobs } from "./jobs.mjs";
 import {
   UPDATE_COMMAND,
   budgetFor,
@@ -69,7 +69,10 @@ async function report() {
   if (!args.has("--esbuild")) bundlers.push(["Vite", measureVite]);
   const measured = [];
   for (const [name, measure] of bundlers) measured.push({ name, ...(await measureAll(measure)) });
-  if (args.has("--markdown")) return console.log(markdown(measured));
+  // Each entry alone (every export, optional peers left out), esbuild only: what the budgets hold.
+  const entrySizes = [];
+  for (const e of entries) entrySizes.push({ entry: e.id, ...(await measureEsbuild(e.contents, { external: PEERS })) });
+  if (args.has("--markdown")) return console.log(`${markdown(measured)}\n\n${markdownEntries(entrySizes)}`);
   for (const m of measured) {
     console.log(`\n${m.name}: jobs (KB, gzip -9 unless said; ratio = x402-pay / reference)`);
     console.table(
@@ -94,6 +97,14 @@ async function report() {
       })),
     );
   }
+  console.log("\nEach entry alone, every export (esbuild; the optional peers viem, @solana/kit, axios left out; KB)");
+  console.table(entrySizes.map((s) => ({ entry: s.entry, minified: kb(s.raw), gzip: kb(s.gzip) })));
+}
+
+function markdownEntries(sizes) {
+  const lines = ["| entry alone, every export (esbuild; viem, kit, axios left out) | minified KB | gzip KB |", "| --- | ---: | ---: |"];
+  for (const s of sizes) lines.push(`| \`${s.entry}\` | ${kb(s.raw)} | ${kb(s.gzip)} |`);
+  return lines.join("\n");
 }
 
 function markdown(measured) {
