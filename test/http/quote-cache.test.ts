@@ -6,7 +6,7 @@
 import { HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import { budget, createX402Client, getPaymentReceipt, memoryBudgetStore, quoteCache, recordOutcomes, type AnyX402Error, type X402Plugin } from "../../src";
-import { PROBE_WAIT_MS, createQuoteCache } from "../../src/extensions/quote-cache";
+import { PROBE_WAIT_MS, createQuoteCache } from "../../src/extensions/quote-cache/quote-cache";
 import { exactEvm } from "../../src/evm";
 import { useMswServer } from "../support/msw";
 import { OTHER, PATH, SELLER, createSeller, v2Challenge, v2Requirement } from "../support/seller";

@@ -8,7 +8,7 @@ import { createX402Client, signInWithX } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { fetchWrapper } from "../support/wrappers";
 import { redisSignInStore } from "../../src/redis";
-import { paidKey } from "../../src/extensions/sign-in-with-x";
+import { paidKey } from "../../src/extensions/sign-in-with-x/store";
 import { useMswServer } from "../support/msw";
 import { connectRedis, startRedis, type RedisServer } from "../support/redis";
 import { countingEvmWallet, createSiwxSeller } from "../support/siwx";

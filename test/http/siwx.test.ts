@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { createX402Client, memoryLedger, signInWithX, type AnyX402Error, type PaymentReceipt } from "../../src";
 import { exactEvm } from "../../src/evm";
-import { paidKey, memoryStore } from "../../src/extensions/sign-in-with-x";
+import { paidKey, memoryStore } from "../../src/extensions/sign-in-with-x/store";
 import { useMswServer } from "../support/msw";
 import { countingSigner } from "../support/seller";
 import { SIGN_IN, countingEvmWallet, countingSolanaWallet, createSiwxSeller } from "../support/siwx";

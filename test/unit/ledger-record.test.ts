@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { PaymentIdConflictError, Permit2AllowanceError, PaymentRejectedError, PaymentOutcomeUnknownError, NoPayableRequirementError } from "../../src/entries/errors";
 import { type AnyX402Error } from "../../src";
-import { ledgerRecord } from "../../src/extensions/ledger";
+import { ledgerRecord } from "../../src/extensions/ledger/record";
 
 const request = { url: "https://a.example/x", method: "GET" };
 const terms = { x402Version: 1, url: request.url, method: "GET", requirement: {}, scheme: "exact", network: "base-sepolia", amount: "10", upTo: false, displayAmount: undefined, asset: "0xabc", payTo: "0xdef", payer: "0x123" } as const;

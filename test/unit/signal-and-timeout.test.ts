@@ -11,7 +11,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { budget, createX402Client } from "../../src";
 import { encodeBase64Json, parseChallenge, type PaymentChallenge } from "../../src/entries/protocol";
-import { PROBE_WAIT_MS, createQuoteCache } from "../../src/extensions/quote-cache";
+import { PROBE_WAIT_MS, createQuoteCache } from "../../src/extensions/quote-cache/quote-cache";
 import { exactEvm, permit2Allowance, type EvmRequester } from "../../src/evm";
 import { BODY_LIMITS, readBody } from "../../src/handshake";
 import { redisBudgetStore, type RedisClientLike } from "../../src/redis";

@@ -12,19 +12,11 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createX402Client, signInWithX, type X402Plugin } from "../../src";
 import { encodeBase64Json, parseChallenge, type PaymentChallenge } from "../../src/entries/protocol";
 import { eip1193Signer, exactEvm } from "../../src/evm";
-import {
-  CLOCK_SKEW_SECONDS,
-  MAX_AGE_SECONDS,
-  checkDeclaration,
-  chooseChain,
-  formatMessage,
-  memoryStore,
-  messageProblem,
-  paidKey,
-  toSolanaMessageSigner,
-  type Declaration,
-  type SignInWallet,
-} from "../../src/extensions/sign-in-with-x";
+import { CLOCK_SKEW_SECONDS, MAX_AGE_SECONDS } from "../../src/extensions/sign-in-with-x";
+import { checkDeclaration, chooseChain, type Declaration, type SignInWallet } from "../../src/extensions/sign-in-with-x/challenge";
+import { formatMessage, messageProblem } from "../../src/extensions/sign-in-with-x/message";
+import { memoryStore, paidKey } from "../../src/extensions/sign-in-with-x/store";
+import { toSolanaMessageSigner } from "../../src/extensions/sign-in-with-x/wallets";
 import { SIGN_IN, countingEvmWallet, countingSolanaWallet, siwxVectors, verifyEd25519 } from "../support/siwx";
 import { buyer } from "../support/svm";
 import { account, countingSigner } from "../support/wallets";

@@ -9,4 +9,4 @@ export {
   type SpendRow,
   type SpendQuery,
 } from "./ledger";
-export { recordOutcomes, ledgerRecord } from "./record";
+export { recordOutcomes } from "./record";

@@ -1,1 +1,1 @@
-export { quoteCache, createQuoteCache, routeOf, PROBE_WAIT_MS, type QuoteCache, type QuoteCacheOptions } from "./quote-cache";
+export { quoteCache, type QuoteCacheOptions } from "./quote-cache";
