@@ -9,15 +9,10 @@ import { privateKeyToAccount } from "viem/accounts";
 const evmAccount = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
 const SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 
-/** Wraps fetch with our client over `schemes`, or `undefined` when this build has no `quoteCache` option yet. */
-async function oursFetch(schemes, quoteCache) {
-  const [{ createX402Client }, { wrapFetchWithPayment }] = await Promise.all([import("x402-pay"), import("x402-pay/fetch")]);
-  try {
-    return wrapFetchWithPayment(fetch, createX402Client({ schemes, ...(quoteCache && { quoteCache: true }) }));
-  } catch (error) {
-    if (quoteCache && error?.code === "INVALID_CONFIG" && error.details?.option === "quoteCache") return undefined;
-    throw error;
-  }
+/** Wraps fetch with our client over `schemes`, with the quote cache plug-in when asked. */
+async function oursFetch(schemes, cached) {
+  const [{ createX402Client, quoteCache }, { wrapFetchWithPayment }] = await Promise.all([import("x402-pay"), import("x402-pay/fetch")]);
+  return wrapFetchWithPayment(fetch, createX402Client({ schemes, plugins: cached ? [quoteCache()] : [] }));
 }
 
 /** Wraps fetch with the reference client, `scheme` registered for `networks`. */
@@ -26,7 +21,7 @@ async function referenceFetch(networks, scheme) {
   return wrapFetchWithPayment(fetch, new x402Client().register(networks, scheme));
 }
 
-/** A fetch that pays EVM exact, `side` "ours" or "reference"; `undefined` for ours with quoteCache where it is missing. */
+/** A fetch that pays EVM exact, `side` "ours" or "reference" (ours with the quote cache when asked). */
 export async function evmFetch(side, { quoteCache = false } = {}) {
   if (side === "ours") {
     const { exactEvm } = await import("x402-pay/evm");
