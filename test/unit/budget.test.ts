@@ -1,6 +1,6 @@
 /**
- * Budgets without HTTP: the memory store's reserve / commit / release and its rolling window, the
- * options' checks, and how payments are valued (rounded up, never under).
+ * Budgets without HTTP: the options' checks and how payments are valued (rounded up, never under). The
+ * memory store's reserve / commit / release and windows are the store contract (store-contracts.test.ts).
  */
 import { describe, expect, it, vi } from "vitest";
 import { budget, createX402Client, memoryBudgetStore, type BudgetEntry, type BudgetOptions, type BudgetStore, type X402Plugin } from "../../src";
@@ -24,54 +24,6 @@ function recording(store: BudgetStore = memoryBudgetStore()) {
 }
 
 const entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({ key: "b:client", limit: 1000, windowMs: undefined, ...over });
-
-describe("memory budget store", () => {
-  it("reserves while spent + reserved + amount fits the limit, and says what it held before", async () => {
-    const store = memoryBudgetStore();
-    expect(await store.reserve(entry(), "a", 600)).toEqual({ ok: true, spent: 0, reserved: 0 });
-    expect(await store.reserve(entry(), "b", 401)).toEqual({ ok: false, spent: 0, reserved: 600 });
-    expect(await store.reserve(entry(), "b", 400)).toEqual({ ok: true, spent: 0, reserved: 600 });
-    expect(await store.usage(entry())).toEqual({ spent: 0, reserved: 1000 });
-  });
-
-  it("commit turns a reservation into spend of at most what was reserved; release frees it; unknown ids change nothing", async () => {
-    const store = memoryBudgetStore();
-    await store.reserve(entry(), "a", 600);
-    await store.reserve(entry(), "b", 300);
-    await store.commit(entry(), "a", 250); // upto: settled below the maximum
-    await store.commit(entry(), "b", 900); // never more than reserved
-    expect(await store.usage(entry())).toEqual({ spent: 550, reserved: 0 });
-    await store.reserve(entry(), "c", 100);
-    await store.release(entry(), "c");
-    await store.release(entry(), "a"); // committed: stays
-    await store.commit(entry(), "nobody", 500);
-    await store.release(entry(), "nobody");
-    expect(await store.usage(entry())).toEqual({ spent: 550, reserved: 0 });
-  });
-
-  it("a window lets reservations and spend go once it has passed them; each key is its own budget", async () => {
-    let now = 1_000_000;
-    const store = memoryBudgetStore(() => now);
-    const daily = entry({ windowMs: 60_000 });
-    await store.reserve(daily, "a", 700);
-    await store.commit(daily, "a", 700);
-    now += 30_000;
-    await store.reserve(daily, "b", 300);
-    expect((await store.reserve(daily, "c", 1)).ok).toBe(false);
-    expect((await store.reserve(entry({ key: "other", windowMs: 60_000 }), "c", 1000)).ok).toBe(true);
-    now += 30_000; // "a" is a minute old: out of the window
-    expect(await store.usage(daily)).toEqual({ spent: 0, reserved: 300 });
-    expect((await store.reserve(daily, "d", 700)).ok).toBe(true);
-    now += 30_001;
-    expect(await store.usage(daily)).toEqual({ spent: 0, reserved: 700 });
-  });
-
-  it("1000 concurrent reservations of 1 against a limit of 250 take exactly 250", async () => {
-    const store = memoryBudgetStore();
-    const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => store.reserve(entry({ limit: 250 }), `r${i}`, 1)));
-    expect(answers.filter((a) => a.ok)).toHaveLength(250);
-  });
-});
 
 describe("budget options", () => {
   const usdc = { network: "eip155:84532", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6, symbol: "USDC" };

@@ -1,8 +1,8 @@
 /**
- * The Redis budget store against a real redis-server: the memory store's cases (reserve / commit /
- * release / usage, a rolling window), Redis's own clock and keys that expire with their window,
- * exact sums up to the largest limit, concurrent reserves from several connections, the script
- * reloaded after SCRIPT FLUSH, and failing closed: a server that is gone or paused rejects, bounded.
+ * The Redis budget store against a real redis-server, in what is Redis's own (the store contract,
+ * store-contracts.test.ts, covers reserve / commit / release / windows / concurrency): Redis's clock and
+ * keys that expire with their window, exact sums up to the largest limit, the script reloaded after
+ * SCRIPT FLUSH, and failing closed: a server that is gone or paused rejects, bounded.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { BudgetEntry } from "../../src";
@@ -25,63 +25,6 @@ afterAll(async () => {
 });
 
 const entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({ key: "b:client", limit: 1000, windowMs: undefined, ...over });
-
-describe("redis budget store: the memory store's cases", () => {
-  it("reserves while spent + reserved + amount fits the limit, and says what it held before", async () => {
-    const store = redisBudgetStore(redis, { prefix: fresh() });
-    expect(await store.reserve(entry(), "a", 600)).toEqual({ ok: true, spent: 0, reserved: 0 });
-    expect(await store.reserve(entry(), "b", 401)).toEqual({ ok: false, spent: 0, reserved: 600 });
-    expect(await store.reserve(entry(), "b", 400)).toEqual({ ok: true, spent: 0, reserved: 600 });
-    expect(await store.usage(entry())).toEqual({ spent: 0, reserved: 1000 });
-  });
-
-  it.each([undefined, 60_000])("window %s: commit turns a reservation into spend of at most what was reserved; release frees it; unknown ids change nothing", async (windowMs) => {
-    const store = redisBudgetStore(redis, { prefix: fresh() });
-    const e = entry({ windowMs });
-    await store.reserve(e, "a", 600);
-    await store.reserve(e, "b", 300);
-    await store.commit(e, "a", 250); // upto: settled below the maximum
-    await store.commit(e, "b", 900); // never more than reserved
-    expect(await store.usage(e)).toEqual({ spent: 550, reserved: 0 });
-    await store.reserve(e, "c", 100);
-    await store.release(e, "c");
-    await store.release(e, "a"); // committed: stays
-    await store.commit(e, "a", 100); // committed once only
-    await store.commit(e, "nobody", 500);
-    await store.release(e, "nobody");
-    expect(await store.usage(e)).toEqual({ spent: 550, reserved: 0 });
-  });
-
-  it("a window lets reservations and spend go once it has passed them; each key is its own budget", async () => {
-    let now = 1_000_000;
-    const store = redisBudgetStore(redis, { prefix: fresh(), now: () => now });
-    const daily = entry({ windowMs: 60_000 });
-    await store.reserve(daily, "a", 700);
-    await store.commit(daily, "a", 700);
-    now += 30_000;
-    await store.reserve(daily, "b", 300);
-    expect((await store.reserve(daily, "c", 1)).ok).toBe(false);
-    expect((await store.reserve(entry({ key: "other", windowMs: 60_000 }), "c", 1000)).ok).toBe(true);
-    now += 30_000; // "a" is a minute old: out of the window
-    expect(await store.usage(daily)).toEqual({ spent: 0, reserved: 300 });
-    expect((await store.reserve(daily, "d", 700)).ok).toBe(true);
-    now += 30_001;
-    expect(await store.usage(daily)).toEqual({ spent: 0, reserved: 700 });
-  });
-
-  it("1000 concurrent reservations of 1 from four connections against a limit of 250 take exactly 250", async () => {
-    const prefix = fresh();
-    const connections = [redis, ...(await Promise.all([1, 2, 3].map(() => connectRedis(server.url))))];
-    try {
-      const stores = connections.map((connection) => redisBudgetStore(connection, { prefix, timeoutMs: 30_000 }));
-      const answers = await Promise.all(Array.from({ length: 1000 }, (_, i) => stores[i % 4]!.reserve(entry({ limit: 250 }), `r${i}`, 1)));
-      expect(answers.filter((a) => a.ok)).toHaveLength(250);
-      expect(await stores[0]!.usage(entry({ limit: 250 }))).toEqual({ spent: 0, reserved: 250 });
-    } finally {
-      for (const connection of connections.slice(1)) connection.destroy();
-    }
-  });
-});
 
 describe("redis budget store: in Redis", () => {
   it("a window runs on Redis's clock: its keys expire with it, and what it has passed no longer counts", async () => {

@@ -66,22 +66,6 @@ describe("redis ledger", () => {
     expect((await redis.xRange("x402:ledger", "-", "+"))!.map((entry) => JSON.parse(entry.message.record!))).toEqual([record(1)]);
   });
 
-  it("spendBy, unreconciled and reconcile work over it", async () => {
-    const ledger = redisLedger(redis, { key: fresh() });
-    for (let i = 0; i < 6; i++) await ledger.append(record(i));
-    await ledger.append(record(6, { outcome: "unknown", code: "PAYMENT_OUTCOME_UNKNOWN" }));
-    await ledger.append(record(7, { outcome: "refused", code: "BUDGET_EXCEEDED", amount: undefined }));
-    expect(await spendBy(ledger, "origin")).toEqual([
-      { key: "https://b.example", network: "eip155:84532", asset: USDC_BASE_SEPOLIA, amount: "3000", count: 3 },
-      { key: "https://a.example", network: "eip155:84532", asset: USDC_BASE_SEPOLIA, amount: "3000", count: 3 },
-    ]);
-    const [open] = await unreconciled(ledger);
-    expect(open).toMatchObject({ id: "r6", outcome: "unknown" });
-    await reconcile(ledger, open!, "settled", { transaction: "0xabc" });
-    expect(await unreconciled(ledger)).toEqual([]);
-    expect(await spendBy(ledger, "asset")).toEqual([{ key: "", network: "eip155:84532", asset: USDC_BASE_SEPOLIA, amount: "7000", count: 7 }]);
-  });
-
   it("entries that are not records (another writer's) are skipped", async () => {
     const key = fresh();
     const ledger = redisLedger(redis, { key });

@@ -1,0 +1,56 @@
+/**
+ * Every store against its kind's contract (test/support/store-contracts.ts): budget stores in memory
+ * and in Redis, ledgers in memory, in a file and in Redis, sign-in stores in memory and in Redis, each
+ * Redis store against a real redis-server.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
+import { memoryBudgetStore, memoryLedger } from "../../src";
+import { memoryStore } from "../../src/extensions/sign-in-with-x/store";
+import { fileLedger } from "../../src/file";
+import { redisBudgetStore, redisLedger, redisSignInStore } from "../../src/redis";
+import { connectRedis, startRedis, type RedisServer } from "../support/redis";
+import { budgetStoreContract, ledgerContract, signInStoreContract } from "../support/store-contracts";
+
+let server: RedisServer;
+let redis: Awaited<ReturnType<typeof connectRedis>>;
+const connections: Awaited<ReturnType<typeof connectRedis>>[] = [];
+let run = 0;
+/** A fresh key prefix per store, so stores share the server and not their state. */
+const fresh = () => `contract:${++run}:`;
+const dir = mkdtempSync(join(tmpdir(), "x402-contract-"));
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = await connectRedis(server.url);
+});
+afterAll(async () => {
+  for (const connection of connections) connection.destroy();
+  redis?.destroy();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+budgetStoreContract("memory budget store", (now) => memoryBudgetStore(now));
+let shared = "";
+budgetStoreContract(
+  "redis budget store",
+  (now) => redisBudgetStore(redis, { prefix: (shared = fresh()), now, timeoutMs: 30_000 }),
+  {
+    // Three more connections on the same prefix: atomic across processes, not only within one.
+    others: async () => {
+      const more = await Promise.all([1, 2, 3].map(() => connectRedis(server.url)));
+      connections.push(...more);
+      return more.map((connection) => redisBudgetStore(connection, { prefix: shared, timeoutMs: 30_000 }));
+    },
+  },
+);
+
+ledgerContract("memory ledger", () => memoryLedger());
+ledgerContract("file ledger", () => fileLedger(join(dir, `${fresh().replaceAll(":", "-")}.jsonl`), { sync: false }));
+ledgerContract("redis ledger", () => redisLedger(redis, { key: `${fresh()}ledger` }));
+
+signInStoreContract("memory sign-in store", () => memoryStore());
+signInStoreContract("redis sign-in store", () => redisSignInStore(redis, { prefix: fresh() }));
