@@ -14,7 +14,8 @@ import axios, {
   type InternalAxiosRequestConfig,
 } from "axios";
 import { engineOf, type X402Client } from "../client";
-import { REDIRECT_STATUSES, bodySource, browserOrigin, handlePaymentRequired, planRequest, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
+import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, planRequest, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
+import { bodySource } from "../io";
 import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
 
 declare module "axios" {

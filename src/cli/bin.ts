@@ -1,4 +1,5 @@
 /** The `x402-pay` command: runs the CLI on this process's arguments, streams and signals. */
+import { bodySource, readBytes, type ReadError } from "../io";
 import { main } from "./index";
 import { UsageError } from "./output";
 
@@ -6,18 +7,12 @@ const interrupted = new AbortController();
 // The first Ctrl-C ends the request (before the payment left, nothing is paid); a second one kills.
 process.once("SIGINT", () => interrupted.abort(new DOMException("Interrupted", "AbortError")));
 
-/** Standard input, refused past `maxBytes`. */
+/** Standard input, refused past `maxBytes` (and closed there). */
 async function readStdin(maxBytes: number): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin) {
-    if ((size += (chunk as Buffer).length) > maxBytes) {
-      process.stdin.destroy();
-      throw new UsageError(`--data @-: standard input is larger than ${maxBytes} bytes.`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
+  return readBytes(bodySource(process.stdin) as ReadableStream, { maxBytes }).catch((error: ReadError) => {
+    if (error.reason !== "size") throw error.cause;
+    throw new UsageError(`--data @-: standard input is larger than ${maxBytes} bytes.`);
+  });
 }
 
 // stdout at the reader's pace: a write waits for 'drain' when the pipe is full, and fails once the

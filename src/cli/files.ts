@@ -2,7 +2,9 @@
  * The files the CLI reads (keys, `-d @file`) and the ledger it writes: bounded reads, checked before
  * anything is sent. Paths are named in messages through the CLI's redaction only.
  */
+import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
+import { bodySource, readBytes, type ReadError } from "../io";
 import { refuseKeyShapedPath, UsageError } from "./output";
 
 /** Largest key file read: a JSON byte array of a Solana key is under 400 bytes. */
@@ -14,36 +16,15 @@ const codeOf = (error: unknown) => (error as NodeJS.ErrnoException)?.code ?? "er
 
 /** A file's bytes, at most `maxBytes` (`/dev/zero` or a huge file is refused as it is read, not after). */
 export async function readBounded(path: string, maxBytes: number, flag: string): Promise<Uint8Array> {
-  const unreadable = (error: unknown) => new UsageError(`${flag} ${path}: the file cannot be read (${codeOf(error)}).`);
-  let handle;
   try {
-    handle = await open(path, "r");
+    return await readBytes(bodySource(createReadStream(path)) as ReadableStream, { maxBytes });
   } catch (error) {
-    throw unreadable(error);
-  }
-  try {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const buffer = new Uint8Array(Math.min(64 * 1024, maxBytes + 1 - size));
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null).catch((error: unknown) => {
-        throw unreadable(error);
-      });
-      if (bytesRead === 0) break;
-      chunks.push(buffer.subarray(0, bytesRead));
-      if ((size += bytesRead) > maxBytes) {
-        throw new UsageError(`${flag} ${path}: the file is larger than ${maxBytes} bytes.`);
-      }
-    }
-    const out = new Uint8Array(size);
-    let at = 0;
-    for (const chunk of chunks) {
-      out.set(chunk, at);
-      at += chunk.length;
-    }
-    return out;
-  } finally {
-    await handle.close().catch(() => {});
+    const { reason, cause } = error as ReadError;
+    throw new UsageError(
+      reason === "size"
+        ? `${flag} ${path}: the file is larger than ${maxBytes} bytes.`
+        : `${flag} ${path}: the file cannot be read (${codeOf(cause)}).`,
+    );
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import type { PaymentOption, X402Client } from "../client";
 import { DiscoveryFailedError, InvalidConfigError, isX402Error, type RejectedRequirement } from "../errors";
+import { readResponse, type ReadError } from "../io";
 // The wire shapes' generated validators (src/protocol/schemas.ts is their source): no zod in a browser bundle.
 import { isObject, parseChallenge, problemOfDiscoveryPage, problemOfDiscoveryResource, problemOfDiscoverySearchPage, type PaymentChallenge } from "../protocol";
 
@@ -95,43 +96,77 @@ const fail = (option: string, problem: string): never => {
   throw new InvalidConfigError(`${option}: ${problem}.`, { details: { option } });
 };
 
-/** A discovery client for one facilitator. Options are checked here; each read is bounded. */
-export function createDiscoveryClient(options: DiscoveryClientOptions = {}): DiscoveryClient {
+/** Where and how a client reads: its options, checked. */
+interface Endpoint {
+  readonly base: string;
+  readonly fetchFn: typeof globalThis.fetch;
+  readonly headers: DiscoveryClientOptions["headers"];
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+}
+
+function endpointOf(options: DiscoveryClientOptions): Endpoint {
   const base = String(options.url ?? DEFAULT_FACILITATOR_URL).replace(/\/+$/, "");
-  if (!/^https?:\/\//i.test(base) || !URL.canParse(base)) fail("discovery.url", `${JSON.stringify(String(options.url))} is not an http(s) URL`);
+  if (!/^https?:\/\//i.test(base) || !URL.canParse(base)) {
+    fail("discovery.url", `${JSON.stringify(String(options.url))} is not an http(s) URL`);
+  }
   const timeoutMs = options.timeoutMs ?? DISCOVERY_LIMITS.timeoutMs;
   const maxBytes = options.maxBytes ?? DISCOVERY_LIMITS.maxBytes;
   if (!(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) fail("discovery.timeoutMs", "must be a whole number of ms above 0");
   if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0)) fail("discovery.maxBytes", "must be a whole number of bytes above 0");
   const fetchFn = options.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== "function") fail("discovery.fetch", "must be a fetch function");
+  return { base, fetchFn, headers: options.headers, timeoutMs, maxBytes };
+}
 
-  /** One answer, parsed, with its status (malformed pages name it: the endpoint answered, not with a catalogue). */
-  async function read(path: string, query: Record<string, string | number | undefined>, signal: AbortSignal | undefined): Promise<{ status: number; value: unknown }> {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
-    const url = `${base}${path}${params.size ? `?${params}` : ""}`;
-    const headers = { accept: "application/json", ...(typeof options.headers === "function" ? await options.headers() : options.headers) };
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    const failed = (message: string, more: { status?: number; excerpt?: string; cause?: unknown } = {}) =>
-      new DiscoveryFailedError(message, { details: { url, ...(more.status !== undefined && { status: more.status }), ...(more.excerpt && { excerpt: more.excerpt }) }, cause: more.cause });
+type Query = Record<string, string | number | undefined>;
+
+/**
+ * One answer, parsed, with its status (malformed pages name it: the endpoint answered, not with a
+ * catalogue). The read is bounded by `timeoutMs` (from the request to the answer's end), `maxBytes`
+ * and the caller's signal, whose abort is thrown as its reason.
+ */
+async function readAnswer(endpoint: Endpoint, path: string, query: Query, signal: AbortSignal | undefined) {
+  const { base, timeoutMs, maxBytes, headers: given } = endpoint;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const url = `${base}${path}${params.size ? `?${params}` : ""}`;
+  const headers = { accept: "application/json", ...(typeof given === "function" ? await given() : given) };
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  const failed = (message: string, more: { status?: number; excerpt?: string | undefined; cause?: unknown } = {}) => {
+    const { status, excerpt, cause } = more;
+    const details = { url, ...(status !== undefined && { status }), ...(excerpt && { excerpt }) };
+    return new DiscoveryFailedError(message, { details, cause });
+  };
+  try {
+    const response = await endpoint.fetchFn(url, { headers, signal: both });
+    const { status } = response;
+    // A longer answer is refused as it arrives (or at once, by its declared length), not after.
+    const text = await readResponse(response, { maxBytes, signal: both }).catch((error: ReadError) => {
+      if (error.reason !== "size") throw error.cause;
+      throw failed(`The discovery endpoint's answer is larger than ${maxBytes} bytes.`, { status });
+    });
+    const excerpt = sanitize(text, 200);
+    if (!response.ok) throw failed(`The discovery endpoint answered ${status}.`, { status, excerpt });
     try {
-      const response = await fetchFn(url, { headers, signal: both });
-      const text = await readBounded(response, maxBytes, url);
-      if (!response.ok) throw failed(`The discovery endpoint answered ${response.status}.`, { status: response.status, excerpt: sanitize(text, 200) });
-      try {
-        return { status: response.status, value: JSON.parse(text) };
-      } catch (cause) {
-        throw failed("The discovery endpoint's answer is not JSON.", { status: response.status, excerpt: sanitize(text, 200), cause });
-      }
-    } catch (error) {
-      if (isX402Error(error)) throw error;
-      if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) throw failed(`The discovery endpoint did not answer within ${timeoutMs} ms.`, { cause: error });
-      throw failed("The discovery endpoint could not be reached.", { cause: error });
+      return { status, value: JSON.parse(text) as unknown };
+    } catch (cause) {
+      throw failed("The discovery endpoint's answer is not JSON.", { status, excerpt, cause });
     }
+  } catch (error) {
+    if (isX402Error(error)) throw error;
+    if (signal?.aborted) throw signal.reason;
+    if (timeout.aborted) throw failed(`The discovery endpoint did not answer within ${timeoutMs} ms.`, { cause: error });
+    throw failed("The discovery endpoint could not be reached.", { cause: error });
   }
+}
+
+/** A discovery client for one facilitator. Options are checked here; each read is bounded. */
+export function createDiscoveryClient(options: DiscoveryClientOptions = {}): DiscoveryClient {
+  const endpoint = endpointOf(options);
+  const { base } = endpoint;
+  const read = (path: string, query: Query, signal: AbortSignal | undefined) => readAnswer(endpoint, path, query, signal);
 
   const filterQuery = (filter: DiscoveryFilter) => {
     const { limit } = filter;
@@ -212,31 +247,6 @@ function checkBounds({ maxItems = DISCOVERY_ITERATION.maxItems, maxPages = DISCO
   if (!(Number.isSafeInteger(maxItems) && maxItems > 0)) fail("discovery.maxItems", "must be a whole number above 0");
   if (!(Number.isSafeInteger(maxPages) && maxPages > 0)) fail("discovery.maxPages", "must be a whole number above 0");
   return { maxItems, maxPages };
-}
-
-/** The body as text, at most `maxBytes`; a longer one is refused as it arrives, not after. */
-async function readBounded(response: Response, maxBytes: number, url: string): Promise<string> {
-  const declared = Number(response.headers.get("content-length"));
-  const tooLarge = () => new DiscoveryFailedError(`The discovery endpoint's answer is larger than ${maxBytes} bytes.`, { details: { url, status: response.status } });
-  if (declared > maxBytes) {
-    void response.body?.cancel().catch(() => {});
-    throw tooLarge();
-  }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return text + decoder.decode();
-      if ((size += value.byteLength) > maxBytes) throw tooLarge();
-      text += decoder.decode(value, { stream: true });
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
 }
 
 function normalizeAll(items: readonly unknown[]): { items: DiscoveryListing[]; skipped: { index: number; reason: string }[] } {

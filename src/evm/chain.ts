@@ -4,9 +4,16 @@
  * or a single RPC that serves only the chain its `eth_chainId` reports. Every read is bounded by the
  * caller's signal and a timeout; a failure is an RpcError naming the RPC.
  */
-import { InvalidConfigError, UnpayableRequirementError, raceAbort } from "../errors";
-import { isCaip2 } from "../protocol";
-import { jsonRpcPost, readRpc, shownUrl, type RpcName } from "../rpc";
+import { InvalidConfigError, raceAbort } from "../errors";
+import {
+  checkServed,
+  jsonRpcPost,
+  readVia,
+  routeRpcs,
+  type RpcEndpoint,
+  type RpcFamily,
+  type RpcReadOptions,
+} from "../io";
 import type { Hex } from "./signer";
 
 /** What x402-pay calls on an EVM RPC: viem's PublicClient and WalletClient and EIP-1193 providers all have it. */
@@ -16,13 +23,6 @@ export interface EvmRequester {
 
 /** One RPC (URL, PublicClient or EIP-1193 provider) for the chain it serves, or one per CAIP-2 network. */
 export type EvmRpcOption = EvmRequester | string | Readonly<Record<string, EvmRequester | string>>;
-
-interface Endpoint extends RpcName {
-  readonly requester: EvmRequester;
-  /** A single RPC given for every network: it serves only the chain it reports. */
-  readonly verify: boolean;
-  chain?: Promise<string> | undefined;
-}
 
 /** A mined transaction's receipt, as far as the settlement check reads it. */
 export interface EvmReceipt {
@@ -44,30 +44,36 @@ export interface ChainReads {
   fees(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>;
 }
 
-const invalid = (owner: string, problem: string) => new InvalidConfigError(`${owner}: ${problem}.`, { details: { option: "rpc" } });
-const isRequester = (value: unknown): value is EvmRequester => typeof (value as EvmRequester | null)?.request === "function";
-
-function toEndpoint(value: unknown, verify: boolean, where: string, owner: string): Endpoint {
-  if (isRequester(value)) return { requester: value, url: undefined, name: verify ? `the RPC given to ${owner}` : `the RPC given for ${where}`, verify };
-  let url: URL | undefined;
-  try {
-    url = typeof value === "string" ? new URL(value) : undefined;
-  } catch {
-    // reported below
-  }
-  if (url?.username || url?.password) throw invalid(owner, `${where} is a URL with credentials, which fetch refuses; pass a viem PublicClient`);
-  if (!url || !/^https?:$/.test(url.protocol)) {
-    throw invalid(owner, `${where} is ${typeof value === "string" ? JSON.stringify(value) : typeof value}; pass an http(s) URL, a viem PublicClient or an EIP-1193 provider`);
-  }
-  let id = 0;
-  const shown = shownUrl(url);
-  const target = value as string;
-  return { requester: { request: ({ method, params = [] }) => jsonRpcPost(target, ++id, method, params) }, url: shown, name: `the EVM RPC ${shown}`, verify };
+/** EVM RPCs for the router: one given to `owner` (`permit2Allowance`, `evmSettlement`), asked `eth_chainId`. */
+function evmFamily(owner: string): RpcFamily<EvmRequester> {
+  return {
+    owner,
+    namespace: "eip155:",
+    methods: ["request"],
+    overHttp(url) {
+      let id = 0;
+      return { request: ({ method, params = [] }) => jsonRpcPost(url, { id: ++id, method, params }) };
+    },
+    identify: {
+      method: "eth_chainId",
+      async read(requester, abortSignal) {
+        const id = quantity(await raceAbort(requester.request({ method: "eth_chainId" }), abortSignal));
+        if (id === undefined) throw new TypeError("malformed answer");
+        return `eip155:${id}`;
+      },
+    },
+    label: "EVM",
+    objectName: (network) => (network === undefined ? `the RPC given to ${owner}` : `the RPC given for ${network}`),
+    entry: (network) => network,
+    pass: () => "pass an http(s) URL, a viem PublicClient or an EIP-1193 provider",
+    credentials: "pass a viem PublicClient",
+    badKey: () => "an EVM network id such as eip155:8453",
+  };
 }
 
 /**
- * The reads for each network from `rpc`, checked at construction; `undefined` for a network without one.
- * `owner` names what was given the RPC, in messages (`permit2Allowance`, `exactEvm`).
+ * The reads for each network from `rpc`, checked at construction; `undefined` for a network without
+ * one. `owner` names what was given the RPC, in messages (`permit2Allowance`, `exactEvm`).
  */
 export function routeChainReads(
   option: unknown,
@@ -75,77 +81,62 @@ export function routeChainReads(
   owner = "permit2Allowance",
   consequence?: string,
 ): (network: string, signal?: AbortSignal) => ChainReads | undefined {
-  const route = new Map<string, Endpoint>();
-  let single: Endpoint | undefined;
-  if (option === undefined || option === null) throw invalid(owner, "rpc is missing; pass an http(s) URL, a viem PublicClient, or a map { [network]: rpc }");
-  if (typeof option !== "object" || isRequester(option)) single = toEndpoint(option, true, "rpc", owner);
-  else {
-    for (const [network, value] of Object.entries(option)) {
-      if (!network.startsWith("eip155:") || !isCaip2(network)) throw invalid(owner, `rpc key ${JSON.stringify(network)} is not an EVM network id such as eip155:8453`);
-      route.set(network, toEndpoint(value, false, network, owner));
-    }
+  if (option === undefined || option === null) {
+    const problem = "rpc is missing; pass an http(s) URL, a viem PublicClient, or a map { [network]: rpc }";
+    throw new InvalidConfigError(`${owner}: ${problem}.`, { details: { option: "rpc" } });
   }
-
+  const route = routeRpcs(evmFamily(owner), option);
   return (network, signal) => {
-    const endpoint = single ?? route.get(network);
-    if (!endpoint) return undefined;
-    const hint = `Retry, or give ${owner} another rpc.`;
-    const read = async <T>(method: string, params: readonly unknown[], parse: (result: unknown) => T | undefined, label = method): Promise<T> => {
-      if (endpoint.verify) await servedChain(endpoint, network, timeoutMs, signal, owner);
-      return readRpc(endpoint, label, async (abortSignal) => {
-        const result = await raceAbort(endpoint.requester.request({ method, params }), abortSignal);
-        const parsed = parse(result);
-        if (parsed === undefined) throw new TypeError("malformed answer");
-        return parsed;
-      }, { signal, timeoutMs, hint, consequence });
+    const endpoint = route(network);
+    return endpoint && chainReads(endpoint, network, { signal, timeoutMs, consequence });
+  };
+}
+
+type Parse<T> = (result: unknown) => T | undefined;
+
+/** The reads through `endpoint` for `network`: a single RPC is checked to serve it first. */
+function chainReads(endpoint: RpcEndpoint<EvmRequester>, network: string, options: RpcReadOptions): ChainReads {
+  const read = async <T>(method: string, params: readonly unknown[], parse: Parse<T>, label = method): Promise<T> => {
+    if (endpoint.verify) await checkServed(endpoint, network, { signal: options.signal, timeoutMs: options.timeoutMs });
+    const ask = async (requester: EvmRequester, abortSignal: AbortSignal) => {
+      const parsed = parse(await raceAbort(requester.request({ method, params }), abortSignal));
+      if (parsed === undefined) throw new TypeError("malformed answer");
+      return parsed;
     };
-    return {
-      call: (to, data, what) => read("eth_call", [{ to, data }, "latest"], (r) => (typeof r === "string" && /^0x([0-9a-f]{2})*$/i.test(r) ? (r as Hex) : undefined), `eth_call (${what})`),
-      receipt: (hash) => read("eth_getTransactionReceipt", [hash], (r) => (r === null ? null : parseReceipt(r))),
-      time: () => read("eth_getBlockByNumber", ["latest", false], (r) => quantity((r as { timestamp?: unknown } | null)?.timestamp), "eth_getBlockByNumber (timestamp)"),
-      nonce: (address) => read("eth_getTransactionCount", [address, "pending"], (r) => (quantity(r) === undefined ? undefined : Number(quantity(r)))),
-      async fees() {
-        const tip = await read("eth_maxPriorityFeePerGas", [], quantity);
-        const block = await read("eth_getBlockByNumber", ["latest", false], (r) => quantity((r as { baseFeePerGas?: unknown } | null)?.baseFeePerGas));
-        // As viem estimates: 20% over the latest base fee, plus the tip.
-        return { maxFeePerGas: (block * 12n) / 10n + tip, maxPriorityFeePerGas: tip };
-      },
-    };
+    return readVia(endpoint, label, ask, options);
+  };
+  const latest = ["latest", false];
+  return {
+    call: (to, data, what) => read("eth_call", [{ to, data }, "latest"], hexData, `eth_call (${what})`),
+    receipt: (hash) => read("eth_getTransactionReceipt", [hash], (r) => (r === null ? null : parseReceipt(r))),
+    time: () => read("eth_getBlockByNumber", latest, blockField("timestamp"), "eth_getBlockByNumber (timestamp)"),
+    nonce: (address) => read("eth_getTransactionCount", [address, "pending"], (r) => count(quantity(r))),
+    async fees() {
+      const tip = await read("eth_maxPriorityFeePerGas", [], quantity);
+      const base = await read("eth_getBlockByNumber", latest, blockField("baseFeePerGas"));
+      // As viem estimates: 20% over the latest base fee, plus the tip.
+      return { maxFeePerGas: (base * 12n) / 10n + tip, maxPriorityFeePerGas: tip };
+    },
   };
 }
 
 /** A JSON-RPC quantity (`0x1a`) as a bigint, else `undefined`. */
-const quantity = (value: unknown) => (typeof value === "string" && /^0x[0-9a-f]{1,64}$/i.test(value) ? BigInt(value) : undefined);
+const quantity = (value: unknown) =>
+  typeof value === "string" && /^0x[0-9a-f]{1,64}$/i.test(value) ? BigInt(value) : undefined;
+const count = (value: bigint | undefined) => (value === undefined ? undefined : Number(value));
+/** Bytes as hex (`0x`, then whole bytes), else `undefined`. */
+const hexData = (value: unknown) =>
+  typeof value === "string" && /^0x([0-9a-f]{2})*$/i.test(value) ? (value as Hex) : undefined;
+/** A quantity field of a block. */
+const blockField = (field: string) => (block: unknown) => quantity((block as Record<string, unknown> | null)?.[field]);
 
 /** A receipt's status and logs, else `undefined` (malformed). */
 function parseReceipt(value: unknown): EvmReceipt | undefined {
   const { status, logs } = Object(value) as { status?: unknown; logs?: unknown };
   const isLog = (log: unknown) => {
     const { address, topics, data } = Object(log) as Record<string, unknown>;
-    return typeof address === "string" && typeof data === "string" && Array.isArray(topics) && topics.every((t) => typeof t === "string");
+    const strings = Array.isArray(topics) && topics.every((t) => typeof t === "string");
+    return typeof address === "string" && typeof data === "string" && strings;
   };
   return typeof status === "string" && Array.isArray(logs) && logs.every(isLog) ? { status, logs } : undefined;
-}
-
-/** Refuses a single RPC for a network other than the chain it serves (asked once per RPC; a failure is asked again). */
-async function servedChain(endpoint: Endpoint, network: string, timeoutMs: number, signal: AbortSignal | undefined, owner: string) {
-  endpoint.chain ??= readRpc(
-    endpoint,
-    "eth_chainId",
-    async (abortSignal) => {
-      const id = quantity(await raceAbort(endpoint.requester.request({ method: "eth_chainId" }), abortSignal));
-      if (id === undefined) throw new TypeError("malformed answer");
-      return `eip155:${id}`;
-    },
-    { timeoutMs, hint: `Retry, or give ${owner} another rpc.` },
-  ).catch((error) => {
-    endpoint.chain = undefined;
-    throw error;
-  });
-  const served = await raceAbort(endpoint.chain, signal);
-  if (served !== network) {
-    throw new UnpayableRequirementError(
-      `Refused: ${endpoint.name} serves ${served}, not ${network}: give one RPC per network, ${owner}({ rpc: { "${network}": url } }).`,
-    );
-  }
 }

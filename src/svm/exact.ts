@@ -5,7 +5,8 @@ import { InvalidConfigError, UnpayableRequirementError } from "../errors";
 import { bytesToHex, randomBytes as defaultRandomBytes, utf8, type PaymentRequirement } from "../protocol";
 import { isSolanaAddress as isAddress } from "./address";
 import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "./networks";
-import { checkCluster, clusterMismatch, readRpc, routeRpc, type SolanaRpcOption } from "./endpoints";
+import { checkServed, readVia, servedMismatch } from "../io";
+import { routeRpc, type SolanaRpcOption } from "./endpoints";
 import { getLatestBlockhash, getMint } from "./rpc";
 import type { SvmSettlement } from "./settlement";
 import { MAX_COMPUTE_UNIT_PRICE, MAX_MEMO_BYTES, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, signTransfer } from "./transaction";
@@ -83,7 +84,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       const endpoint = rpcFor(caip2);
       if (!endpoint) return `no RPC is known for ${caip2}: add it to exactSvm({ rpc: { "${caip2}": url } })`;
       // A single RPC found serving another cluster (by an earlier payment) cannot pay this one.
-      const mismatch = clusterMismatch(endpoint, caip2);
+      const mismatch = servedMismatch(endpoint, caip2);
       if (mismatch) return mismatch;
       // payTo, the mint and the facilitator's fee payer are addresses; payTo and the fee payer not the buyer's.
       for (const [name, value] of Object.entries({ payTo, asset, "extra.feePayer": feePayer })) {
@@ -101,7 +102,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       async checkSettlement(query: SettlementQuery, signal?: AbortSignal) {
         const endpoint = rpcFor(query.network);
         if (!endpoint) throw new InvalidConfigError(`exactSvm has no RPC for ${query.network}: give it one, exactSvm({ rpc: { "${query.network}": url } }).`, { details: { option: "rpc" } });
-        if (endpoint.verify) await checkCluster(endpoint, query.network, { signal, timeoutMs });
+        if (endpoint.verify) await checkServed(endpoint, query.network, { signal, timeoutMs });
         return settlement.check(endpoint, query, { signal, timeoutMs });
       },
     }),
@@ -113,11 +114,11 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       const { recentBlockhash, lastValidBlockHeight: height, feePayer, memo } = extra;
       // The cluster check runs beside the reads, so it adds no round trip; all three end before signing.
       const [mint, blockhash] = await Promise.all([
-        readRpc(endpoint, "getAccountInfo", (rpc, abortSignal) => getMint(rpc, asset, abortSignal), read),
+        readVia(endpoint, "getAccountInfo", (rpc, abortSignal) => getMint(rpc, asset, abortSignal), read),
         isAddress(recentBlockhash)
           ? { blockhash: recentBlockhash, lastValidBlockHeight: /^\d+$/.test(String(height)) ? BigInt(String(height)) : U64_MAX }
-          : readRpc(endpoint, "getLatestBlockhash", getLatestBlockhash, read),
-        endpoint.verify && checkCluster(endpoint, caip2!, read),
+          : readVia(endpoint, "getLatestBlockhash", getLatestBlockhash, read),
+        endpoint.verify && checkServed(endpoint, caip2!, read),
       ]);
       const owner = mint?.owner;
       if (!mint || (owner !== TOKEN_PROGRAM && owner !== TOKEN_2022_PROGRAM) || mint.data.length < 82) {

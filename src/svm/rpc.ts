@@ -5,7 +5,7 @@
  * included, so both go through the same reads. Answers are checked here: a malformed one throws.
  */
 import { base64ToBytes } from "../protocol";
-import { jsonRpcPost } from "../rpc";
+import { jsonRpcPost } from "../io";
 import { isSolanaAddress } from "./address";
 import { SOLANA_DEVNET, SOLANA_MAINNET, SOLANA_TESTNET } from "./networks";
 
@@ -90,7 +90,8 @@ export function jsonRpc(url: string): SolanaRpcLike {
   const method =
     (name: string) =>
     (...params: unknown[]) => ({
-      send: ({ abortSignal }: { abortSignal?: AbortSignal } = {}) => jsonRpcPost(url, ++id, name, params, abortSignal) as Promise<never>,
+      send: ({ abortSignal }: { abortSignal?: AbortSignal } = {}) =>
+        jsonRpcPost(url, { id: ++id, method: name, params }, abortSignal) as Promise<never>,
     });
   const names = [...RPC_METHODS, "getSignatureStatuses", "getTransaction", "isBlockhashValid"];
   return Object.fromEntries(names.map((name) => [name, method(name)])) as unknown as SolanaRpcLike;

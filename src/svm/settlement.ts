@@ -6,7 +6,8 @@
  */
 import type { SettlementQuery, SettlementStatus } from "../contracts";
 import { base58ToBytes, base64ToBytes, bytesToBase58 } from "../protocol";
-import { readRpc, type RpcEndpoint } from "./endpoints";
+import { readVia } from "../io";
+import type { SolanaEndpoint } from "./endpoints";
 
 /** What the check reads beyond the payment's reads: every kit RPC has them; the built-in client too. */
 interface SettlementReads {
@@ -31,7 +32,7 @@ const isSignature = (value: unknown): value is string => typeof value === "strin
 
 /** Looks Solana payments up through the scheme's own RPC: given to it as `exactSvm({ signer, settlement: svmSettlement() })`. */
 export interface SvmSettlement {
-  check(endpoint: RpcEndpoint, query: SettlementQuery, options: { signal?: AbortSignal | undefined; timeoutMs: number }): Promise<SettlementStatus>;
+  check(endpoint: SolanaEndpoint, query: SettlementQuery, options: { signal?: AbortSignal | undefined; timeoutMs: number }): Promise<SettlementStatus>;
 }
 
 /**
@@ -41,12 +42,15 @@ export interface SvmSettlement {
 export const svmSettlement = (): SvmSettlement => ({ check: checkSvmSettlement });
 
 async function checkSvmSettlement(
-  endpoint: RpcEndpoint,
+  endpoint: SolanaEndpoint,
   query: SettlementQuery,
   options: { signal?: AbortSignal | undefined; timeoutMs: number },
 ): Promise<SettlementStatus> {
   const read = <T>(method: string, run: (rpc: SettlementReads, abortSignal: AbortSignal) => Promise<T>) =>
-    readRpc(endpoint, method, (rpc, abortSignal) => run(rpc as unknown as SettlementReads, abortSignal), options, "whether the payment settled is still unknown");
+    readVia(endpoint, method, (rpc, abortSignal) => run(rpc as unknown as SettlementReads, abortSignal), {
+      ...options,
+      consequence: "whether the payment settled is still unknown",
+    });
   const signature = isSignature(query.transaction) ? query.transaction : undefined;
   const signed = signedTransaction(query.payload, query.payer);
   let seen = "no transaction was named";

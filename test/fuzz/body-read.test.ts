@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { createX402Client, handlePaymentRequired, isX402Error, type AnyX402Error, type Transport } from "../../src";
 import { exactEvm } from "../../src/evm";
-import { bodySource, readBody } from "../../src/handshake";
+import { readBody } from "../../src/handshake";
+import { bodySource } from "../../src/io";
 import { countingSigner } from "../support/seller";
 
 const bytes = (text: string) => new TextEncoder().encode(text);

@@ -1,11 +1,13 @@
 /**
- * Reading the body of a 402 (src/handshake/body.ts), as the adapters hand it over: text, parsed JSON,
- * a web stream (fetch), bytes, a Blob or a Node stream (axios). The read is bounded at 1 MiB, turns
- * every failure into INVALID_CHALLENGE, and releases what it was reading whenever it stops.
+ * Reading the body of a 402 (src/handshake/body.ts over src/io's reader), as the adapters hand it
+ * over: text, parsed JSON, a web stream (fetch), bytes, a Blob or a Node stream (axios). The read is
+ * bounded at 1 MiB, turns every failure into INVALID_CHALLENGE, and releases what it was reading
+ * whenever it stops.
  */
 import { describe, expect, it } from "vitest";
 import { InvalidChallengeError } from "../../src/entries/errors";
-import { BODY_LIMITS, bodySource, readBody } from "../../src/handshake";
+import { BODY_LIMITS, readBody } from "../../src/handshake";
+import { bodySource } from "../../src/io";
 
 const MiB = BODY_LIMITS.bytes;
 const bytes = (text: string) => new TextEncoder().encode(text);

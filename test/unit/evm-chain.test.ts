@@ -1,5 +1,5 @@
 /**
- * The chain reads behind permit2Allowance (src/evm/chain.ts, src/rpc): what is asked, how answers are
+ * The chain reads behind permit2Allowance (src/evm/chain.ts, src/io): what is asked, how answers are
  * checked, how an RPC is named when it fails, and the bounds (timeout, caller's abort, answer size).
  * The RPC is an EIP-1193 requester or, for URLs, an msw JSON-RPC endpoint.
  */

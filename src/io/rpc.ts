@@ -3,12 +3,14 @@
  * bounded by the caller's signal and a timeout, whose failure is an `RpcError` naming the RPC.
  */
 import { RpcError, raceAbort, redactSecrets, throwIfAborted } from "../errors";
+import { readResponse, type ReadError } from "./read";
 
 /** Largest JSON-RPC answer read (bytes): the reads x402-pay makes are small, so this only stops a flood. */
 export const MAX_RPC_ANSWER_BYTES = 1024 * 1024;
 
 /** One JSON-RPC call: resolves to `result`; an error status, a JSON-RPC error or a malformed answer throws. */
-export async function jsonRpcPost(url: string, id: number, method: string, params: readonly unknown[], signal?: AbortSignal): Promise<unknown> {
+export async function jsonRpcPost(url: string, call: JsonRpcCall, signal?: AbortSignal): Promise<unknown> {
+  const { id, method, params } = call;
   const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -19,30 +21,27 @@ export async function jsonRpcPost(url: string, id: number, method: string, param
     void response.body?.cancel().catch(() => {});
     throw new Error(`HTTP ${response.status}`);
   }
-  const body = JSON.parse(await readText(response)) as { result?: unknown; error?: { code: number; message: string } } | null;
+  // Refused past MAX_RPC_ANSWER_BYTES: a hostile RPC cannot grow memory without bound.
+  const text = await readResponse(response, { maxBytes: MAX_RPC_ANSWER_BYTES, signal }).catch((error: ReadError) => {
+    throw error.reason === "size" ? new Error(`answer larger than ${MAX_RPC_ANSWER_BYTES / 1024} KiB`) : error.cause;
+  });
+  const body = JSON.parse(text) as { result?: unknown; error?: { code: number; message: string } } | null;
   if (body?.error) throw new Error(`JSON-RPC error ${body.error.code}: ${body.error.message}`);
   if (!body || !("result" in body)) throw new TypeError("malformed answer");
   return body.result;
 }
 
-/** The body as text, refused past {@link MAX_RPC_ANSWER_BYTES} (a hostile RPC cannot grow memory without bound). */
-async function readText(response: Response): Promise<string> {
-  if (!response.body) return response.text(); // no stream to count (old polyfills): the timeout still bounds it
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    for (let size = 0, chunk; !(chunk = await reader.read()).done; ) {
-      if ((size += chunk.value.length) > MAX_RPC_ANSWER_BYTES) throw new Error(`answer larger than ${MAX_RPC_ANSWER_BYTES / 1024} KiB`);
-      text += decoder.decode(chunk.value, { stream: true });
-    }
-    return text + decoder.decode();
-  } finally {
-    void reader.cancel().catch(() => {});
-  }
+/** A JSON-RPC 2.0 request: its id (numbered per URL), method and positional params. */
+export interface JsonRpcCall {
+  readonly id: number;
+  readonly method: string;
+  readonly params: readonly unknown[];
 }
 
-/** How an RPC is named in messages, and its URL without credentials, query or fragment (`undefined` for an object). */
+/**
+ * How an RPC is named in messages, and its URL without credentials, query or fragment (`undefined`
+ * for an object).
+ */
 export interface RpcName {
   readonly name: string;
   readonly url: string | undefined;
@@ -63,7 +62,12 @@ export interface ReadOptions {
  * surfaces as theirs; any other failure (an error status, a JSON-RPC error, the network, a malformed
  * answer, the timeout) is an RpcError naming the RPC and the method, with the original as `cause`.
  */
-export async function readRpc<T>(rpc: RpcName, method: string, read: (abortSignal: AbortSignal) => Promise<T>, options: ReadOptions): Promise<T> {
+export async function readRpc<T>(
+  rpc: RpcName,
+  method: string,
+  read: (abortSignal: AbortSignal) => Promise<T>,
+  options: ReadOptions,
+): Promise<T> {
   const { signal, timeoutMs, hint, consequence = "nothing was signed" } = options;
   throwIfAborted(signal);
   const controller = new AbortController();
@@ -78,7 +82,9 @@ export async function readRpc<T>(rpc: RpcName, method: string, read: (abortSigna
     throwIfAborted(signal);
     const timedOut = controller.signal.reason === timeout;
     const cause = timedOut ? timeout : error;
-    const what = timedOut ? `did not answer ${method} within ${timeoutMs} ms` : `failed on ${method} (${brief(cause)})`;
+    const what = timedOut
+      ? `did not answer ${method} within ${timeoutMs} ms`
+      : `failed on ${method} (${brief(cause)})`;
     throw new RpcError(`${rpc.name[0]!.toUpperCase()}${rpc.name.slice(1)} ${what}: ${consequence}.`, {
       cause,
       details: { rpcUrl: rpc.url, rpcMethod: method },
@@ -93,7 +99,10 @@ export async function readRpc<T>(rpc: RpcName, method: string, read: (abortSigna
 /** An error's message, short and without key-shaped text, for our own message. */
 const brief = (error: unknown) => redactSecrets(String((error as Error | undefined)?.message ?? error)).slice(0, 160);
 
-/** An http(s) URL as messages show it: origin and path, never credentials, query or fragment (where API keys often are). */
+/**
+ * An http(s) URL as messages show it: origin and path, never credentials, query or fragment (where
+ * API keys often are).
+ */
 export function shownUrl(url: URL): string {
   return url.origin + (url.pathname === "/" ? "" : url.pathname);
 }

@@ -1,0 +1,139 @@
+/**
+ * The one bounded reader: a body read whole, at most `maxBytes`, within `timeoutMs`, and never past
+ * the caller's signal, each bound checked as the data arrives (a hostile server that floods or drips
+ * cannot grow memory or hang the call). A failure is a `ReadError` saying which bound stopped it;
+ * each caller says it in its own words (a 402's INVALID_CHALLENGE, an RPC's RPC_FAILED, ...).
+ */
+import { raceAbort } from "../errors";
+import { utf8 } from "../protocol";
+
+/** Why a read stopped: too large, too slow, the caller's signal, or the source itself failed (`cause`). */
+export type ReadFailure = "size" | "time" | "aborted" | "unreadable";
+
+export class ReadError extends Error {
+  declare readonly reason: ReadFailure;
+  constructor(reason: ReadFailure, options?: ErrorOptions) {
+    super(reason, options);
+    this.reason = reason;
+  }
+}
+
+export interface ReadLimits {
+  readonly maxBytes: number;
+  /** Longest time the whole read may take, in ms; none: only the signal ends a stalled read. */
+  readonly timeoutMs?: number | undefined;
+  /** The caller's: once it fires, the read stops (`aborted`, its reason as `cause`). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Reads a web stream (chunks of bytes or text) to its end, handing each chunk to `take` as bytes.
+ * The stream is released when reading stops, whatever stopped it; one someone already reads (locked)
+ * is `unreadable`.
+ */
+async function pump(stream: ReadableStream, limits: ReadLimits, take: (bytes: Uint8Array) => void): Promise<void> {
+  const { maxBytes, timeoutMs, signal } = limits;
+  let size = 0;
+  let reader: ReadableStreamDefaultReader | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    reader = stream.getReader();
+    const late = new Promise<never>((_, reject) => {
+      if (timeoutMs !== undefined) timer = setTimeout(() => reject(new ReadError("time")), timeoutMs);
+    });
+    for (;;) {
+      const { done, value } = await raceAbort(Promise.race([reader.read(), late]), signal);
+      if (done) return;
+      const bytes = toBytes(value);
+      if ((size += bytes.length) > maxBytes) throw new ReadError("size");
+      take(bytes);
+    }
+  } catch (error) {
+    // Stopped by the signal (or failed because of it, as fetch's body does): the caller's abort.
+    if (signal?.aborted) throw new ReadError("aborted", { cause: signal.reason });
+    throw error instanceof ReadError ? error : new ReadError("unreadable", { cause: error });
+  } finally {
+    clearTimeout(timer);
+    reader?.cancel().catch(() => {});
+  }
+}
+
+/** A web stream's bytes (see `pump`). */
+export async function readBytes(stream: ReadableStream, limits: ReadLimits): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  await pump(stream, limits, (bytes) => chunks.push(bytes));
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+/** A web stream's text, decoded as UTF-8 as it arrives (see `pump`). */
+async function readText(stream: ReadableStream, limits: ReadLimits): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  await pump(stream, limits, (bytes) => void (text += decoder.decode(bytes, { stream: true })));
+  return text + decoder.decode();
+}
+
+/**
+ * A body as an HTTP library holds it: a web stream is read as UTF-8 text, text is measured as it is
+ * (in UTF-16 units), and anything else (parsed JSON, `null`) passes through as it is. Other kinds of
+ * body (bytes, a Blob, a Node stream) go through `bodySource` first.
+ */
+export async function readBounded(source: unknown, limits: ReadLimits): Promise<unknown> {
+  if (typeof source === "string") {
+    if (source.length > limits.maxBytes) throw new ReadError("size");
+    return source;
+  }
+  if (typeof ReadableStream === "undefined" || !(source instanceof ReadableStream)) return source;
+  return readText(source, limits);
+}
+
+/**
+ * A fetch answer's body as text: refused before reading when its declared length is over the bound.
+ * Without a stream to count (old polyfills), only the caller's own bounds hold it.
+ */
+export async function readResponse(response: Response, limits: ReadLimits): Promise<string> {
+  if (Number(response.headers.get("content-length")) > limits.maxBytes) {
+    void response.body?.cancel().catch(() => {});
+    throw new ReadError("size");
+  }
+  return response.body ? readText(response.body, limits) : response.text();
+}
+
+/**
+ * What the reader reads, from the other kinds of body an HTTP library may hold: bytes, a Blob, an
+ * async iterable (a Node stream), as a web stream; text and parsed JSON as they are. (Only adapters
+ * that meet these need it, so a fetch bundle does not carry it.)
+ */
+export function bodySource(data: unknown): unknown {
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return new Blob([data as ArrayBuffer]).stream();
+  if (typeof Blob !== "undefined" && data instanceof Blob) return data.stream();
+  if (data && typeof data === "object" && Symbol.asyncIterator in data && !(data instanceof ReadableStream)) {
+    const iterable = data as AsyncIterable<unknown>;
+    let iterator: AsyncIterator<unknown> | undefined;
+    return new ReadableStream({
+      // An iterable that cannot be iterated fails the stream: the read is `unreadable`, its error the cause.
+      async pull(controller) {
+        const { done, value } = await (iterator ??= iterable[Symbol.asyncIterator]()).next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: () => void iterator?.return?.()?.catch?.(() => {}),
+    });
+  }
+  return data;
+}
+
+/** A chunk as bytes: text is UTF-8 encoded, any ArrayBuffer or view read as its bytes; anything else cannot be read. */
+function toBytes(chunk: unknown): Uint8Array {
+  if (typeof chunk === "string") return utf8.encode(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  throw new TypeError(`A body chunk is ${chunk === null ? "null" : typeof chunk}, not bytes or text.`);
+}
