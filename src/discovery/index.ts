@@ -157,7 +157,9 @@ async function readAnswer(endpoint: Endpoint, path: string, query: Query, signal
   } catch (error) {
     if (isX402Error(error)) throw error;
     if (signal?.aborted) throw signal.reason;
-    if (timeout.aborted) throw failed(`The discovery endpoint did not answer within ${timeoutMs} ms.`, { cause: error });
+    if (timeout.aborted) {
+      throw failed(`The discovery endpoint did not answer within ${timeoutMs} ms.`, { cause: error });
+    }
     throw failed("The discovery endpoint could not be reached.", { cause: error });
   }
 }
@@ -166,7 +168,8 @@ async function readAnswer(endpoint: Endpoint, path: string, query: Query, signal
 export function createDiscoveryClient(options: DiscoveryClientOptions = {}): DiscoveryClient {
   const endpoint = endpointOf(options);
   const { base } = endpoint;
-  const read = (path: string, query: Query, signal: AbortSignal | undefined) => readAnswer(endpoint, path, query, signal);
+  const read = (path: string, query: Query, signal: AbortSignal | undefined) =>
+    readAnswer(endpoint, path, query, signal);
 
   const filterQuery = (filter: DiscoveryFilter) => {
     const { limit } = filter;

@@ -1,18 +1,10 @@
 /**
  * x402-pay's I/O, shared by every part that reads from the network: the one bounded reader (402
- * bodies, RPC answers, discovery pages, the CLI's files), JSON-RPC over fetch, one bounded RPC read,
- * and the router that gives each network its RPC (EVM and Solana alike).
+ * bodies, RPC answers, discovery pages, the CLI's files and input), JSON-RPC over fetch, and the
+ * router that gives each network its RPC (EVM reads and Solana alike), every read through it bounded.
  */
-export { ReadError, bodySource, readBounded, readBytes, readResponse, type ReadFailure, type ReadLimits } from "./read";
-export {
-  MAX_RPC_ANSWER_BYTES,
-  jsonRpcPost,
-  readRpc,
-  shownUrl,
-  type JsonRpcCall,
-  type ReadOptions,
-  type RpcName,
-} from "./rpc";
+export { ReadError, bodySource, readBounded, readBytes, readResponse, type ReadLimits } from "./read";
+export { jsonRpcPost } from "./rpc";
 export {
   checkServed,
   readVia,

@@ -9,7 +9,10 @@ import { InvalidConfigError, UnpayableRequirementError, raceAbort } from "../err
 import { isCaip2 } from "../protocol";
 import { readRpc, shownUrl, type RpcName } from "./rpc";
 
-/** A chain family's RPCs: what its RPC objects are, how a URL is called, how an RPC tells its network, and how messages name them. */
+/**
+ * A chain family's RPCs: what its RPC objects are, how a URL is called, how an RPC tells its network,
+ * and how messages name them.
+ */
 export interface RpcFamily<Rpc> {
   /** What was given the RPC, named in messages and hints: `permit2Allowance`, `exactSvm`. */
   readonly owner: string;
@@ -63,7 +66,8 @@ export interface RpcReadOptions {
 const invalid = (owner: string, problem: string) =>
   new InvalidConfigError(`${owner}: ${problem}.`, { details: { option: "rpc" } });
 
-const hasMethod = (value: unknown, method: string) => typeof (value as Record<string, unknown> | null)?.[method] === "function";
+const hasMethod = (value: unknown, method: string) =>
+  typeof (value as Record<string, unknown> | null)?.[method] === "function";
 
 /** An RPC object of the family's library (not a URL, not a map). */
 const isRpc = <Rpc>(family: RpcFamily<Rpc>, value: unknown): value is Rpc =>
@@ -97,14 +101,18 @@ function toEndpoint<Rpc>(family: RpcFamily<Rpc>, value: unknown, network?: strin
   }
   // Named without query or fragment, where API keys often are (errors get logged).
   const shown = shownUrl(url);
-  return { rpc: family.overHttp(value as string), family, url: shown, name: `the ${family.label} RPC ${shown}`, verify };
+  const name = `the ${family.label} RPC ${shown}`;
+  return { rpc: family.overHttp(value as string), family, url: shown, name, verify };
 }
 
 /**
  * The RPC for each network, from `option` (one RPC, or a map by network), checked here, at
  * construction, so a wrong value fails where it is written. `undefined` for a network that has none.
  */
-export function routeRpcs<Rpc>(family: RpcFamily<Rpc>, option: unknown): (network: string) => RpcEndpoint<Rpc> | undefined {
+export function routeRpcs<Rpc>(
+  family: RpcFamily<Rpc>,
+  option: unknown,
+): (network: string) => RpcEndpoint<Rpc> | undefined {
   if (!(option === undefined && family.defaults) && !isMap(family, option)) {
     const single = toEndpoint(family, option);
     return () => single;
@@ -127,15 +135,16 @@ export function readVia<Rpc, T>(
   { signal, timeoutMs, consequence }: RpcReadOptions,
 ): Promise<T> {
   const hint = `Retry, or give ${endpoint.family.owner} another rpc.`;
-  return readRpc(endpoint, method, (abortSignal) => read(endpoint.rpc, abortSignal), { signal, timeoutMs, hint, consequence });
+  const options = { signal, timeoutMs, hint, consequence };
+  return readRpc(endpoint, method, (abortSignal) => read(endpoint.rpc, abortSignal), options);
 }
 
 /** Why a single RPC cannot serve `network`, once the network it serves is known to differ. */
 export function servedMismatch(endpoint: RpcEndpoint<unknown>, network: string): string | undefined {
   const { served, name, family } = endpoint;
-  return served && served !== network
-    ? `${name} serves ${served}, not ${network}: give one RPC per network, ${family.owner}({ rpc: { "${network}": url } })`
-    : undefined;
+  if (!served || served === network) return undefined;
+  const fix = `${family.owner}({ rpc: { "${network}": url } })`;
+  return `${name} serves ${served}, not ${network}: give one RPC per network, ${fix}`;
 }
 
 /**
@@ -144,7 +153,11 @@ export function servedMismatch(endpoint: RpcEndpoint<unknown>, network: string):
  * The read is shared between payments, so it runs under the timeout only (one caller's abort must not
  * fail another's payment); each caller waits for it under its own signal.
  */
-export async function checkServed<Rpc>(endpoint: RpcEndpoint<Rpc>, network: string, options: RpcReadOptions): Promise<void> {
+export async function checkServed<Rpc>(
+  endpoint: RpcEndpoint<Rpc>,
+  network: string,
+  options: RpcReadOptions,
+): Promise<void> {
   const { identify } = endpoint.family;
   endpoint.serving ??= readVia(endpoint, identify.method, identify.read, { timeoutMs: options.timeoutMs }).then(
     (served) => (endpoint.served = served),

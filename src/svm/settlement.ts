@@ -32,7 +32,11 @@ const isSignature = (value: unknown): value is string => typeof value === "strin
 
 /** Looks Solana payments up through the scheme's own RPC: given to it as `exactSvm({ signer, settlement: svmSettlement() })`. */
 export interface SvmSettlement {
-  check(endpoint: SolanaEndpoint, query: SettlementQuery, options: { signal?: AbortSignal | undefined; timeoutMs: number }): Promise<SettlementStatus>;
+  check(
+    endpoint: SolanaEndpoint,
+    query: SettlementQuery,
+    options: { signal?: AbortSignal | undefined; timeoutMs: number },
+  ): Promise<SettlementStatus>;
 }
 
 /**

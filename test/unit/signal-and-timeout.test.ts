@@ -15,7 +15,7 @@ import { PROBE_WAIT_MS, createQuoteCache } from "../../src/extensions/quote-cach
 import { exactEvm, permit2Allowance, type EvmRequester } from "../../src/evm";
 import { BODY_LIMITS, readBody } from "../../src/handshake";
 import { redisBudgetStore, type RedisClientLike } from "../../src/redis";
-import { readRpc } from "../../src/io";
+import { readRpc } from "../../src/io/rpc";
 import { exactSvm } from "../../src/svm";
 import { fakeRpc, svmRequirement } from "../support/svm";
 import { ANVIL_KEY_0, evmVectors } from "../support/vectors";
