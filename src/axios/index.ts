@@ -2,7 +2,8 @@
  * `wrapAxiosWithPayment`: pays a 402 beneath the instance's interceptors, around its adapter. The
  * request interceptors and `transformRequest` run once, the paid retry carries exactly the bytes of
  * the first request, and the response interceptors and `transformResponse` see the final response
- * once, whatever their order or kind.
+ * once, whatever their order or kind. This module only translates axios's config and answers for the
+ * handshake (src/handshake), which owns the redirect loop and the browser's path.
  */
 import axios, {
   AxiosError,
@@ -14,14 +15,29 @@ import axios, {
   type InternalAxiosRequestConfig,
 } from "axios";
 import { engineOf, type X402Client } from "../client";
-import { REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, planRequest, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
+import {
+  browserOrigin,
+  followRedirects,
+  handlePaymentRequired,
+  planRequest,
+  readPaymentOptions,
+  redirectHop,
+  sendFromPage,
+  type Hops,
+  type PageSend,
+  type PaymentRequestOptions,
+  type Transport,
+} from "../handshake";
 import { bodySource } from "../io";
-import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
+import { PAYMENT_HEADERS } from "../protocol";
 
 declare module "axios" {
   // No type parameters: axios 1.7 declares one, later versions two, and a merge without any fits both.
   interface AxiosRequestConfig {
-    /** x402-pay's options for this request, read by `wrapAxiosWithPayment`: `{ paymentId }`, or `resendPayment(error)`. */
+    /**
+     * x402-pay's options for this request, read by `wrapAxiosWithPayment`: `{ paymentId }`, or
+     * `resendPayment(error)`.
+     */
     x402?: PaymentRequestOptions | undefined;
   }
 }
@@ -44,6 +60,18 @@ export function wrapAxiosWithPayment<T extends AxiosInstance>(instance: T, clien
   return instance;
 }
 
+/** One request axios dispatched, as the wrapper pays it: where to send it, and how. */
+interface Call {
+  readonly instance: AxiosInstance;
+  readonly client: X402Client;
+  /** The adapter that sends (axios's own, or the caller's). */
+  readonly send: AxiosAdapter;
+  /** The config that sends the paid request. */
+  readonly config: Config;
+  /** The config axios dispatched, whose signal axios checks again when the adapter settles. */
+  readonly dispatched: Config;
+}
+
 function paying(instance: AxiosInstance, client: X402Client, original: Config["adapter"]): AxiosAdapter {
   const adapter = async (dispatched: Config): Promise<AxiosResponse> => {
     const options = readPaymentOptions(dispatched.x402);
@@ -57,14 +85,11 @@ function paying(instance: AxiosInstance, client: X402Client, original: Config["a
     }
     // A resend goes out only with its signed header (in pay).
     // With a quote cache: a route quoted before is paid at once (or waits for another request's probe).
-    // Awaited only when there is a plan to wait for: without one, the request goes out in this turn (synchronous interceptors).
+    // Awaited only when there is a plan to wait for: without one, the request goes out in this turn
+    // (synchronous interceptors).
     const planning = options.resend
       ? undefined
-      : planRequest(
-          client,
-          { url: new URL(instance.getUri(config), browserOrigin()).href, method: config.method!.toUpperCase(), signal: config.signal as AbortSignal | undefined },
-          PAYMENT_HEADERS.some((name) => headerOf(config.headers, name)),
-        );
+      : planRequest(client, planned(instance, config), carriesPayment(config));
     const plan = planning && (await planning);
     const resend = options.resend ?? plan?.prepaid;
     try {
@@ -75,13 +100,22 @@ function paying(instance: AxiosInstance, client: X402Client, original: Config["a
         if ((error as AxiosError)?.response?.status !== 402) throw error;
         first = (error as AxiosError).response!;
       }
-      return !first || first.status === 402 ? await pay(instance, client, send, config, dispatched, first, { ...options, resend }) : first;
+      if (first && first.status !== 402) return first;
+      return await pay({ instance, client, send, config, dispatched }, first, { ...options, resend });
     } finally {
       plan?.done();
     }
   };
   return Object.assign(adapter, { [PAYING]: true as const });
 }
+
+/** The request as the quote cache knows routes: its full URL and method, with the caller's signal. */
+const planned = (instance: AxiosInstance, config: Config) => ({
+  url: new URL(instance.getUri(config), browserOrigin()).href,
+  method: config.method!.toUpperCase(),
+  signal: config.signal as AbortSignal | undefined,
+});
+const carriesPayment = (config: Config) => PAYMENT_HEADERS.some((name) => headerOf(config.headers, name));
 
 /** Is `send` axios's own fetch adapter (for this config's env)? */
 function isFetchAdapter(send: AxiosAdapter, config: Config): boolean {
@@ -92,23 +126,35 @@ function isFetchAdapter(send: AxiosAdapter, config: Config): boolean {
   }
 }
 
+/** `first` is the 402, none for a resend. */
+async function pay(call: Call, first: AxiosResponse | undefined, options: PaymentRequestOptions) {
+  const { client, config, dispatched } = call;
+  const { transport, paymentLeft } = transportOf(call, first, options.paymentId);
+  let paid: AxiosResponse;
+  try {
+    paid = first ? await handlePaymentRequired(client, transport, first) : await options.resend!(transport);
+  } finally {
+    // Once the payment may have left, axios must not turn the outcome into a cancellation.
+    if (paymentLeft()) dispatched.signal = dispatched.cancelToken = undefined;
+  }
+  if (config.validateStatus && !config.validateStatus(paid.status)) {
+    const code = paid.status >= 500 ? AxiosError.ERR_BAD_RESPONSE : AxiosError.ERR_BAD_REQUEST;
+    throw new AxiosError(`Request failed with status code ${paid.status}`, code, config, paid.request, paid);
+  }
+  return paid;
+}
+
+/** The request as sent to one URL: axios's config with its URL and method known. */
+type Sent = Config & { url: string; method: string };
+
 /**
- * `config` sends the paid request; `dispatched` is the one axios dispatched, whose signal axios checks
- * again when the adapter settles. `first` is the 402, none for a resend.
+ * Where the 402 came from, and how the request is sent there again: after redirects (followed by
+ * axios itself), the last URL and, in Node, its method, with the shared rules for what goes with it.
  */
-async function pay(
-  instance: AxiosInstance,
-  client: X402Client,
-  send: AxiosAdapter,
-  config: Config,
-  dispatched: Config,
-  first: AxiosResponse | undefined,
-  { paymentId, resend }: PaymentRequestOptions,
-): Promise<AxiosResponse> {
-  const page = browserOrigin();
-  // Where the 402 came from: after redirects (followed by axios itself), the last URL and, in Node, its method.
-  const requested = new URL(instance.getUri(config), page).href;
-  const last = first?.request as { res?: { responseUrl?: string }; responseURL?: string; method?: string; getHeader?: unknown } | undefined;
+function standing({ instance, config }: Call, first: AxiosResponse | undefined) {
+  const requested = new URL(instance.getUri(config), browserOrigin()).href;
+  type Last = { res?: { responseUrl?: string }; responseURL?: string; method?: string; getHeader?: unknown };
+  const last = first?.request as Last | undefined;
   const url = last?.res?.responseUrl || last?.responseURL || (last && finalUrls.get(last)) || requested;
   // axios sets the method (lower case) before any adapter runs.
   const asked = config.method!.toUpperCase();
@@ -120,84 +166,89 @@ async function pay(
   const headers = new AxiosHeaders(config.headers);
   for (const name of hop.dropHeaders) headers.delete(name);
   const data = hop.dropBody ? undefined : config.data;
-  const base: Config = { ...config, url, baseURL: undefined, params: undefined, method, headers, data, validateStatus: () => true };
+  const unset = { baseURL: undefined, params: undefined };
+  const base: Sent = { ...config, ...unset, url, method, headers, data, validateStatus: () => true };
   const moved = url !== requested && !["GET", "HEAD"].includes(method) && !node;
+  const notReplayable = isStream(config.data)
+    ? "The request body is a stream, which axios cannot send twice, so the 402 cannot be paid: send it as a " +
+      "string, Buffer, ArrayBuffer or FormData."
+    : moved
+      ? "The request was redirected before the 402 and axios does not say how (a 303 makes it a GET): it " +
+        "cannot be resent exactly."
+      : undefined;
+  return { base, notReplayable };
+}
 
+/** The handshake's view of the request (as it stood when the 402 came) and of axios's answers. */
+function transportOf(call: Call, first: AxiosResponse | undefined, paymentId: string | undefined) {
+  const { send, config } = call;
+  const { base, notReplayable } = standing(call, first);
+  const page = browserOrigin();
   let paymentLeft = false;
   const transport: Transport<AxiosResponse> = {
-    request: { url, method, signal: config.signal as AbortSignal | undefined, paymentId },
-    notReplayable: isStream(config.data)
-      ? "The request body is a stream, which axios cannot send twice, so the 402 cannot be paid: send it as a string, Buffer, ArrayBuffer or FormData."
-      : moved
-        ? "The request was redirected before the 402 and axios does not say how (a 303 makes it a GET): it cannot be resent exactly."
-        : undefined,
+    request: { url: base.url, method: base.method, signal: config.signal as AbortSignal | undefined, paymentId },
+    notReplayable,
     requestHeader: (name) => headerOf(config.headers, name),
     async resend(extra) {
       paymentLeft ||= Object.keys(extra).some((name) => (PAYMENT_HEADERS as readonly string[]).includes(name));
       const next = { ...base, headers: new AxiosHeaders(base.headers).set(extra) };
-      return page === undefined ? follow(send, next, Object.keys(extra)) : fromPage(send, next, page, Object.keys(extra));
+      const guarded = Object.keys(extra);
+      return page === undefined ? follow(send, next, guarded) : sendFromPage(page, fromPage(send, next, guarded));
     },
     status: (r) => r.status,
     redirected: (r) => redirectedAnswers.has(r) || redirectedAnswers.has(r.request as object),
     header: (r, name) => headerOf(r.headers, name) ?? hopSettlements.get(r)?.[name],
     body: (r) => bodySource(r.data),
-    discard: (r) => (r.data as { destroy?: () => void } | undefined)?.destroy?.(),
+    discard: destroy,
   };
-  let paid: AxiosResponse;
-  try {
-    paid = first ? await handlePaymentRequired(client, transport, first) : await resend!(transport);
-  } finally {
-    // Once the payment may have left, axios must not turn the outcome into a cancellation.
-    if (paymentLeft) dispatched.signal = dispatched.cancelToken = undefined;
-  }
-  if (config.validateStatus && !config.validateStatus(paid.status)) {
-    const code = paid.status >= 500 ? AxiosError.ERR_BAD_RESPONSE : AxiosError.ERR_BAD_REQUEST;
-    throw new AxiosError(`Request failed with status code ${paid.status}`, code, config, paid.request, paid);
-  }
-  return paid;
+  return { transport, paymentLeft: () => paymentLeft };
 }
 
-/** Outside a browser: redirects followed hop by hop with the shared rules (the payment stays on its origin). */
-async function follow(send: AxiosAdapter, config: Config, guarded: string[]): Promise<AxiosResponse> {
-  const hops: Record<string, string> = {};
-  for (let count = 0; ; count++) {
-    const response = await send({ ...config, maxRedirects: 0 });
-    const location = headerOf(response.headers, "location");
-    if (config.maxRedirects === 0 || !location || !REDIRECT_STATUSES.includes(response.status)) {
-      if (count > 0) redirectedAnswers.add(response), hopSettlements.set(response, hops);
-      return response;
-    }
-    (response.data as { destroy?: () => void } | undefined)?.destroy?.();
-    if (count >= (config.maxRedirects ?? 21)) throw new TypeError("Maximum number of redirects exceeded");
-    const settled = SETTLEMENT_HEADERS.filter((name) => headerOf(response.headers, name));
-    for (const name of settled) hops[name] = headerOf(response.headers, name)!;
-    const hop = redirectHop({ url: config.url!, method: config.method! }, response.status, location, guarded, settled.length > 0);
-    const headers = new AxiosHeaders(config.headers);
+const destroy = (response: AxiosResponse) => (response.data as { destroy?: () => void } | undefined)?.destroy?.();
+
+/** axios's sends, for the handshake's redirect loop: `maxRedirects: 0`, each hop as the rules say. */
+const hopsOf = (send: AxiosAdapter): Hops<AxiosResponse, Sent> => ({
+  send: (sent) => send({ ...sent, maxRedirects: 0 }),
+  status: (response) => response.status,
+  header: (response, name) => headerOf(response.headers, name),
+  discard: destroy,
+  next(sent, hop) {
+    const headers = new AxiosHeaders(sent.headers);
     for (const name of hop.dropHeaders) headers.delete(name);
-    config = { ...config, url: hop.url, method: hop.method, headers, data: hop.dropBody ? undefined : config.data };
-  }
+    return { ...sent, url: hop.url, method: hop.method, headers, data: hop.dropBody ? undefined : sent.data };
+  },
+});
+
+/** Outside a browser: redirects followed by the handshake's loop, as far as `maxRedirects` (default 21) allows. */
+async function follow(send: AxiosAdapter, config: Sent, guarded: readonly string[]): Promise<AxiosResponse> {
+  const { maxRedirects } = config;
+  const tooMany = "Maximum number of redirects exceeded";
+  const rules = { follow: maxRedirects !== 0, limit: maxRedirects ?? 21, tooMany, guarded };
+  const { response, redirected, settled } = await followRedirects(hopsOf(send), config, rules);
+  if (redirected) redirectedAnswers.add(response), hopSettlements.set(response, settled);
+  return response;
 }
 
 /**
  * In a browser XHR follows redirects anywhere with every header. The paid request goes through
- * axios's fetch adapter instead: same-origin with the page, the browser follows same-origin redirects
- * and fails any other before sending; elsewhere it does not follow at all.
+ * axios's fetch adapter instead, as the handshake's `sendFromPage` says.
  */
 // Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
-async function fromPage(send: AxiosAdapter, config: Config, page: string, guarded: string[]): Promise<AxiosResponse> {
-  const sameOrigin = new URL(config.url!).origin === page;
-  const options = withTracking(sameOrigin ? { ...config, fetchOptions: { ...config.fetchOptions, mode: "same-origin" } } : { ...config, maxRedirects: 0 });
+function fromPage(send: AxiosAdapter, config: Sent, guarded: readonly string[]): PageSend<AxiosResponse> {
   // A custom adapter is the caller's; axios's own go through its fetch adapter.
   const builtIn = (send as { adapterName?: string }).adapterName === "xhr" || isFetchAdapter(send, config);
-  let response: AxiosResponse;
-  try {
-    response = await (builtIn ? getAdapter("fetch", options) : send)(options);
-  } catch (error) {
-    if (!sameOrigin && !config.signal?.aborted) await throwIfPreflightRefused(options.env!.fetch!, config.url!, guarded, error);
-    throw error;
-  }
-  if (response.status === 0) throw new TypeError("The paid request was redirected where the browser does not show: not followed.");
-  return response;
+  return {
+    url: config.url,
+    guarded,
+    signal: config.signal as AbortSignal | undefined,
+    send(sameOrigin) {
+      const fetchOptions = { ...config.fetchOptions, mode: "same-origin" as const };
+      const options = withTracking(sameOrigin ? { ...config, fetchOptions } : { ...config, maxRedirects: 0 });
+      return (builtIn ? getAdapter("fetch", options) : send)(options);
+    },
+    probe: (url, init) => (withTracking(config).env!.fetch as Fetch)(url, init),
+    hidden: (response) => response.status === 0,
+  };
 }
 // Stryker restore all
 
@@ -207,7 +258,8 @@ const finalUrls = new WeakMap<object, string>();
 /** Settlement headers of the redirect answers that came before an answer `follow` returned, by that answer. */
 const hopSettlements = new WeakMap<object, Record<string, string>>();
 type Fetch = typeof globalThis.fetch;
-// One tracking fetch per fetch: axios caches its fetch adapter per function, so a new one per request would grow its cache.
+// One tracking fetch per fetch: axios caches its fetch adapter per function, so a new one per request
+// would grow its cache.
 const trackers = new WeakMap<Fetch, Fetch>();
 const isTracker = new WeakSet<Fetch>();
 

@@ -1,12 +1,34 @@
-/** `wrapFetchWithPayment`: a fetch with the same signature that pays 402 answers once. */
+/**
+ * `wrapFetchWithPayment`: a fetch with the same signature that pays 402 answers once. This module only
+ * translates fetch's request and answer for the handshake (src/handshake), which owns the redirect loop
+ * and the browser's path.
+ */
 import { engineOf, type X402Client } from "../client";
-import { BODY_LIMITS, REDIRECT_STATUSES, browserOrigin, handlePaymentRequired, planRequest, readPaymentOptions, redirectHop, throwIfPreflightRefused, type PaymentRequestOptions, type Transport } from "../handshake";
+import {
+  BODY_LIMITS,
+  browserOrigin,
+  followRedirects,
+  handlePaymentRequired,
+  planRequest,
+  readPaymentOptions,
+  redirectHop,
+  sendFromPage,
+  type Hops,
+  type PageSend,
+  type PaymentRequestOptions,
+  type RedirectRules,
+  type Transport,
+} from "../handshake";
 import { throwIfAborted } from "../errors";
-import { PAYMENT_HEADERS, SETTLEMENT_HEADERS } from "../protocol";
+import { readBytes } from "../io";
+import { PAYMENT_HEADERS } from "../protocol";
 
 type Fetch = typeof globalThis.fetch;
 /** A fetch that pays: `fetch`'s call signature, with x402-pay's options for this request in `init.x402`. */
-export type PaidFetch = (input: RequestInfo | URL, init?: RequestInit & { x402?: PaymentRequestOptions | undefined }) => Promise<Response>;
+export type PaidFetch = (
+  input: RequestInfo | URL,
+  init?: RequestInit & { x402?: PaymentRequestOptions | undefined },
+) => Promise<Response>;
 
 /** The request as sent to one URL: what a redirect may change. */
 interface Sent {
@@ -17,6 +39,13 @@ interface Sent {
 }
 type Send = (to: Sent, options?: RequestInit) => Promise<Response>;
 
+/** One call of the wrapped fetch: the request as fetch normalised it, and how to send it somewhere. */
+interface Call {
+  readonly request: Request;
+  readonly send: Send;
+  readonly paymentId: string | undefined;
+}
+
 /**
  * Wraps `fetch` so a 402 is paid with `client` and the request retried once, exactly as it was when
  * the 402 came (method, URL, headers, body bytes; streams too, `duplex: "half"` is set for you).
@@ -25,14 +54,19 @@ type Send = (to: Sent, options?: RequestInit) => Promise<Response>;
 export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFetch {
   engineOf(client);
   return async function fetchWithPayment(input, init) {
-    const options = readPaymentOptions(init?.x402);
+    const { paymentId, resend } = readPaymentOptions(init?.x402);
     const streaming = init?.body instanceof ReadableStream && !("duplex" in init);
     const request = new Request(input, streaming ? ({ ...init, duplex: "half" } as RequestInit) : init);
     // With a quote cache: a route quoted before is paid at once (or waits for another request's probe).
-    const planning = options.resend ? undefined : planRequest(client, request, PAYMENT_HEADERS.some((name) => request.headers.has(name)));
+    const carriesPayment = PAYMENT_HEADERS.some((name) => request.headers.has(name));
+    const planning = resend ? undefined : planRequest(client, request, carriesPayment);
     const plan = planning && (await planning);
+    // x402-pay's options stay here: the fetch below (perhaps another wrapper) never sees them.
+    const signalled = init?.signal != null || input instanceof Request;
+    const base = { ...init, x402: undefined, ...requestOptions(request, signalled) } as RequestInit;
+    const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
     try {
-      return await paying(client, fetchFn, input, request, init, options.paymentId, options.resend ?? plan?.prepaid);
+      return await paying(client, { request, send, paymentId }, resend ?? plan?.prepaid);
     } finally {
       plan?.done();
     }
@@ -40,54 +74,68 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFe
 }
 
 /** One request through the handshake: `resend` (the caller's, or a cached quote's) goes out paid at once. */
-async function paying(client: X402Client, fetchFn: Fetch, input: RequestInfo | URL, request: Request, init: RequestInit | undefined, paymentId: string | undefined, resend: PaymentRequestOptions["resend"]) {
+async function paying(client: X402Client, call: Call, resend: PaymentRequestOptions["resend"]) {
+  const { request } = call;
   const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
-  // x402-pay's options stay here: the fetch below (perhaps another wrapper) never sees them.
-  const base: RequestInit = { ...init, x402: undefined, ...requestOptions(request, init?.signal != null || input instanceof Request) } as RequestInit;
-  const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
-  const page = browserOrigin();
-  let state: Sent = { url: request.url, method: request.method, headers: copyHeaders(request.headers), body };
-  let notReplayable: string | undefined;
-  let first: Response | undefined;
+  const sent: Sent = { url: request.url, method: request.method, headers: copyHeaders(request.headers), body };
   // A resend goes out only with its signed header (below).
-  if (!resend && page === undefined) {
-    // Redirects are followed here, hop by hop, so the request is known as it was when a 402 came.
-    ({ response: first, sent: state } = await follow(send, state, request.redirect, [], {}));
-  } else if (!resend) {
-    // Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
-    first = await send(state);
-    if (first.status === 402 && first.redirected && first.url) {
-      // The browser followed redirects it does not describe: a GET stays a GET, other methods are unknowable.
-      const hop = redirectHop(state, 307, first.url, [], false);
-      if (state.method !== "GET" && state.method !== "HEAD") {
-        notReplayable = `The ${state.method} request was redirected before the 402 and the browser hides how (a 303 makes it a GET): it cannot be resent exactly.`;
-      }
-      state = { ...state, url: hop.url, headers: copyHeaders(state.headers, hop.dropHeaders) };
-    }
-    // Stryker restore all
-  }
-  if (first && first.status !== 402) return first;
+  if (resend) return resend(transportOf(call, { sent }));
+  const first = await sendFirst(call, sent);
+  if (first.response.status !== 402) return first.response;
+  return handlePaymentRequired(client, transportOf(call, first), first.response);
+}
 
+/** Where the request stands when the 402 came: as sent there, and why it cannot be sent again if it cannot. */
+interface Standing {
+  readonly sent: Sent;
+  readonly notReplayable?: string | undefined;
+}
+
+/**
+ * The request sent unpaid. Outside a browser, redirects are followed here, hop by hop, so the request
+ * is known as it was when a 402 came; a browser follows them itself, and hides how.
+ */
+async function sendFirst(call: Call, sent: Sent): Promise<Standing & { response: Response }> {
+  if (browserOrigin() === undefined) {
+    const followed = await follow(call.send, sent, { mode: call.request.redirect, guarded: [] });
+    return { response: followed.response, sent: followed.sent };
+  }
+  // Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
+  const response = await call.send(sent);
+  if (response.status !== 402 || !response.redirected || !response.url) return { response, sent };
+  // The browser followed redirects it does not describe: a GET stays a GET, other methods are unknowable.
+  const hop = redirectHop(sent, 307, response.url, [], false);
+  const moved = { ...sent, url: hop.url, headers: copyHeaders(sent.headers, hop.dropHeaders) };
+  if (sent.method === "GET" || sent.method === "HEAD") return { response, sent: moved };
+  const notReplayable =
+    `The ${sent.method} request was redirected before the 402 and the browser hides how ` +
+    "(a 303 makes it a GET): it cannot be resent exactly.";
+  return { response, sent: moved, notReplayable };
+  // Stryker restore all
+}
+
+/** The handshake's view of the request (as it stood when the 402 came) and of fetch's answers. */
+function transportOf(call: Call, { sent, notReplayable }: Standing): Transport<Response> {
+  const { request, send, paymentId } = call;
+  const page = browserOrigin();
   // Settlement headers reported by redirect hops (which the caller never sees), by the answer they led to.
   const settledOnTheWay = new WeakMap<Response, Record<string, string>>();
-  const transport: Transport<Response> = {
-    request: { url: state.url, method: state.method, signal: request.signal, paymentId },
+  return {
+    request: { url: sent.url, method: sent.method, signal: request.signal, paymentId },
     notReplayable,
     requestHeader: (name) => request.headers.get(name),
     async resend(extra) {
       await connectionFreed();
       // Aborted while waiting: the request never left (the handshake says so, not "outcome unknown").
       throwIfAborted(request.signal);
-      const headers = copyHeaders(state.headers);
+      const headers = copyHeaders(sent.headers);
       for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-      const to = { ...state, headers };
-      const hops: Record<string, string> = {};
-      const answer =
-        page === undefined
-          ? (await follow(send, to, request.redirect, Object.keys(extra), hops)).response
-          : await sendFromPage(send, to, page, request, Object.keys(extra));
-      settledOnTheWay.set(answer, hops);
-      return answer;
+      const to = { ...sent, headers };
+      const guarded = Object.keys(extra);
+      if (page !== undefined) return sendFromPage(page, fromPage(send, to, request, guarded));
+      const { response, settled } = await follow(send, to, { mode: request.redirect, guarded });
+      settledOnTheWay.set(response, settled);
+      return response;
     },
     status: (response) => response.status,
     redirected: (response) => response.redirected,
@@ -95,52 +143,48 @@ async function paying(client: X402Client, fetchFn: Fetch, input: RequestInfo | U
     body: (response) => response.body,
     discard,
   };
-  return first ? handlePaymentRequired(client, transport, first) : resend!(transport);
 }
 
-/**
- * Follows redirects by hand with the shared rules: `guarded` headers (the payment) stay on their
- * origin and stop after a hop that reported a settlement (kept in `hops` for the receipt).
- */
-async function follow(send: Send, sent: Sent, mode: RequestRedirect, guarded: string[], hops: Record<string, string>) {
-  for (let count = 0; ; count++) {
-    if (count > 0) await connectionFreed();
-    const response = await send(sent, { redirect: "manual" });
-    const location = response.headers.get("location");
-    if (mode === "manual" || !location || !REDIRECT_STATUSES.includes(response.status)) {
-      if (count > 0) Object.defineProperty(response, "redirected", { value: true });
-      return { response, sent };
-    }
-    discard(response);
-    if (mode === "error" || count >= 20) throw new TypeError(`fetch failed: redirect ${mode === "error" ? "not allowed" : "limit reached"}`);
-    const settled = SETTLEMENT_HEADERS.filter((name) => response.headers.has(name));
-    for (const name of settled) hops[name] = response.headers.get(name)!;
-    const hop = redirectHop(sent, response.status, location, guarded, settled.length > 0);
-    sent = { url: hop.url, method: hop.method, headers: copyHeaders(sent.headers, hop.dropHeaders), body: hop.dropBody ? undefined : sent.body };
-  }
+/** fetch's sends, for the handshake's redirect loop: `redirect: "manual"`, each hop as the rules say. */
+const hopsOf = (send: Send): Hops<Response, Sent> => ({
+  send: (sent) => send(sent, { redirect: "manual" }),
+  status: (response) => response.status,
+  header: (response, name) => response.headers.get(name),
+  discard,
+  next: (sent, hop) => ({
+    url: hop.url,
+    method: hop.method,
+    headers: copyHeaders(sent.headers, hop.dropHeaders),
+    body: hop.dropBody ? undefined : sent.body,
+  }),
+  beforeHop: connectionFreed,
+});
+
+/** fetch's `redirect` mode as the loop's rules: `manual` follows none, `error` fails on one, else 20 at most. */
+function rulesOf(mode: RequestRedirect, guarded: readonly string[]): RedirectRules {
+  const tooMany = `fetch failed: redirect ${mode === "error" ? "not allowed" : "limit reached"}`;
+  return { follow: mode !== "manual", limit: mode === "error" ? 0 : 20, tooMany, guarded };
 }
 
-/**
- * A browser hides redirect targets from fetch, so a paid request cannot be followed by hand there.
- * On the page's own origin, `mode: "same-origin"` lets the browser follow same-origin redirects and
- * fail any other before sending to it; elsewhere the redirect is not followed at all.
- */
+/** Redirects followed by the handshake's loop; an answer after redirects says so, as fetch's own does. */
+async function follow(send: Send, sent: Sent, { mode, guarded }: { mode: RequestRedirect; guarded: string[] }) {
+  const followed = await followRedirects(hopsOf(send), sent, rulesOf(mode, guarded));
+  if (followed.redirected) Object.defineProperty(followed.response, "redirected", { value: true });
+  return followed;
+}
+
+/** A request sent again from a page, as fetch sends it: the handshake's `sendFromPage` decides how. */
 // Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
-async function sendFromPage(send: Send, to: Sent, page: string, request: Request, guarded: string[]): Promise<Response> {
-  const sameOrigin = new URL(to.url).origin === page;
+function fromPage(send: Send, to: Sent, request: Request, guarded: readonly string[]): PageSend<Response> {
   const follows = request.redirect === "follow";
-  let response: Response;
-  try {
-    response = await send(to, follows ? (sameOrigin ? { mode: "same-origin" } : { redirect: "manual" }) : {});
-  } catch (error) {
-    const probe: typeof fetch = (url, init) => send({ ...to, url: String(url) }, init);
-    if (!sameOrigin && !request.signal.aborted) await throwIfPreflightRefused(probe, to.url, guarded, error);
-    throw error;
-  }
-  if (response.type === "opaqueredirect" && follows) {
-    throw new TypeError("The paid request was redirected where the browser does not show: not followed.");
-  }
-  return response;
+  return {
+    url: to.url,
+    guarded,
+    signal: request.signal,
+    send: (sameOrigin) => send(to, follows ? (sameOrigin ? { mode: "same-origin" } : { redirect: "manual" }) : {}),
+    probe: (url, init) => send({ ...to, url: String(url) }, init),
+    hidden: (response) => follows && response.type === "opaqueredirect",
+  };
 }
 // Stryker restore all
 
@@ -155,13 +199,8 @@ function discard(response: Response): void {
   if (!body || response.bodyUsed || body.locked) return;
   const length = response.headers.get("content-length");
   if (length === null || !(Number(length) <= BODY_LIMITS.drainBytes)) return void body.cancel().catch(() => {});
-  const reader = body.getReader();
-  const timer = setTimeout(() => reader.cancel().catch(() => {}), BODY_LIMITS.drainMs);
-  (timer as { unref?: () => void }).unref?.();
-  const drain = (): Promise<void> => reader.read().then(({ done }) => (done ? undefined : drain()));
-  drain()
-    .catch(() => {})
-    .finally(() => clearTimeout(timer));
+  const limits = { maxBytes: BODY_LIMITS.drainBytes, timeoutMs: BODY_LIMITS.drainMs, unref: true };
+  readBytes(body, limits).catch(() => {});
 }
 
 /**
@@ -198,7 +237,9 @@ function requestOptions(request: Request, signalled: boolean): RequestInit {
   const options: Record<string, unknown> = {};
   if (signalled) options.signal = request.signal;
   // The method is left out: every send gives its own.
-  for (const key of ["credentials", "cache", "redirect", "integrity", "keepalive", "referrerPolicy"] as const) options[key] = request[key];
+  for (const key of ["credentials", "cache", "redirect", "integrity", "keepalive", "referrerPolicy"] as const) {
+    options[key] = request[key];
+  }
   if (request.mode && request.mode !== "navigate") options.mode = request.mode;
   // "" is no referrer; "about:client" (the default) is left to fetch.
   if (request.referrer !== "about:client") options.referrer = request.referrer;

@@ -24,6 +24,8 @@ export interface ReadLimits {
   readonly timeoutMs?: number | undefined;
   /** The caller's: once it fires, the read stops (`aborted`, its reason as `cause`). */
   readonly signal?: AbortSignal | undefined;
+  /** A read nobody waits for (a drain): its timeout does not keep a Node process alive. */
+  readonly unref?: boolean | undefined;
 }
 
 /**
@@ -31,7 +33,7 @@ export interface ReadLimits {
  * The stream is released when reading stops, whatever stopped it; one someone already reads (locked)
  * is `unreadable`.
  */
-async function pump(stream: ReadableStream, limits: ReadLimits, take: (bytes: Uint8Array) => void): Promise<void> {
+async function pump(stream: ReadableStream, limits: ReadLimits, take: (bytes: Uint8Array) => void) {
   const { maxBytes, timeoutMs, signal } = limits;
   let size = 0;
   let reader: ReadableStreamDefaultReader | undefined;
@@ -41,6 +43,7 @@ async function pump(stream: ReadableStream, limits: ReadLimits, take: (bytes: Ui
     const late = new Promise<never>((_, reject) => {
       if (timeoutMs !== undefined) timer = setTimeout(() => reject(new ReadError("time")), timeoutMs);
     });
+    if (limits.unref) (timer as { unref?: () => void } | undefined)?.unref?.();
     for (;;) {
       const { done, value } = await raceAbort(Promise.race([reader.read(), late]), signal);
       if (done) return;
@@ -130,7 +133,7 @@ export function bodySource(data: unknown): unknown {
   return data;
 }
 
-/** A chunk as bytes: text is UTF-8 encoded, any ArrayBuffer or view read as its bytes; anything else cannot be read. */
+/** A chunk as bytes: text is UTF-8 encoded, an ArrayBuffer or view read as its bytes; nothing else can be read. */
 function toBytes(chunk: unknown): Uint8Array {
   if (typeof chunk === "string") return utf8.encode(chunk);
   if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
