@@ -20,7 +20,7 @@ import {
   type Transport,
 } from "../handshake";
 import { throwIfAborted } from "../errors";
-import { readBytes } from "../io";
+import { drain } from "../io";
 import { PAYMENT_HEADERS } from "../protocol";
 
 type Fetch = typeof globalThis.fetch;
@@ -200,7 +200,7 @@ function discard(response: Response): void {
   const length = response.headers.get("content-length");
   if (length === null || !(Number(length) <= BODY_LIMITS.drainBytes)) return void body.cancel().catch(() => {});
   const limits = { maxBytes: BODY_LIMITS.drainBytes, timeoutMs: BODY_LIMITS.drainMs, unref: true };
-  readBytes(body, limits).catch(() => {});
+  drain(body, limits).catch(() => {});
 }
 
 /**

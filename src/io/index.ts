@@ -3,7 +3,7 @@
  * bodies, RPC answers, discovery pages, the CLI's files and input), JSON-RPC over fetch, and the
  * router that gives each network its RPC (EVM reads and Solana alike), every read through it bounded.
  */
-export { ReadError, bodySource, readBounded, readBytes, readResponse, type ReadLimits } from "./read";
+export { ReadError, bodySource, drain, readBounded, readBytes, readResponse, type ReadLimits } from "./read";
 export { jsonRpcPost } from "./rpc";
 export {
   checkServed,

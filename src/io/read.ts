@@ -61,6 +61,9 @@ async function pump(stream: ReadableStream, limits: ReadLimits, take: (bytes: Ui
   }
 }
 
+/** A web stream read to its end and let go (see `pump`): a body nobody reads, drained so its connection is freed. */
+export const drain = (stream: ReadableStream, limits: ReadLimits): Promise<void> => pump(stream, limits, () => {});
+
 /** A web stream's bytes (see `pump`). */
 export async function readBytes(stream: ReadableStream, limits: ReadLimits): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
