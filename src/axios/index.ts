@@ -162,7 +162,7 @@ function standing({ instance, config }: Call, first: AxiosResponse | undefined) 
   const node = typeof last?.getHeader === "function";
   const method = (node && last!.method) || asked;
   // Turned into a GET on the way (a 303) or not (307): the shared rules say what goes with it.
-  const hop = redirectHop({ url: requested, method: asked }, method !== asked ? 303 : 307, url, [], false);
+  const hop = redirectHop({ url: requested, method: asked }, method !== asked ? 303 : 307, url);
   const headers = new AxiosHeaders(config.headers);
   for (const name of hop.dropHeaders) headers.delete(name);
   const data = hop.dropBody ? undefined : config.data;

@@ -104,7 +104,7 @@ async function sendFirst(call: Call, sent: Sent): Promise<Standing & { response:
   const response = await call.send(sent);
   if (response.status !== 402 || !response.redirected || !response.url) return { response, sent };
   // The browser followed redirects it does not describe: a GET stays a GET, other methods are unknowable.
-  const hop = redirectHop(sent, 307, response.url, [], false);
+  const hop = redirectHop(sent, 307, response.url);
   const moved = { ...sent, url: hop.url, headers: copyHeaders(sent.headers, hop.dropHeaders) };
   if (sent.method === "GET" || sent.method === "HEAD") return { response, sent: moved };
   const notReplayable =

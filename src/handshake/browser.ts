@@ -20,8 +20,7 @@ export async function throwIfPreflightRefused(
   fetchFn: typeof fetch,
   url: string,
   names: readonly string[],
-  cause: unknown,
-  init: RequestInit = {},
+  { cause, init = {} }: { readonly cause: unknown; readonly init?: RequestInit },
 ) {
   const probe = (headers: [string, string][]) =>
     fetchFn(url, { ...init, method: "HEAD", headers, body: null, redirect: "manual" }).then(
@@ -67,7 +66,7 @@ export async function sendFromPage<R>(page: string, request: PageSend<R>): Promi
     response = await request.send(sameOrigin);
   } catch (error) {
     if (!sameOrigin && !request.signal?.aborted) {
-      await throwIfPreflightRefused(request.probe, request.url, request.guarded, error);
+      await throwIfPreflightRefused(request.probe, request.url, request.guarded, { cause: error });
     }
     throw error;
   }

@@ -2,5 +2,5 @@ export { handlePaymentRequired, planRequest, resendPayment, type Transport, type
 export { readPaymentOptions, type PaymentRequestOptions } from "./options";
 export { getPaymentReceipt } from "./receipts";
 export { readBody, BODY_LIMITS } from "./body";
-export { followRedirects, redirectHop, type Hops, type RedirectHop, type RedirectRules, type SentTo } from "./redirect";
+export { followRedirects, redirectHop, type Hops, type RedirectRules } from "./redirect";
 export { browserOrigin, sendFromPage, throwIfPreflightRefused, type PageSend } from "./browser";

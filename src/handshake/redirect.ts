@@ -18,6 +18,12 @@ export interface RedirectHop {
   readonly dropHeaders: readonly string[];
 }
 
+/** Headers the handshake added (a payment, a sign-in proof), and whether a hop reported a settlement. */
+export interface Guard {
+  readonly guarded?: readonly string[] | undefined;
+  readonly settled?: boolean | undefined;
+}
+
 /**
  * Where and how a request goes after a redirect answer. `guarded` headers (a payment, a sign-in
  * proof) never cross to another origin, and never follow once a hop reported a settlement (`settled`):
@@ -28,8 +34,7 @@ export function redirectHop(
   from: { readonly url: string; readonly method: string },
   status: number,
   location: string,
-  guarded: readonly string[],
-  settled: boolean,
+  { guarded = [], settled = false }: Guard = {},
 ): RedirectHop {
   const next = new URL(location, from.url);
   if (!/^https?:$/.test(next.protocol)) {
@@ -121,6 +126,6 @@ export async function followRedirects<R, S extends SentTo>(
       settled[name] = value;
       reported = true;
     }
-    sent = http.next(sent, redirectHop(sent, status, location, rules.guarded, reported));
+    sent = http.next(sent, redirectHop(sent, status, location, { guarded: rules.guarded, settled: reported }));
   }
 }

@@ -29,7 +29,7 @@ function probing(withHeaders: "ok" | "fails", plain: "ok" | "fails") {
 describe("a failed cross-origin paid request, probed", () => {
   it("the header refused, the plain request allowed: PAYMENT_NOT_SENT naming the headers and Access-Control-Allow-Headers, with the send's error as cause", async () => {
     const { fetchFn } = probing("fails", "ok");
-    const error = await throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE", "X-Trace"], cause).catch((e: unknown) => e);
+    const error = await throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE", "X-Trace"], { cause }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PaymentNotSentError);
     expect(error).toMatchObject({ code: "PAYMENT_NOT_SENT", cause });
     expect((error as Error).message).toBe(
@@ -43,13 +43,13 @@ describe("a failed cross-origin paid request, probed", () => {
     { withHeaders: "ok", plain: "fails", case: "only the probe with the header passes" },
   ] as const)("$case: no verdict, the caller's error stands", async ({ withHeaders, plain }) => {
     const { fetchFn } = probing(withHeaders, plain);
-    await expect(throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE"], cause)).resolves.toBeUndefined();
+    await expect(throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE"], { cause })).resolves.toBeUndefined();
   });
 
   it("the probes are HEAD requests to the same URL without a body or redirects, the first with placeholder values, then a plain one", async () => {
     const { fetchFn, calls } = probing("fails", "ok");
     const init = { credentials: "include", mode: "cors", body: "order", method: "POST" } as const;
-    await throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE"], cause, init).catch(() => undefined);
+    await throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE"], { cause, init }).catch(() => undefined);
     expect(calls.map((c) => c.url)).toEqual([url, url]);
     expect(calls.map((c) => c.headers)).toEqual([[["PAYMENT-SIGNATURE", "probe"]], []]);
     for (const { init: sent } of calls) {
@@ -65,13 +65,13 @@ describe("a failed cross-origin paid request, probed", () => {
       if (headers.length > 0) throw new TypeError("Failed to fetch");
       return new Response(null, { status: 200 });
     }) as typeof fetch;
-    await expect(throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE"], cause)).rejects.toBeInstanceOf(PaymentNotSentError);
+    await expect(throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE"], { cause })).rejects.toBeInstanceOf(PaymentNotSentError);
     expect(calls).toHaveLength(2);
   });
 
   it("a probe that passes with the header ends there, its body released", async () => {
     const { fetchFn, calls, cancelled } = probing("ok", "ok");
-    await throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE"], cause);
+    await throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE"], { cause });
     expect(calls).toHaveLength(1);
     expect(cancelled).toEqual([url]);
   });
