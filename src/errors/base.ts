@@ -119,19 +119,33 @@ export interface X402ErrorOptions<D extends object = Record<string, unknown>> {
   hint?: string;
 }
 
+/** docs/errors.md has one section per code, headed by the code: its anchor is the code in lower case. */
+const DOCS = "https://github.com/x402-pay/x402-pay/blob/main/docs/errors.md#";
+
 export class X402Error<C extends X402ErrorCode = X402ErrorCode, D extends object = Record<string, unknown>> extends Error {
   // `declare`: assigned in the constructor, so no class-field code is emitted for them.
   declare readonly code: C;
   declare readonly phase: ErrorPhase;
+  /** The sentence alone, on one line: what happened and what to do, without the docs link. */
   declare readonly shortMessage: string;
   declare readonly details: Readonly<D>;
 
+  /**
+   * `message` is the sentence, the hint if any, then a second line naming the code's section of the docs:
+   * `Docs: https://github.com/x402-pay/x402-pay/blob/main/docs/errors.md#payment_rejected`.
+   */
   constructor(name: string, code: C, phase: ErrorPhase, shortMessage: string, options: X402ErrorOptions<D> = {}) {
-    super(options.hint ? `${shortMessage} ${options.hint}` : shortMessage, { cause: scrub(options.cause) });
+    const sentence = options.hint ? `${shortMessage} ${options.hint}` : shortMessage;
+    super(`${sentence}\nDocs: ${DOCS}${code.toLowerCase()}`, { cause: scrub(options.cause) });
     const details = { ...options.details } as D;
     for (const [key, value] of Object.entries(options.hidden ?? {})) Object.defineProperty(details, key, { value });
     Object.assign(this, { name, code, phase, shortMessage, details: Object.freeze(details) });
     Object.defineProperty(this, brand, { value: true });
+  }
+
+  /** The section of docs/errors.md that explains this error's code. */
+  get docsUrl(): string {
+    return DOCS + this.code.toLowerCase();
   }
 
   /**

@@ -7,8 +7,11 @@ import { getBase58Decoder } from "@solana/kit";
 import { UserRejectedRequestError } from "viem";
 import { describe, expect, it } from "vitest";
 import { getEventListeners } from "node:events";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import * as entries from "../../src/entries/errors";
 import { InvalidConfigError, NoPayableRequirementError, PaymentOutcomeUnknownError, PaymentRejectedError, SigningError, redactSecrets } from "../../src/entries/errors";
-import { X402Error, createX402Client, isX402Error } from "../../src";
+import { X402Error, createX402Client, isX402Error, type X402ErrorCode } from "../../src";
 import { parseChallenge } from "../../src/entries/protocol";
 import { exactEvm } from "../../src/evm";
 import { describeRejection, raceAbort, throwIfAborted, toWalletError, type RejectedRequirement } from "../../src/errors";
@@ -447,5 +450,79 @@ describe("every error class", () => {
       // `name` is what the error says it is: the class's, but an abort's is fetch's "AbortError".
       expect(made.name, exported).toBe(exported === "PaymentAbortedError" ? "AbortError" : exported);
     }
+  });
+});
+
+describe("every error names its section of docs/errors.md", () => {
+  // The compiler holds this to the full list of codes: a new code fails the type check until it is here.
+  const CODES: Record<X402ErrorCode, true> = {
+    INVALID_CONFIG: true,
+    INVALID_CHALLENGE: true,
+    CHALLENGE_NOT_FOUND: true,
+    NO_PAYABLE_REQUIREMENT: true,
+    PAYMENT_REFUSED: true,
+    USER_REJECTED: true,
+    SIGNING_FAILED: true,
+    RPC_FAILED: true,
+    UNPAYABLE_REQUIREMENT: true,
+    PAYMENT_ALREADY_ATTEMPTED: true,
+    BODY_NOT_REPLAYABLE: true,
+    ABORTED: true,
+    PAYMENT_NOT_SENT: true,
+    PAYMENT_REJECTED: true,
+    PERMIT2_ALLOWANCE_REQUIRED: true,
+    PAYMENT_ID_CONFLICT: true,
+    PAYMENT_OUTCOME_UNKNOWN: true,
+    PAYMENT_PENDING: true,
+    SIGN_IN_REFUSED: true,
+    BUDGET_EXCEEDED: true,
+    BUDGET_UNAVAILABLE: true,
+    DISCOVERY_FAILED: true,
+  };
+  const codes = Object.keys(CODES) as X402ErrorCode[];
+  const root = fileURLToPath(new URL("../../", import.meta.url));
+  const page = readFileSync(`${root}docs/errors.md`, "utf8");
+  /** The anchor GitHub gives a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`. */
+  const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-");
+  const anchors = [...page.matchAll(/^#{2,3} (.+)$/gm)].map(([, heading]) => slug(heading!));
+  /** docs/errors.md in the repository package.json names: what every message links to. */
+  const { repository } = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { repository: { url: string } };
+  const docs = `${repository.url.replace(/^git\+/, "").replace(/\.git$/, "")}/blob/main/docs/errors.md#`;
+  /** One error of each class, made as x402-pay makes them. */
+  const errors = Object.entries(entries)
+    .filter(([name, value]) => typeof value === "function" && /^[A-Z]\w*Error$/.test(name) && name !== "X402Error")
+    .map(([name, ErrorClass]) =>
+      name === "NoPayableRequirementError" ? new NoPayableRequirementError([]) : new (ErrorClass as new (m: string, o: object) => X402Error)("It went wrong.", { details: { reason: "r" } }),
+    );
+
+  it.each(codes)("%s has a section headed by its code, whose anchor is the code in lower case", (code) => {
+    expect(anchors).toContain(code.toLowerCase());
+  });
+
+  it("every class is one of those codes, and every code has its class", () => {
+    expect(errors.map((e) => e.code).sort()).toEqual([...codes].sort());
+  });
+
+  it("the message is the sentence, then a line naming the section in the repository's docs; shortMessage is the sentence alone", () => {
+    for (const error of errors) {
+      expect(error.docsUrl, error.code).toBe(`${docs}${error.code.toLowerCase()}`);
+      expect(error.message, error.code).toBe(`${error.shortMessage}\nDocs: ${error.docsUrl}`);
+      expect(error.shortMessage, error.code).not.toContain("Docs:");
+    }
+    expect(new PaymentRejectedError("Refused.", { details: { reason: "r" } as never }).message).toBe(
+      "Refused.\nDocs: https://github.com/x402-pay/x402-pay/blob/main/docs/errors.md#payment_rejected",
+    );
+  });
+
+  it("a hint stays on the sentence's line, before the docs line", () => {
+    const error = new InvalidConfigError("Bad option.", { hint: "Do this instead." });
+    expect(error.message).toBe(`Bad option. Do this instead.\nDocs: ${docs}invalid_config`);
+    expect(error.shortMessage).toBe("Bad option.");
+  });
+
+  it("the docs link is read from the code: no own property, so logging or spreading an error adds nothing", () => {
+    const error = new InvalidConfigError("Bad option.");
+    expect(Object.keys(error)).not.toContain("docsUrl");
+    expect(JSON.parse(JSON.stringify({ ...error })).docsUrl).toBeUndefined();
   });
 });
