@@ -29,6 +29,7 @@ export {
   type X402ErrorCode,
   type X402ErrorClass,
   type X402ErrorOptions,
+  type ErrorDocs,
   type ErrorPhase,
   type RequestDetails,
   type PaymentDetails,

@@ -122,30 +122,33 @@ export interface X402ErrorOptions<D extends object = Record<string, unknown>> {
 /** docs/errors.md has one section per code, headed by the code: its anchor is the code in lower case. */
 const DOCS = "https://github.com/x402-pay/x402-pay/blob/main/docs/errors.md#";
 
+/** What every error's `details` holds besides its own facts. */
+export interface ErrorDocs {
+  /** The section of docs/errors.md that explains the error's code: `…/docs/errors.md#payment_rejected`. */
+  readonly docsUrl: string;
+}
+
 export class X402Error<C extends X402ErrorCode = X402ErrorCode, D extends object = Record<string, unknown>> extends Error {
   // `declare`: assigned in the constructor, so no class-field code is emitted for them.
   declare readonly code: C;
   declare readonly phase: ErrorPhase;
-  /** The sentence alone, on one line: what happened and what to do, without the docs link. */
+  /** The sentence alone, without the hint. */
   declare readonly shortMessage: string;
-  declare readonly details: Readonly<D>;
+  /** The error's facts, and `docsUrl`: its section of docs/errors.md (so a logged error names its docs). */
+  declare readonly details: Readonly<D> & ErrorDocs;
 
-  /**
-   * `message` is the sentence, the hint if any, then a second line naming the code's section of the docs:
-   * `Docs: https://github.com/x402-pay/x402-pay/blob/main/docs/errors.md#payment_rejected`.
-   */
   constructor(name: string, code: C, phase: ErrorPhase, shortMessage: string, options: X402ErrorOptions<D> = {}) {
-    const sentence = options.hint ? `${shortMessage} ${options.hint}` : shortMessage;
-    super(`${sentence}\nDocs: ${DOCS}${code.toLowerCase()}`, { cause: scrub(options.cause) });
-    const details = { ...options.details } as D;
+    super(options.hint ? `${shortMessage} ${options.hint}` : shortMessage, { cause: scrub(options.cause) });
+    // The docs link is this error's, whatever details it was given (another error's, re-thrown).
+    const details = { ...options.details, docsUrl: DOCS + code.toLowerCase() } as D & ErrorDocs;
     for (const [key, value] of Object.entries(options.hidden ?? {})) Object.defineProperty(details, key, { value });
     Object.assign(this, { name, code, phase, shortMessage, details: Object.freeze(details) });
     Object.defineProperty(this, brand, { value: true });
   }
 
-  /** The section of docs/errors.md that explains this error's code. */
+  /** The section of docs/errors.md that explains this error's code (as `details.docsUrl`). */
   get docsUrl(): string {
-    return DOCS + this.code.toLowerCase();
+    return this.details.docsUrl;
   }
 
   /**

@@ -256,8 +256,8 @@ async function send<R>(transport: Transport<R>, payment: Signed, where: RequestD
       transport.discard(paid);
     } catch (error) {
       const options = { cause: error, ...aboutPayment(payment, where, resent ? { resent } : {}) };
-      if (!resent && isX402Error(error) && error.code === "PAYMENT_NOT_SENT") throw new PaymentNotSentError(error.shortMessage, options);
-      if (!resent && isX402Error(error) && error.code === "ABORTED") throw new PaymentAbortedError(error.shortMessage, { cause: error.cause, details: where });
+      if (!resent && isX402Error(error) && error.code === "PAYMENT_NOT_SENT") throw new PaymentNotSentError(error.message, options);
+      if (!resent && isX402Error(error) && error.code === "ABORTED") throw new PaymentAbortedError(error.message, { cause: error.cause, details: where });
       if (!again || transport.request.signal?.aborted) {
         throw new PaymentOutcomeUnknownError("The paid request got no usable answer: the payment may have settled.", {
           ...options,

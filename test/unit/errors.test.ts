@@ -8,6 +8,7 @@ import { UserRejectedRequestError } from "viem";
 import { describe, expect, it } from "vitest";
 import { getEventListeners } from "node:events";
 import { readFileSync } from "node:fs";
+import { inspect } from "node:util";
 import { fileURLToPath } from "node:url";
 import * as entries from "../../src/entries/errors";
 import { InvalidConfigError, NoPayableRequirementError, PaymentOutcomeUnknownError, PaymentRejectedError, SigningError, redactSecrets } from "../../src/entries/errors";
@@ -316,7 +317,7 @@ describe("the signed header", () => {
     });
     expect(error.details.paymentHeader).toEqual(paymentHeader);
     expect(error.details.payload).toEqual({ signed: true });
-    expect(Object.keys(error.details)).toEqual(["url", "requirement", "payer"]);
+    expect(Object.keys(error.details)).toEqual(["url", "requirement", "payer", "docsUrl"]);
     expect(JSON.stringify(error)).not.toContain(paymentHeader.value);
     expect(JSON.stringify(error.details)).not.toContain(paymentHeader.value);
     expect(Object.isFrozen(error.details)).toBe(true);
@@ -503,26 +504,27 @@ describe("every error names its section of docs/errors.md", () => {
     expect(errors.map((e) => e.code).sort()).toEqual([...codes].sort());
   });
 
-  it("the message is the sentence, then a line naming the section in the repository's docs; shortMessage is the sentence alone", () => {
+  it("details name the code's section of the repository's docs; the message is unchanged", () => {
     for (const error of errors) {
-      expect(error.docsUrl, error.code).toBe(`${docs}${error.code.toLowerCase()}`);
-      expect(error.message, error.code).toBe(`${error.shortMessage}\nDocs: ${error.docsUrl}`);
-      expect(error.shortMessage, error.code).not.toContain("Docs:");
+      expect(error.details.docsUrl, error.code).toBe(`${docs}${error.code.toLowerCase()}`);
+      expect(error.docsUrl, error.code).toBe(error.details.docsUrl);
+      expect(error.message, error.code).not.toContain("docs/errors.md");
     }
-    expect(new PaymentRejectedError("Refused.", { details: { reason: "r" } as never }).message).toBe(
-      "Refused.\nDocs: https://github.com/x402-pay/x402-pay/blob/main/docs/errors.md#payment_rejected",
+    expect(new PaymentRejectedError("Refused.", { details: { reason: "r" } as never }).details.docsUrl).toBe(
+      "https://github.com/x402-pay/x402-pay/blob/main/docs/errors.md#payment_rejected",
     );
   });
 
-  it("a hint stays on the sentence's line, before the docs line", () => {
+  it("a logged error shows the link: it is an enumerable field of details, kept when the details are spread", () => {
     const error = new InvalidConfigError("Bad option.", { hint: "Do this instead." });
-    expect(error.message).toBe(`Bad option. Do this instead.\nDocs: ${docs}invalid_config`);
-    expect(error.shortMessage).toBe("Bad option.");
+    expect(error.message).toBe("Bad option. Do this instead.");
+    expect(JSON.parse(JSON.stringify(error)).details.docsUrl).toBe(`${docs}invalid_config`);
+    expect(inspect(error)).toContain(`${docs}invalid_config`);
   });
 
-  it("the docs link is read from the code: no own property, so logging or spreading an error adds nothing", () => {
-    const error = new InvalidConfigError("Bad option.");
-    expect(Object.keys(error)).not.toContain("docsUrl");
-    expect(JSON.parse(JSON.stringify({ ...error })).docsUrl).toBeUndefined();
+  it("an error made from another's details links its own code's section", () => {
+    const first = new entries.PaymentNotSentError("Not sent.", { details: { url: "https://a.example/" } as never });
+    const again = new entries.PaymentAbortedError("Aborted.", { details: first.details as never });
+    expect(again.details.docsUrl).toBe(`${docs}aborted`);
   });
 });
