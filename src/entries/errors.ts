@@ -29,7 +29,6 @@ export {
   type X402ErrorCode,
   type X402ErrorClass,
   type X402ErrorOptions,
-  type ErrorDocs,
   type ErrorPhase,
   type RequestDetails,
   type PaymentDetails,

@@ -28,7 +28,7 @@ function toSettlementQuery(source: SettlementSource, v1Networks: Readonly<Record
   let query: Partial<Record<keyof SettlementQuery, unknown>>;
   if (isX402Error(source)) {
     if (source.code !== "PAYMENT_PENDING" && source.code !== "PAYMENT_OUTCOME_UNKNOWN") throw invalid(`checkSettlement was given a ${source.code} error: nothing was paid to check`);
-    const details = source.details as unknown as Record<string, unknown>;
+    const details = source.details as Record<string, unknown>;
     const requirement = Object(details.requirement) as Record<string, unknown>;
     query = {
       scheme: requirement.scheme,
