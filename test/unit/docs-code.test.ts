@@ -9,7 +9,13 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const pages = ["README.md", ...readdirSync(`${root}docs`).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
+const pages = [
+  "README.md",
+  ...readdirSync(`${root}docs`)
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 const exported = Object.keys(JSON.parse(readFileSync(`${root}package.json`, "utf8")).exports as Record<string, unknown>)
   .filter((path) => path !== "./package.json")
   .map((path) => `x402-pay${path.slice(1)}`);
@@ -58,7 +64,9 @@ describe("code blocks of README.md and docs/*.md", () => {
   it("name their language: ts is type-checked; sh, json, text and the like are not code to check", () => {
     const bare = blocks.filter((b) => b.language === "").map((b) => `${b.page}:${b.line}`);
     expect(bare, "a fence without a language").toEqual([]);
-    const other = blocks.filter((b) => /^(typescript|js|javascript|tsx|mjs)$/.test(b.language)).map((b) => `${b.page}:${b.line}`);
+    const other = blocks
+      .filter((b) => /^(typescript|js|javascript|tsx|mjs)$/.test(b.language))
+      .map((b) => `${b.page}:${b.line}`);
     expect(other, "TypeScript goes in ```ts blocks, which are checked").toEqual([]);
     // The extraction itself works: a broken one would find nothing to check.
     expect(tsBlocks.length).toBeGreaterThan(20);
@@ -66,7 +74,10 @@ describe("code blocks of README.md and docs/*.md", () => {
 
   it("import only entries the package exports", () => {
     const imports = tsBlocks.flatMap((b) =>
-      [...b.code.matchAll(/from\s+"(x402-pay[^"]*)"/g)].map(([, spec]) => ({ where: `${b.page}:${b.line}`, spec: spec! })),
+      [...b.code.matchAll(/from\s+"(x402-pay[^"]*)"/g)].map(([, spec]) => ({
+        where: `${b.page}:${b.line}`,
+        spec: spec!,
+      })),
     );
     expect(imports.filter(({ spec }) => !exported.includes(spec))).toEqual([]);
   });
@@ -81,6 +92,20 @@ describe("code blocks of README.md and docs/*.md", () => {
       // `export {}` makes each block a module: its names are its own, and top-level await is allowed.
       writeFileSync(name, `${head}${block.code}\nexport {};\n`);
     });
+    // A canary checked in the same program: a block that uses names the package does not have must
+    // fail, or the check proves nothing (a wrong `paths`, a dist without declarations, `any` types).
+    const canary: Block = { page: "(canary)", line: 0, language: "ts", prelude: "", code: "" };
+    files.set(`${dir}canary.ts`, { block: canary, offset: 0 });
+    writeFileSync(
+      `${dir}canary.ts`,
+      [
+        'import { notAnExport } from "x402-pay";',
+        'import { exactEvm } from "x402-pay/evm";',
+        "exactEvm({ signer, notAnOption: true });",
+        "undeclaredName(notAnExport);",
+        "export {};",
+      ].join("\n"),
+    );
     const program = ts.createProgram([`${root}docs/prelude.d.ts`, ...files.keys()], {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.ESNext,
@@ -103,6 +128,13 @@ describe("code blocks of README.md and docs/*.md", () => {
       const where = line < found.offset ? "its prelude" : `line ${found.block.line + 1 + line - found.offset}`;
       return `${found.block.page}:${found.block.line} (${where}): ${text}`;
     });
-    expect(problems).toEqual([]);
+    const [caught, rest] = [
+      problems.filter((p) => p.startsWith("(canary)")),
+      problems.filter((p) => !p.startsWith("(canary)")),
+    ];
+    expect(caught.join("\n")).toMatch(/no exported member 'notAnExport'/);
+    expect(caught.join("\n")).toMatch(/'notAnOption' does not exist/);
+    expect(caught.join("\n")).toMatch(/Cannot find name 'undeclaredName'/);
+    expect(rest).toEqual([]);
   }, 180_000);
 });

@@ -7,7 +7,13 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const pages = ["README.md", ...readdirSync(`${root}docs`).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
+const pages = [
+  "README.md",
+  ...readdirSync(`${root}docs`)
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 
 /** The text of a page without its fenced code blocks (a `# comment` in a shell block is no heading). */
 function unfenced(text: string): string {
@@ -51,7 +57,9 @@ function linksOf(text: string): string[] {
 }
 
 describe("relative links of README.md and docs/*.md", () => {
-  const links = pages.flatMap((page) => linksOf(readFileSync(`${root}${page}`, "utf8")).map((target) => ({ page, target })));
+  const links = pages.flatMap((page) =>
+    linksOf(readFileSync(`${root}${page}`, "utf8")).map((target) => ({ page, target })),
+  );
 
   it("are found (the extraction works)", () => {
     expect(links.length).toBeGreaterThan(50);
@@ -64,7 +72,9 @@ describe("relative links of README.md and docs/*.md", () => {
       const file = path === "" ? page : normalize(join(dirname(page), decodeURIComponent(path)));
       if (file.startsWith("..") || !existsSync(`${root}${file}`)) return [`${page}: ${target} (no file ${file})`];
       if (anchor === undefined || !file.endsWith(".md")) return [];
-      return anchorsOf(readFileSync(`${root}${file}`, "utf8")).has(anchor) ? [] : [`${page}: ${target} (no heading #${anchor} in ${file})`];
+      return anchorsOf(readFileSync(`${root}${file}`, "utf8")).has(anchor)
+        ? []
+        : [`${page}: ${target} (no heading #${anchor} in ${file})`];
     });
     expect(broken).toEqual([]);
   });

@@ -493,7 +493,9 @@ describe("every error names its section of docs/errors.md", () => {
   const errors = Object.entries(entries)
     .filter(([name, value]) => typeof value === "function" && /^[A-Z]\w*Error$/.test(name) && name !== "X402Error")
     .map(([name, ErrorClass]) =>
-      name === "NoPayableRequirementError" ? new NoPayableRequirementError([]) : new (ErrorClass as new (m: string, o: object) => X402Error)("It went wrong.", { details: { reason: "r" } }),
+      name === "NoPayableRequirementError"
+        ? new NoPayableRequirementError([])
+        : new (ErrorClass as new (m: string, o: object) => X402Error)("It went wrong.", { details: { reason: "r" } }),
     );
 
   it.each(codes)("%s has a section headed by its code, whose anchor is the code in lower case", (code) => {
