@@ -119,18 +119,27 @@ export interface X402ErrorOptions<D extends object = Record<string, unknown>> {
   hint?: string;
 }
 
+/** docs/errors.md has one section per code, headed by the code: its anchor is the code in lower case. */
+const DOCS = "https://github.com/x402-pay/x402-pay/blob/main/docs/errors.md#";
+
 export class X402Error<C extends X402ErrorCode = X402ErrorCode, D extends object = Record<string, unknown>> extends Error {
   // `declare`: assigned in the constructor, so no class-field code is emitted for them.
   declare readonly code: C;
   declare readonly phase: ErrorPhase;
   declare readonly shortMessage: string;
   declare readonly details: Readonly<D>;
+  /**
+   * The section of docs/errors.md that explains the code (`…/docs/errors.md#payment_rejected`), like
+   * viem's `docsPath`. An enumerable field, so a logged or serialised error names its docs.
+   */
+  declare readonly docsUrl: string;
 
   constructor(name: string, code: C, phase: ErrorPhase, shortMessage: string, options: X402ErrorOptions<D> = {}) {
     super(options.hint ? `${shortMessage} ${options.hint}` : shortMessage, { cause: scrub(options.cause) });
     const details = { ...options.details } as D;
     for (const [key, value] of Object.entries(options.hidden ?? {})) Object.defineProperty(details, key, { value });
-    Object.assign(this, { name, code, phase, shortMessage, details: Object.freeze(details) });
+    const docsUrl = DOCS + code.toLowerCase();
+    Object.assign(this, { name, code, phase, shortMessage, details: Object.freeze(details), docsUrl });
     Object.defineProperty(this, brand, { value: true });
   }
 

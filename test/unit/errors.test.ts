@@ -7,8 +7,12 @@ import { getBase58Decoder } from "@solana/kit";
 import { UserRejectedRequestError } from "viem";
 import { describe, expect, it } from "vitest";
 import { getEventListeners } from "node:events";
+import { readFileSync } from "node:fs";
+import { inspect } from "node:util";
+import { fileURLToPath } from "node:url";
+import * as entries from "../../src/entries/errors";
 import { InvalidConfigError, NoPayableRequirementError, PaymentOutcomeUnknownError, PaymentRejectedError, SigningError, redactSecrets } from "../../src/entries/errors";
-import { X402Error, createX402Client, isX402Error } from "../../src";
+import { X402Error, createX402Client, isX402Error, type X402ErrorCode } from "../../src";
 import { parseChallenge } from "../../src/entries/protocol";
 import { exactEvm } from "../../src/evm";
 import { describeRejection, raceAbort, throwIfAborted, toWalletError, type RejectedRequirement } from "../../src/errors";
@@ -447,5 +451,76 @@ describe("every error class", () => {
       // `name` is what the error says it is: the class's, but an abort's is fetch's "AbortError".
       expect(made.name, exported).toBe(exported === "PaymentAbortedError" ? "AbortError" : exported);
     }
+  });
+});
+
+describe("every error names its section of docs/errors.md", () => {
+  // The compiler holds this to the full list of codes: a new code fails the type check until it is here.
+  const CODES: Record<X402ErrorCode, true> = {
+    INVALID_CONFIG: true,
+    INVALID_CHALLENGE: true,
+    CHALLENGE_NOT_FOUND: true,
+    NO_PAYABLE_REQUIREMENT: true,
+    PAYMENT_REFUSED: true,
+    USER_REJECTED: true,
+    SIGNING_FAILED: true,
+    RPC_FAILED: true,
+    UNPAYABLE_REQUIREMENT: true,
+    PAYMENT_ALREADY_ATTEMPTED: true,
+    BODY_NOT_REPLAYABLE: true,
+    ABORTED: true,
+    PAYMENT_NOT_SENT: true,
+    PAYMENT_REJECTED: true,
+    PERMIT2_ALLOWANCE_REQUIRED: true,
+    PAYMENT_ID_CONFLICT: true,
+    PAYMENT_OUTCOME_UNKNOWN: true,
+    PAYMENT_PENDING: true,
+    SIGN_IN_REFUSED: true,
+    BUDGET_EXCEEDED: true,
+    BUDGET_UNAVAILABLE: true,
+    DISCOVERY_FAILED: true,
+  };
+  const codes = Object.keys(CODES) as X402ErrorCode[];
+  const root = fileURLToPath(new URL("../../", import.meta.url));
+  const page = readFileSync(`${root}docs/errors.md`, "utf8");
+  /** The anchor GitHub gives a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`. */
+  const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-");
+  const anchors = [...page.matchAll(/^#{2,3} (.+)$/gm)].map(([, heading]) => slug(heading!));
+  /** docs/errors.md in the repository package.json names: what every message links to. */
+  const { repository } = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { repository: { url: string } };
+  const docs = `${repository.url.replace(/^git\+/, "").replace(/\.git$/, "")}/blob/main/docs/errors.md#`;
+  /** One error of each class, made as x402-pay makes them. */
+  const errors = Object.entries(entries)
+    .filter(([name, value]) => typeof value === "function" && /^[A-Z]\w*Error$/.test(name) && name !== "X402Error")
+    .map(([name, ErrorClass]) =>
+      name === "NoPayableRequirementError"
+        ? new NoPayableRequirementError([])
+        : new (ErrorClass as new (m: string, o: object) => X402Error)("It went wrong.", { details: { reason: "r" } }),
+    );
+
+  it.each(codes)("%s has a section headed by its code, whose anchor is the code in lower case", (code) => {
+    expect(anchors).toContain(code.toLowerCase());
+  });
+
+  it("every class is one of those codes, and every code has its class", () => {
+    expect(errors.map((e) => e.code).sort()).toEqual([...codes].sort());
+  });
+
+  it("each error's docsUrl is its code's section of the repository's docs; the message is unchanged", () => {
+    for (const error of errors) {
+      expect(error.docsUrl, error.code).toBe(`${docs}${error.code.toLowerCase()}`);
+      expect(error.message, error.code).not.toContain("docs/errors.md");
+    }
+    expect(new PaymentRejectedError("Refused.", { details: { reason: "r" } as never }).docsUrl).toBe(
+      "https://github.com/x402-pay/x402-pay/blob/main/docs/errors.md#payment_rejected",
+    );
+  });
+
+  it("a logged or serialised error shows the link: an enumerable field, not part of details", () => {
+    const error = new InvalidConfigError("Bad option.", { hint: "Do this instead.", details: { option: "x" } });
+    expect(error.message).toBe("Bad option. Do this instead.");
+    expect(JSON.parse(JSON.stringify(error)).docsUrl).toBe(`${docs}invalid_config`);
+    expect(inspect(error)).toContain(`${docs}invalid_config`);
+    expect(error.details).toEqual({ option: "x" });
   });
 });
