@@ -103,8 +103,8 @@ interface ChunkEncoder {
 /** Text, escaped for a JSON string chunk by chunk (a character split between chunks is kept for the next). */
 function textEncoder(): ChunkEncoder {
   const decoder = new TextDecoder();
-  const escape = (text: string) => JSON.stringify(text).slice(1, -1);
-  return { chunk: (bytes) => escape(decoder.decode(bytes, { stream: true })), end: () => escape(decoder.decode()) };
+  const jsonText = (text: string) => JSON.stringify(text).slice(1, -1);
+  return { chunk: (bytes) => jsonText(decoder.decode(bytes, { stream: true })), end: () => jsonText(decoder.decode()) };
 }
 
 /** Base64 chunk by chunk: whole 3-byte groups now, the rest carried to the next chunk. */

@@ -93,7 +93,7 @@ export async function pay(url: string, options: PayOptions, io: CliIo): Promise<
       onPaymentFailed: (error) => void failures.push(error),
     });
 
-    if (options.dryRun) return await dryRun(client, url, init, options, io, progress);
+    if (options.dryRun) return await dryRun(client, { url, init }, options, { io, progress });
 
     // Each send shows on stderr: the first request, the 402, the paid one and its answer.
     const tracing: typeof fetch = async (input, sendInit) => {
@@ -111,7 +111,7 @@ export async function pay(url: string, options: PayOptions, io: CliIo): Promise<
     } finally {
       progress.done();
     }
-    await writeAnswer(response, options, io, sink, run.signal);
+    await writeAnswer(response, options, { io, sink, signal: run.signal });
     await sink.finish();
     const unknown = failures.find((e) => e.code === "PAYMENT_OUTCOME_UNKNOWN" || e.code === "PAYMENT_PENDING");
     if (unknown) throw unknown;
@@ -123,7 +123,11 @@ export async function pay(url: string, options: PayOptions, io: CliIo): Promise<
 }
 
 /** The answer to the sink: `--json`'s object, or (after `-i`'s head on stdout) the body, streamed. */
-async function writeAnswer(response: Response, options: PayOptions, io: CliIo, sink: Sink, signal: AbortSignal) {
+async function writeAnswer(
+  response: Response,
+  options: PayOptions,
+  { io, sink, signal }: { io: CliIo; sink: Sink; signal: AbortSignal },
+) {
   const receipt = getPaymentReceipt(response);
   await sink.begin();
   if (options.json) {
@@ -175,11 +179,9 @@ export const messageOf = (error: unknown) => (error instanceof Error ? error.mes
  */
 async function dryRun(
   client: X402Client,
-  url: string,
-  init: RequestInit,
+  { url, init }: { url: string; init: RequestInit },
   options: PayOptions,
-  io: CliIo,
-  progress: Progress,
+  { io, progress }: { io: CliIo; progress: Progress },
 ): Promise<number> {
   const signal = init.signal ?? undefined;
   progress.wait(`${init.method} ${url} (unpaid)`);

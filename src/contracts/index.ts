@@ -11,4 +11,4 @@ export {
   type Reservation,
 } from "./plugin";
 export type { BudgetEntry, BudgetUsage, BudgetStore, LedgerOutcome, LedgerRecord, Ledger, SignInStore } from "./stores";
-export { checkOptions, checkPaymentId, every, fail, is, isFunction, nonEmpty, show } from "./options";
+export { checkOptions, checkPaymentId, every, fail, is, isFunction, nonEmpty, show, type Check } from "./options";

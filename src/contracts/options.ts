@@ -3,6 +3,7 @@ import { InvalidConfigError } from "../errors";
 import { isPaymentId } from "../protocol";
 
 /** What is wrong with a value (`"5" is not a function`), or `undefined` when it is fine. */
+// biome-ignore lint/suspicious/noExplicitAny: a check is given whatever the user passed, of any type
 export type Check = (value: any) => string | undefined;
 
 /** A value as a message shows it; bigints (`2_000_000n`, which JSON cannot write) as `"2000000n"`. */
@@ -12,6 +13,7 @@ export const nonEmpty = (value: unknown) => typeof value === "string" && value.l
 
 /** A check from a test, and what the value should have been. */
 export const is =
+  // biome-ignore lint/suspicious/noExplicitAny: as Check
   (test: (value: any) => unknown, expected: string): Check =>
   (value) =>
     test(value) ? undefined : `${show(value)} is not ${expected}`;

@@ -314,6 +314,7 @@ export function normalize(item: unknown): DiscoveryListing | string {
 }
 
 // C0 and C1 controls, bidirectional marks and overrides, zero-width characters and the BOM.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
 const unsafe = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
 
 /** Text fit to show a person: unsafe characters gone, whitespace collapsed, at most `max` characters (an ellipsis if cut). */

@@ -134,8 +134,10 @@ export class X402Error<C extends X402ErrorCode = X402ErrorCode, D extends object
    */
   declare readonly docsUrl: string;
 
-  constructor(name: string, code: C, phase: ErrorPhase, shortMessage: string, options: X402ErrorOptions<D> = {}) {
+  /** `kind`: what every error of a class shares (its name, code and phase); each class passes its own. */
+  constructor(kind: { name: string; code: C; phase: ErrorPhase }, shortMessage: string, options: X402ErrorOptions<D> = {}) {
     super(options.hint ? `${shortMessage} ${options.hint}` : shortMessage, { cause: scrub(options.cause) });
+    const { name, code, phase } = kind;
     const details = { ...options.details } as D;
     for (const [key, value] of Object.entries(options.hidden ?? {})) Object.defineProperty(details, key, { value });
     const docsUrl = DOCS + code.toLowerCase();

@@ -47,9 +47,10 @@ export interface X402ErrorClass<C extends X402ErrorCode, D extends object> {
 const nameOf = (code: string) => `${code.toLowerCase().replace(/(?:^|_)(.)/g, (_, letter: string) => letter.toUpperCase())}Error`;
 
 function defineError<C extends X402ErrorCode, D extends object>(code: C, phase: ErrorPhase, name = nameOf(code), className = name): X402ErrorClass<C, D> {
+  const kind = { name, code, phase };
   const defined = class extends X402Error<C, D> {
     constructor(message: string, options?: X402ErrorOptions<D>) {
-      super(name, code, phase, message, options);
+      super(kind, message, options);
     }
   };
   // The class's own name, as `error.constructor.name` and debuggers show it.

@@ -151,7 +151,7 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
         then = { stale: paid };
       } else {
         const describe = (settlement: SettleResponse) => engine.describeSettlement(challenge!, request, settlement);
-        const { receipt, unknown } = await conclude(transport, payment, paid, resent, where, unseen, describe);
+        const { receipt, unknown } = await conclude(transport, payment, paid, { resent, where, unseen, describe });
         // Served without a word of settlement: not a route to pay before being asked.
         if (quoted && !receipt.settled) forget();
         await engine.report(unknown ? { settled: false, error: unknown, challenge, request } : { settled: true, receipt, challenge: challenge!, request });
@@ -223,7 +223,7 @@ export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions
     try {
       // An abort, even before sending, is outcome unknown: the earlier sending's fate is.
       const { paid } = await send(transport, payment, where, true);
-      await conclude(transport, payment, paid, true, where, unseen);
+      await conclude(transport, payment, paid, { resent: true, where, unseen });
       return paid;
     } finally {
       for (const response of unseen) transport.discard(response);
@@ -270,6 +270,14 @@ async function send<R>(transport: Transport<R>, payment: Signed, where: RequestD
   }
 }
 
+/** What `conclude` needs beside the answer: how it was sent, where, the answers to discard, and how plug-ins describe a settlement. */
+interface Concluding<R> {
+  resent: boolean;
+  where: RequestDetails;
+  unseen: R[];
+  describe?: ((settlement: SettleResponse) => Promise<Record<string, unknown>>) | undefined;
+}
+
 /**
  * Reads the answer to a payment: its receipt (recorded on the answer) and, for an error status with no
  * settlement report, the outcome-unknown error to report; a refusal is thrown as a typed error (the
@@ -280,10 +288,7 @@ async function conclude<R>(
   transport: Transport<R>,
   payment: Signed,
   paid: R,
-  resent: boolean,
-  where: RequestDetails,
-  unseen: R[],
-  describe?: (settlement: SettleResponse) => Promise<Record<string, unknown>>,
+  { resent, where, unseen, describe }: Concluding<R>,
 ) {
   const status = transport.status(paid);
   const settlement = readSettlement(transport, paid);

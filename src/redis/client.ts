@@ -1,5 +1,5 @@
 /** What `x402-pay/redis` asks of a Redis client, and every call bounded in time. */
-import { checkOptions, fail, show } from "../contracts";
+import { checkOptions, fail, show, type Check } from "../contracts";
 
 /**
  * The node-redis calls these stores make: a connected `createClient()` or `createCluster()` from the
@@ -26,7 +26,7 @@ export function checkStoreOptions(
   store: string,
   redis: unknown,
   options: object,
-  { methods, checks }: { methods: readonly (keyof RedisClientLike)[]; checks: Readonly<Record<string, (value: any) => string | undefined>> },
+  { methods, checks }: { methods: readonly (keyof RedisClientLike)[]; checks: Readonly<Record<string, Check>> },
 ): void {
   const missing = methods.filter((method) => typeof (redis as Record<string, unknown> | null)?.[method] !== "function");
   if (missing.length > 0) fail(`${store}.redis`, `must be a connected node-redis client (createClient() or createCluster() of the redis package), lacking ${missing.join(", ")}`);

@@ -95,7 +95,7 @@ export function budget(options: BudgetOptions): X402Plugin {
 }
 
 /** A payment's value in micro-dollars under a budget, or `undefined` if the budget cannot tell it. */
-function valueOf(budget: ResolvedBudget, payment: BudgetPayment, asset: KnownAsset | undefined): number | undefined {
+function microDollars(budget: ResolvedBudget, payment: BudgetPayment, asset: KnownAsset | undefined): number | undefined {
   if (asset) {
     // Rounded up: a budget never counts less than was paid.
     const unit = 10n ** BigInt(asset.decimals);
@@ -113,7 +113,7 @@ function valueOf(budget: ResolvedBudget, payment: BudgetPayment, asset: KnownAss
 
 /** Why the budget refuses a requirement outright (a value it cannot tell, or more than its whole limit), else `undefined`. */
 function checkBudget(budget: ResolvedBudget, payment: BudgetPayment, asset: KnownAsset | undefined): string | undefined {
-  const micro = valueOf(budget, payment, asset);
+  const micro = microDollars(budget, payment, asset);
   if (micro === undefined) return `budget ${budget.name} cannot value asset ${payment.asset} on ${payment.network} (give the budget a value function, or add the asset to policy.assets)`;
   if (micro > budget.limit) return `${showMicro(micro)} is more than budget ${budget.name} allows in all (${budget.label})`;
   return undefined;
@@ -139,12 +139,12 @@ async function reserveBudget(
 ): Promise<Reservation> {
   const where = requestDetails(request);
   const id = randomId();
-  const micro = valueOf(budget, payment, asset);
+  const micro = microDollars(budget, payment, asset);
   // Checked when the requirement was evaluated; a value function may answer otherwise now.
   if (micro === undefined) throw new PaymentRefusedError(`Budget ${budget.name} cannot value this payment: nothing was signed.`, { details: where });
   const entry: BudgetEntry = { key: `${budget.name}:${scopeOf(budget, request.url, payment.network, payment.payTo)}`, limit: budget.limit, windowMs: budget.windowMs };
   const reserving = Promise.resolve().then(() => budget.store.reserve(entry, id, micro));
-  let answer;
+  let answer: Awaited<typeof reserving>;
   try {
     answer = await raceAbort(reserving, request.signal, where);
   } catch (error) {
@@ -164,7 +164,7 @@ async function reserveBudget(
     async commit(amount) {
       if (!open) return;
       open = false;
-      const spent = amount === undefined ? micro : (valueOf(budget, { ...payment, amount }, asset) ?? micro);
+      const spent = amount === undefined ? micro : (microDollars(budget, { ...payment, amount }, asset) ?? micro);
       // A store that fails now leaves the reservation standing: counted as spent, never less.
       await budget.store.commit(entry, id, Math.min(spent, micro)).catch(() => undefined);
     },
