@@ -5,10 +5,23 @@
  */
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { createX402Client, memoryLedger, reconcile, recordOutcomes, spendBy, unreconciled, type LedgerRecord } from "../../src";
+import { budget, createX402Client, getPaymentReceipt, memoryBudgetStore, memoryLedger, reconcile, recordOutcomes, spendBy, unreconciled, type LedgerRecord } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { useMswServer } from "../support/msw";
-import { OTHER, OTHER_PAY_TO, PATH, PAY_TO, SELLER, TX_HASH, USDC_BASE_SEPOLIA, createSeller, encodeHeader, v2Challenge, v2Requirement } from "../support/seller";
+import {
+  OTHER,
+  OTHER_PAY_TO,
+  PATH,
+  PAY_TO,
+  SELLER,
+  TX_HASH,
+  USDC_BASE_SEPOLIA,
+  createSeller,
+  encodeHeader,
+  settlementHeader,
+  v2Challenge,
+  v2Requirement,
+} from "../support/seller";
 import { account, countingSigner } from "../support/wallets";
 import { rejection, wrappers } from "../support/wrappers";
 
@@ -90,6 +103,48 @@ describe.each(wrappers)("$name: the ledger", (wrapper) => {
     server.use(createSeller().handler);
     const { client } = ledgerClient({ plugins: [recordOutcomes({ append: () => Promise.reject(new Error("disk full")), records: async function* () {} })] });
     expect((await wrapper.send(client, { url })).status).toBe(200);
+  });
+});
+
+// README: "A paid answer without a settlement report is `unknown` too." The payment left and the server
+// never said whether it settled: not spend (`settled`), not nothing charged (`rejected`); kept for
+// reconciling, and counted against the budget as spent until then.
+describe.each(wrappers)("$name: a paid answer without a settlement report", (wrapper) => {
+  const settled = settlementHeader(2, { success: true, transaction: TX_HASH, network: "eip155:84532", payer: account.address });
+  it.each([
+    { answer: "200, no PAYMENT-RESPONSE", status: 200, headers: {}, outcome: "unknown", code: undefined },
+    { answer: "201, no PAYMENT-RESPONSE", status: 201, headers: {}, outcome: "unknown", code: undefined },
+    { answer: "200, an unreadable PAYMENT-RESPONSE", status: 200, headers: { "PAYMENT-RESPONSE": "not base64 json" }, outcome: "unknown", code: undefined },
+    { answer: "400, no PAYMENT-RESPONSE", status: 400, headers: {}, outcome: "unknown", code: "PAYMENT_OUTCOME_UNKNOWN" },
+    { answer: "500, no PAYMENT-RESPONSE", status: 500, headers: {}, outcome: "unknown", code: "PAYMENT_OUTCOME_UNKNOWN" },
+    // The contrast: a report of success settles, whatever the status.
+    { answer: "500 with a successful settlement", status: 500, headers: settled, outcome: "settled", code: undefined },
+  ])("$answer: recorded $outcome ($code), the price kept; the budget counts it spent", async ({ status, headers, outcome, code }) => {
+    server.use(createSeller({ paid: () => HttpResponse.json({ data: "premium" }, { status, headers }) }).handler);
+    const store = memoryBudgetStore();
+    const ledger = memoryLedger();
+    const client = createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], plugins: [ledger, budget({ limit: "$1", store })] });
+    const reply = await wrapper.send(client, { url }).then(
+      (r) => r.raw,
+      (error) => error.response,
+    );
+    // The caller gets the answer as its library gives it, with a receipt that says whether it settled.
+    expect(getPaymentReceipt(reply)).toMatchObject({ status, settled: outcome === "settled" });
+    const unknown = outcome === "unknown";
+    expect(ledger.list).toEqual([
+      {
+        ...payment,
+        id: expect.any(String),
+        time: expect.any(String),
+        outcome,
+        code,
+        settledAmount: unknown ? undefined : "10000",
+        transaction: unknown ? undefined : TX_HASH,
+      },
+    ]);
+    expect((await unreconciled(ledger)).map((r) => r.id)).toEqual(unknown ? [ledger.list[0]!.id] : []);
+    expect(await spendBy(ledger, "asset")).toHaveLength(unknown ? 0 : 1);
+    expect(await store.usage({ key: "client/life:client", limit: 1_000_000, windowMs: undefined })).toEqual({ spent: 10_000, reserved: 0 });
   });
 });
 

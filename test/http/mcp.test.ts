@@ -8,7 +8,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { createX402Client, getPaymentReceipt, recordOutcomes, type AnyX402Error } from "../../src";
+import { createX402Client, getPaymentReceipt, memoryLedger, recordOutcomes, unreconciled, type AnyX402Error } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { MCP_PAYMENT_META_KEY, wrapMcpClientWithPayment, type McpPaymentOptions } from "../../src/mcp";
 import { TX_HASH, account, v1Challenge, v2Challenge } from "../support/seller";
@@ -135,6 +135,20 @@ describe("paying", () => {
     const result = await paid.callTool({ name: "t" });
     expect(getPaymentReceipt(result)).toMatchObject({ settled: false });
     expect(failed.map((e) => e.code)).toEqual([]);
+  });
+
+  it.each([
+    { answer: "a result without a settlement report", paid: { content: [{ type: "text", text: "ok" }] }, code: undefined },
+    { answer: "an error result without a settlement report", paid: { isError: true, content: [{ type: "text", text: "tool failed" }] }, code: "PAYMENT_OUTCOME_UNKNOWN" },
+  ] as const)("$answer: returned, and recorded in the ledger as unknown ($code), to reconcile", async ({ paid, code }) => {
+    const { mcp } = await serve(sells(paid as CallToolResult));
+    const ledger = memoryLedger();
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [ledger] });
+    const result = await wrapMcpClientWithPayment(mcp, client).callTool({ name: "t" });
+    expect(result).toMatchObject(paid);
+    expect(getPaymentReceipt(result)).toMatchObject({ settled: false, transaction: undefined });
+    expect(ledger.list).toMatchObject([{ outcome: "unknown", code, url: "mcp://scripted#t", amount: "10000", settledAmount: undefined }]);
+    expect(await unreconciled(ledger)).toHaveLength(1);
   });
 
   it("the paid call failing in transit is PAYMENT_OUTCOME_UNKNOWN with the payload to reconcile", async () => {
