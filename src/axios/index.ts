@@ -176,13 +176,14 @@ function standing({ instance, config }: Call, first: AxiosResponse | undefined) 
       ? "The request was redirected before the 402 and axios does not say how (a 303 makes it a GET): it " +
         "cannot be resent exactly."
       : undefined;
-  return { base, notReplayable };
+  // The 402 came after redirects the adapter followed itself (Node's http adapter) when it came from elsewhere.
+  return { base, notReplayable, elsewhere: url !== requested };
 }
 
 /** The handshake's view of the request (as it stood when the 402 came) and of axios's answers. */
 function transportOf(call: Call, first: AxiosResponse | undefined, paymentId: string | undefined) {
   const { send, config } = call;
-  const { base, notReplayable } = standing(call, first);
+  const { base, notReplayable, elsewhere } = standing(call, first);
   const page = browserOrigin();
   let paymentLeft = false;
   const transport: Transport<AxiosResponse> = {
@@ -196,7 +197,8 @@ function transportOf(call: Call, first: AxiosResponse | undefined, paymentId: st
       return page === undefined ? follow(send, next, guarded) : sendFromPage(page, fromPage(send, next, guarded));
     },
     status: (r) => r.status,
-    redirected: (r) => redirectedAnswers.has(r) || redirectedAnswers.has(r.request as object),
+    redirected: (r) =>
+      redirectedAnswers.has(r) || redirectedAnswers.has(r.request as object) || (r === first && elsewhere),
     header: (r, name) => headerOf(r.headers, name) ?? hopSettlements.get(r)?.[name],
     body: (r) => bodySource(r.data),
     discard: destroy,

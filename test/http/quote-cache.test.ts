@@ -5,22 +5,22 @@
  */
 import { HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
-import { budget, createX402Client, getPaymentReceipt, memoryBudgetStore, quoteCache, recordOutcomes, type AnyX402Error, type X402Plugin } from "../../src";
-import { PROBE_WAIT_MS, createQuoteCache } from "../../src/extensions/quote-cache/quote-cache";
+import { budget, createX402Client, getPaymentReceipt, memoryBudgetStore, quoteCache, recordOutcomes, type AnyX402Error, type SpendPolicy, type X402Plugin } from "../../src";
+import { PROBE_WAIT_MS, createQuoteCache, routeOf } from "../../src/extensions/quote-cache/quote-cache";
 import { exactEvm } from "../../src/evm";
 import { useMswServer } from "../support/msw";
 import { OTHER, PATH, SELLER, createSeller, v2Challenge, v2Requirement } from "../support/seller";
 import { countingSigner } from "../support/wallets";
-import { rejection, wrappers } from "../support/wrappers";
+import { axiosWrapper, rejection, wrappers } from "../support/wrappers";
 
 const server = useMswServer();
 const url = `${SELLER}${PATH}`;
 
-function quotingClient(plugins: X402Plugin[] = []) {
+function quotingClient(plugins: X402Plugin[] = [], policy: SpendPolicy = {}) {
   const { calls, signer } = countingSigner();
   const failed: AnyX402Error[] = [];
   const quotes = quoteCache();
-  const client = createX402Client({ schemes: [exactEvm({ signer })], plugins: [quotes, ...plugins], onPaymentFailed: (e) => void failed.push(e) });
+  const client = createX402Client({ schemes: [exactEvm({ signer })], plugins: [quotes, ...plugins], policy, onPaymentFailed: (e) => void failed.push(e) });
   return { client, signs: calls, failed, quotes };
 }
 
@@ -136,6 +136,132 @@ describe.each(wrappers)("$name: the quote cache", (wrapper) => {
     expect(paidFlags(seller)).toEqual(flags);
   });
 });
+
+// The route key, part by part: a quote learned for one route is never used for a request that differs
+// in one part only. Each variant passes the same-host check (same host name), so only the key keeps
+// the quote from paying it at once.
+describe.each(wrappers)("$name: the quote cache's route key", (wrapper) => {
+  const base = `${SELLER}${PATH}?page=1`;
+  /** One seller answering every URL; `flags(method, url)`: whether each request to that route carried a payment. */
+  function everywhere() {
+    const seller = createSeller({ origin: "", path: "*" });
+    server.use(seller.handler);
+    const flags = (method: string, to: string) =>
+      seller.requests.filter((r) => r.method === method && r.url.replace(/#.*/, "") === new URL(to).href.replace(/#.*/, "")).map((r) => "payment-signature" in r.headers);
+    return { seller, flags };
+  }
+
+  it.each([
+    { part: "the port", to: `${SELLER}:8443${PATH}?page=1` },
+    { part: "the scheme", to: `${SELLER.replace("https:", "http:")}${PATH}?page=1` },
+    { part: "the scheme, on the other's default port", to: `${SELLER.replace("https:", "http:")}:443${PATH}?page=1` },
+    { part: "the path", to: `${SELLER}${PATH}/other?page=1` },
+    { part: "the path's case", to: `${SELLER}${PATH.toUpperCase()}?page=1` },
+    { part: "the query", to: `${SELLER}${PATH}?page=2` },
+    { part: "a query added", to: `${SELLER}${PATH}?page=1&x=1` },
+    { part: "the query dropped", to: `${SELLER}${PATH}` },
+    { part: "the method", to: base, method: "POST" },
+  ])("another $part: asked first, never paid from the other route's quote", async ({ to, method = "GET" }) => {
+    const { flags } = everywhere();
+    const { client } = quotingClient();
+    const body = method === "POST" ? "x" : undefined;
+    await wrapper.send(client, { url: base });
+    await wrapper.send(client, { url: to, method, body });
+    expect(flags(method, to)).toEqual([false, true]);
+    // Each route keeps its own quote.
+    await wrapper.send(client, { url: to, method, body });
+    await wrapper.send(client, { url: base });
+    expect(flags(method, to)).toEqual([false, true, true]);
+    expect(flags("GET", base)).toEqual([false, true, true]);
+  });
+
+  it.each([
+    { spelling: "the host's case", to: `https://SELLER.example${PATH}?page=1` },
+    { spelling: "the default port written out", to: `${SELLER}:443${PATH}?page=1` },
+    { spelling: "a fragment", to: `${SELLER}${PATH}?page=1#top` },
+    { spelling: "the method in lower case", to: base, method: "get" },
+  ])("the same route spelled with $spelling: paid from the quote", async ({ to, method }) => {
+    const { flags } = everywhere();
+    const { client } = quotingClient();
+    await wrapper.send(client, { url: base });
+    await wrapper.send(client, { url: to, method });
+    expect(flags("GET", base)).toEqual([false, true, true]);
+  });
+});
+
+describe("routeOf", () => {
+  it("is the method (upper case), the origin (scheme, host, port), the path and the query; never the fragment", () => {
+    const key = (url: string, method = "GET") => routeOf({ url, method });
+    expect(key("https://api.example.com/a/b?x=1&y=2#f", "post")).toBe("POST https://api.example.com/a/b?x=1&y=2");
+    expect(key("HTTPS://API.example.com:443/a")).toBe("GET https://api.example.com/a");
+    expect(key("http://api.example.com:8080/")).toBe("GET http://api.example.com:8080/");
+    const keys = [
+      key("https://api.example.com/a?x=1"),
+      key("https://api.example.com/a?x=1", "POST"),
+      key("http://api.example.com/a?x=1"),
+      key("https://api.example.com:8443/a?x=1"),
+      key("https://other.example.com/a?x=1"),
+      key("https://api.example.com/b?x=1"),
+      key("https://api.example.com/a?x=2"),
+      key("https://api.example.com/a"),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+// A 402 that came after a redirect is never learned: the caller did not address that route. Here the
+// same-host check cannot refuse the quote (another port of the same host, or the check turned off).
+describe.each([
+  ...wrappers.map((wrapper) => ({ name: wrapper.name, wrapper, axiosAdapter: undefined })),
+  { name: "axios, fetch adapter", wrapper: axiosWrapper, axiosAdapter: "fetch" as const },
+])(
+  "$name: a redirected 402 is never quoted",
+  ({ wrapper, axiosAdapter }) => {
+    it.each([
+      { where: "another port of the same host", target: `${SELLER}:8443`, policy: {} },
+      { where: "another host, with requireSameHostResource: false", target: OTHER, policy: { requireSameHostResource: false } },
+    ])("redirected to $where: the 402 is paid, and every later request to either route asks first", async ({ target, policy }) => {
+      const seller = createSeller({ origin: target, challenge: v2Challenge({ resource: { url: `${target}${PATH}` } }) });
+      const moved: boolean[] = [];
+      server.use(
+        seller.handler,
+        http.all(`${SELLER}/moved`, ({ request }) => {
+          moved.push(request.headers.has("payment-signature"));
+          return new HttpResponse(null, { status: 302, headers: { Location: `${target}${PATH}` } });
+        }),
+      );
+      const { client } = quotingClient([], policy);
+      expect((await wrapper.send(client, { url: `${SELLER}/moved`, axiosAdapter })).status).toBe(200);
+      expect(paidFlags(seller)).toEqual([false, true]);
+      expect((await wrapper.send(client, { url: `${SELLER}/moved`, axiosAdapter })).status).toBe(200);
+      expect((await wrapper.send(client, { url: `${target}${PATH}`, axiosAdapter })).status).toBe(200);
+      expect(moved).toEqual([false, false]);
+      expect(paidFlags(seller)).toEqual([false, true, false, true, false, true]);
+    });
+
+    it.each([
+      { where: "another port of the same host", target: `${SELLER}:8443`, policy: {} },
+      { where: "another host, with requireSameHostResource: false", target: OTHER, policy: { requireSameHostResource: false } },
+    ])("a payment from the quote redirected to a 402 on $where: outcome unknown, never a stale quote paid again", async ({ target, policy }) => {
+      let moving = false;
+      const seller = createSeller({
+        intercept: (request) => (moving && request.headers.has("payment-signature") ? new HttpResponse(null, { status: 307, headers: { Location: `${target}${PATH}` } }) : undefined),
+      });
+      const paywall = createSeller({ origin: target, challenge: v2Challenge({ resource: { url: `${target}${PATH}` } }) });
+      server.use(seller.handler, paywall.handler);
+      const { client, signs, failed } = quotingClient([], policy);
+      await wrapper.send(client, { url, axiosAdapter });
+      moving = true;
+      const error = await rejection(wrapper.send(client, { url, axiosAdapter }));
+      expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
+      expect(error.message).toMatch(/redirected/);
+      expect(failed).toEqual([error]);
+      // One payment from the quote, and no second one signed for the 402 it was redirected to.
+      expect(signs).toHaveLength(2);
+      expect(paidFlags(seller)).toEqual([false, true, true]);
+    });
+  },
+);
 
 describe("quote cache options and expiry", () => {
   it.each([{ ttlSeconds: 0 }, { ttlSeconds: 1.5 }, { maxEntries: -1 }, { size: 1 }, "yes"])("%j: INVALID_CONFIG", (options) => {
