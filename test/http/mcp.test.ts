@@ -225,6 +225,11 @@ describe("the tool guard and the request (the mutation run's cases)", () => {
   const price = "$0.01"; // v2Requirement's 10000 base units of USDC
 
   it.each([
+    // An allow-list's [] allows none.
+    { options: { tools: [] }, reason: 'tool "t" is not in mcp.tools' },
+    { options: { servers: [] }, reason: "server mcp://scripted is not in mcp.servers" },
+    { options: { servers: [], tools: ["t"] }, reason: "server mcp://scripted is not in mcp.servers" },
+    { options: { servers: ["mcp://scripted"], tools: [] }, reason: 'tool "t" is not in mcp.tools' },
     { options: { tools: ["other"] }, reason: 'tool "t" is not in mcp.tools' },
     { options: { tools: ["o*"] }, reason: 'tool "t" is not in mcp.tools' },
     { options: { servers: ["mcp://other"] }, reason: "server mcp://scripted is not in mcp.servers" },
@@ -242,6 +247,9 @@ describe("the tool guard and the request (the mutation run's cases)", () => {
     { tools: ["t"] },
     { tools: ["*"] },
     { servers: ["MCP://Scripted"] },
+    { servers: ["mcp://scripted"], tools: ["t"] },
+    // No caps at all.
+    { maxAmountPerTool: {} },
     { maxAmountPerTool: { t: price } },
     { maxAmountPerTool: { t: price, "*": "$0.001" } },
     { maxAmountPerTool: { other: "$0.001" } },

@@ -192,6 +192,20 @@ describe("how offers are matched and which one counts", () => {
     expect(error.details.rejected[0]).toMatchObject({ code: "policy", reason: expect.stringContaining("not by an accepted signer") });
   });
 
+  it("requireSigner: [] accepts no signer: even a valid offer signed by payTo is refused, and nothing is signed", async () => {
+    const req = requirement();
+    server.use(offerSeller([req], [await offerFor(req, 0)]).handler);
+    const { client: paying, calls } = client({ requireSigner: [] });
+    const error = await rejection(wrapper.send(paying, { url }));
+    expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
+    expect(error.details.rejected[0]).toMatchObject({ code: "policy", reason: expect.stringContaining("not by an accepted signer") });
+    expect(calls).toHaveLength(0);
+    // And a requirement with no offer at all.
+    server.use(offerSeller([req], []).handler);
+    const none = await rejection(wrapper.send(client({ requireSigner: [] }).client, { url }));
+    expect(none.details.rejected[0]).toMatchObject({ code: "policy", reason: expect.stringContaining("carries no valid signed offer") });
+  });
+
   it("an offer is good until the second of validUntil, and expired the second after; the reason names the time", async () => {
     const req = requirement();
     const offer = await offerFor(req, 0);

@@ -427,6 +427,18 @@ describe("signInWithX: when to sign in", () => {
     expect(messages).toEqual([]);
   });
 
+  it("supportedChains: [] offers no chain: an auth-only route is refused, a paid one pays; nothing is signed", async () => {
+    const { wallet, messages } = countingEvmWallet();
+    const extension = signInWithX({ evm: wallet });
+    await expect(headersFrom(extension, challengeOf(url, info(), []), url)).rejects.toMatchObject({
+      code: "SIGN_IN_REFUSED",
+      details: { reason: "unsupported_chain" },
+    });
+    await extension.onOutcome!(settled(account.address));
+    expect(await headersFrom(extension, challengeOf(url, info(), [], [requirement]), url)).toBeUndefined();
+    expect(messages).toEqual([]);
+  });
+
   it("a paid route whose chains no wallet can sign in on pays instead (no refusal)", async () => {
     const { wallet, messages } = countingEvmWallet();
     const extension = signInWithX({ evm: wallet });
