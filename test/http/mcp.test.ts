@@ -137,11 +137,11 @@ describe("paying", () => {
     expect(failed.map((e) => e.code)).toEqual([]);
   });
 
-  it.each([
+  it.each<{ answer: string; paid: CallToolResult; code: string | undefined }>([
     { answer: "a result without a settlement report", paid: { content: [{ type: "text", text: "ok" }] }, code: undefined },
     { answer: "an error result without a settlement report", paid: { isError: true, content: [{ type: "text", text: "tool failed" }] }, code: "PAYMENT_OUTCOME_UNKNOWN" },
-  ] as const)("$answer: returned, and recorded in the ledger as unknown ($code), to reconcile", async ({ paid, code }) => {
-    const { mcp } = await serve(sells(paid as CallToolResult));
+  ])("$answer: returned, and recorded in the ledger as unknown ($code), to reconcile", async ({ paid, code }) => {
+    const { mcp } = await serve(sells(paid));
     const ledger = memoryLedger();
     const client = createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [ledger] });
     const result = await wrapMcpClientWithPayment(mcp, client).callTool({ name: "t" });
