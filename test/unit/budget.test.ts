@@ -129,6 +129,37 @@ describe("valuing payments", () => {
   });
 });
 
+describe("each window's length", () => {
+  const usdc = { network: "eip155:84532", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6, symbol: "USDC" };
+  const payment = { network: usdc.network, asset: usdc.address, amount: "600000", payTo: "0x1" };
+  const request = { url: "https://a.example/x", method: "GET" };
+
+  it.each([
+    { per: "minute", ms: 60_000 },
+    { per: "hour", ms: 3_600_000 },
+    { per: "day", ms: 86_400_000 },
+    { per: "week", ms: 604_800_000 },
+    { per: 90_000, ms: 90_000 },
+  ] as const)("per $per: a payment counts for $ms ms, and not one ms more", async ({ per, ms }) => {
+    let now = 1_700_000_000_000;
+    const budgets = resolveBudgets({ limit: "$1", per, store: memoryBudgetStore(() => now) }, fail);
+    expect(budgets[0]!.windowMs).toBe(ms);
+    await (await reserveBudgets(budgets, payment, usdc, request))!.commit();
+    now += ms - 1;
+    await expect(reserveBudgets(budgets, payment, usdc, request)).rejects.toMatchObject({ code: "BUDGET_EXCEEDED", details: { spent: "$0.6" } });
+    now += 1;
+    expect(await reserveBudgets(budgets, payment, usdc, request)).toBeDefined();
+  });
+
+  it("without a window, a payment counts for good", async () => {
+    let now = 1_700_000_000_000;
+    const budgets = resolveBudgets({ limit: "$1", store: memoryBudgetStore(() => now) }, fail);
+    await (await reserveBudgets(budgets, payment, usdc, request))!.commit();
+    now += 10 * 604_800_000;
+    await expect(reserveBudgets(budgets, payment, usdc, request)).rejects.toMatchObject({ code: "BUDGET_EXCEEDED" });
+  });
+});
+
 describe("a value function that changes its mind or throws", () => {
   const payment = { network: "eip155:84532", asset: "0xabc", amount: "7", payTo: "0x1" };
   const request = { url: "https://a.example/x", method: "GET" };

@@ -146,3 +146,19 @@ describe("redis budget store: failing closed, never hanging", () => {
     await vi.waitFor(async () => expect(await store.usage(entry())).toEqual({ spent: 0, reserved: 0 }));
   });
 });
+
+describe("redis budget store: each window's length", () => {
+  it.each([60_000, 86_400_000, 604_800_000])("window %i ms: a reservation and a commit count for the window, and not one ms more", async (windowMs) => {
+    let now = 1_700_000_000_000;
+    const store = redisBudgetStore(redis, { prefix: fresh(), now: () => now });
+    const e = entry({ windowMs });
+    await store.reserve(e, "a", 600);
+    await store.commit(e, "a", 600);
+    await store.reserve(e, "b", 300);
+    now += windowMs - 1;
+    expect(await store.usage(e)).toEqual({ spent: 600, reserved: 300 });
+    expect((await store.reserve(e, "c", 101)).ok).toBe(false);
+    now += 1;
+    expect(await store.usage(e)).toEqual({ spent: 0, reserved: 0 });
+  });
+});
