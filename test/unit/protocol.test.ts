@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { EVM_V1_NETWORKS, toEvmChainId } from "../../src/evm";
-import { SVM_V1_NETWORKS } from "../../src/svm";
+import { DEFAULT_ASSETS as EVM_REFERENCE_ASSETS } from "@x402/evm";
+import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
+import { DEFAULT_ASSETS as SVM_REFERENCE_ASSETS, V1_TO_V2_NETWORK_MAP } from "@x402/svm";
+import { EVM_KNOWN_ASSETS, EVM_V1_NETWORKS, toEvmChainId } from "../../src/evm";
+import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "../../src/svm";
 import { decodeBase64Json, encodeBase64Json, formatUnits, matchesPattern, parseAtomicAmount, parseChallenge, parseUsd, decodeSettlement, findKnownAsset } from "../../src/entries/protocol";
 import { isWithinUsd, patternSpecificity } from "../../src/protocol";
 
@@ -67,6 +70,24 @@ describe("networks", () => {
     expect(EVM_V1_NETWORKS.ethereum).toBe("eip155:1");
     expect(SVM_V1_NETWORKS["solana-devnet"]).toBe("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
     expect(Object.keys(EVM_V1_NETWORKS)).toHaveLength(21);
+  });
+
+  // What the spend policy prices and which chain a v1 name pays on are money: each entry is the
+  // reference's (@x402/evm and @x402/svm 2.27), field by field. Ours may list fewer.
+  it("every known stablecoin is in the reference's table with the same network, address, decimals and symbol", () => {
+    const reference = [EVM_REFERENCE_ASSETS, SVM_REFERENCE_ASSETS].flatMap((table) =>
+      Object.entries(table as Record<string, readonly { asset: string; decimals: number; symbol: string }[]>).flatMap(([network, assets]) =>
+        assets.map(({ asset, decimals, symbol }) => ({ network, address: asset, decimals, symbol })),
+      ),
+    );
+    for (const asset of [...EVM_KNOWN_ASSETS, ...SVM_KNOWN_ASSETS]) expect(reference).toContainEqual({ ...asset });
+    expect(EVM_KNOWN_ASSETS).toHaveLength(11);
+    expect(SVM_KNOWN_ASSETS).toHaveLength(2);
+  });
+
+  it("every v1 network name names the reference's chain", () => {
+    for (const [name, caip2] of Object.entries(EVM_V1_NETWORKS)) expect([name, caip2]).toEqual([name, `eip155:${(EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>)[name]}`]);
+    expect(SVM_V1_NETWORKS).toEqual(V1_TO_V2_NETWORK_MAP);
   });
 
   it.each([
