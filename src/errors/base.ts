@@ -4,8 +4,9 @@
  * original `cause` (a wallet's "user rejected", an RPC failure), walkable like viem's `BaseError`.
  *
  * Redaction is for key material only, and only where it can come from: the causes (a wallet or RPC
- * library's error text), scrubbed in place so their identity and fields stay reachable. x402-pay's own
- * messages name public things (transaction hashes, nonces, addresses) and are left readable.
+ * library's error text), scrubbed in place so their identity and fields stay reachable, and the
+ * messages of configuration errors, which may repeat an option's value. x402-pay's other messages name
+ * public things (transaction hashes, nonces, addresses) and are left readable.
  */
 
 export type ErrorPhase = "config" | "challenge" | "select" | "sign" | "send" | "settle" | "discover";
@@ -135,7 +136,10 @@ export class X402Error<C extends X402ErrorCode = X402ErrorCode, D extends object
   declare readonly docsUrl: string;
 
   /** `kind`: what every error of a class shares (its name, code and phase); each class passes its own. */
-  constructor(kind: { name: string; code: C; phase: ErrorPhase }, shortMessage: string, options: X402ErrorOptions<D> = {}) {
+  constructor(kind: { name: string; code: C; phase: ErrorPhase }, message: string, options: X402ErrorOptions<D> = {}) {
+    // A configuration error may repeat a value the caller gave, which may be a key pasted in the wrong
+    // place; it never needs to show a hash, so key-shaped text goes.
+    const shortMessage = kind.phase === "config" ? redactSecrets(message) : message;
     super(options.hint ? `${shortMessage} ${options.hint}` : shortMessage, { cause: scrub(options.cause) });
     const { name, code, phase } = kind;
     const details = { ...options.details } as D;

@@ -12,9 +12,11 @@ import { inspect } from "node:util";
 import { fileURLToPath } from "node:url";
 import * as entries from "../../src/entries/errors";
 import { InvalidConfigError, NoPayableRequirementError, PaymentOutcomeUnknownError, PaymentRejectedError, SigningError, redactSecrets } from "../../src/entries/errors";
-import { X402Error, createX402Client, isX402Error, type X402ErrorCode } from "../../src";
+import { X402Error, builderCode, createX402Client, isX402Error, type X402ErrorCode } from "../../src";
 import { parseChallenge } from "../../src/entries/protocol";
-import { exactEvm } from "../../src/evm";
+import { exactEvm, permit2Allowance, permit2ApprovalTransaction } from "../../src/evm";
+import { exactSvm } from "../../src/svm";
+import { DEVNET, buyer } from "../support/svm";
 import { describeRejection, raceAbort, throwIfAborted, toWalletError, type RejectedRequirement } from "../../src/errors";
 import { ANVIL_KEY_0 } from "../support/vectors";
 import { account, encodeHeader, v2Challenge } from "../support/seller";
@@ -117,6 +119,36 @@ describe("redaction covers key material in foreign text, and nothing else", () =
     });
     expect(error.message).toContain(tx);
     expect(new PaymentOutcomeUnknownError(`nonce ${tx} is pending`).message).toContain(tx);
+  });
+});
+
+describe("a key given where an option goes is never repeated in the configuration error", () => {
+  const key = ANVIL_KEY_0;
+  const solanaKey = getBase58Decoder().decode(new Uint8Array(64).fill(7));
+  const keyFile = `[${Array.from({ length: 64 }, (_, i) => i + 100).join(",")}]`;
+  const signer = { address: account.address, signTypedData: async () => "0x" as const };
+  const client = (options: object) => () => createX402Client({ schemes: [exactEvm({ signer })], ...options });
+
+  it.each<{ where: string; make: () => unknown }>([
+    { where: "policy.origins", make: client({ policy: { origins: [key] } }) },
+    { where: "policy.networks", make: client({ policy: { networks: [key] } }) },
+    { where: "policy.maxAmountPerPayment", make: client({ policy: { maxAmountPerPayment: solanaKey } }) },
+    { where: "policy.assetCaps", make: client({ policy: { assetCaps: [{ network: "eip155:1", asset: key, maxAmount: keyFile }] } }) },
+    { where: "an unknown option's value", make: client({ policy: { maxAmountPerPayment: [key] } }) },
+    { where: "the permit2 rpc", make: () => permit2Allowance({ rpc: key }) },
+    { where: "the exactSvm rpc", make: () => exactSvm({ signer: buyer, rpc: { [DEVNET]: solanaKey } as never }) },
+    { where: "a builder code", make: () => builderCode([key]) },
+    { where: "permit2ApprovalTransaction's token", make: () => permit2ApprovalTransaction({ token: key, amount: "1" }) },
+  ])("$where", async ({ make }) => {
+    const error = await Promise.resolve()
+      .then(make)
+      .then(
+        () => undefined,
+        (e: X402Error) => e,
+      );
+    expect(error).toMatchObject({ code: "INVALID_CONFIG" });
+    const shown = [error!.message, error!.shortMessage, String(error), error!.stack, JSON.stringify(error)].join(" ");
+    for (const secret of [key.slice(2), solanaKey, keyFile.slice(1, -1)]) expect(shown).not.toContain(secret);
   });
 });
 
