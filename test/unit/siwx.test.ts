@@ -9,7 +9,7 @@ import { createSIWxMessage } from "@x402/extensions/sign-in-with-x";
 import fc from "fast-check";
 import { createWalletClient, custom, verifyMessage } from "viem";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createX402Client, signInWithX, type X402Plugin } from "../../src";
+import { createX402Client, memoryLedger, signInWithX, type X402Plugin } from "../../src";
 import { encodeBase64Json, parseChallenge, type PaymentChallenge } from "../../src/entries/protocol";
 import { eip1193Signer, exactEvm } from "../../src/evm";
 import { CLOCK_SKEW_SECONDS, MAX_AGE_SECONDS } from "../../src/extensions/sign-in-with-x";
@@ -20,7 +20,7 @@ import { toSolanaMessageSigner } from "../../src/extensions/sign-in-with-x/walle
 import { SIGN_IN, countingEvmWallet, countingSolanaWallet, siwxVectors, verifyEd25519 } from "../support/siwx";
 import { buyer } from "../support/svm";
 import { account, countingSigner } from "../support/wallets";
-import { getBase58Encoder } from "@solana/kit";
+import { getBase58Decoder, getBase58Encoder } from "@solana/kit";
 
 const { vectors } = siwxVectors;
 const family = (chainId: string) => (chainId.startsWith("solana:") ? "solana" : "evm");
@@ -92,6 +92,9 @@ describe("messages that cannot be built", () => {
     const solana = (over: Record<string, unknown>) => fields(over, "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
     expect(messageProblem("solana", solana({ statement: "100% sure {ok}" }))).toBeUndefined();
     expect(messageProblem("solana", solana({ statement: "one\r\ntwo" }))).toMatch(/statement contains a line break/);
+    // A carriage return alone breaks a line in a wallet's display as well.
+    expect(messageProblem("solana", solana({ statement: "one\rURI: https://evil.example" }))).toMatch(/statement contains a line break/);
+    expect(messageProblem("solana", solana({ requestId: "r\r1" }))).toMatch(/requestId contains a line break/);
     expect(messageProblem("solana", solana({ resources: ["a", "b\nc"] }))).toMatch(/resources\[1\]/);
     expect(messageProblem("solana", fields({}, "solana:"))).toMatch(/not a Solana CAIP-2/);
   });
@@ -166,6 +169,8 @@ describe("refusals before signing", () => {
     ["another port of the same host", "127.0.0.1:4022"],
     ["a subdomain", "a.127.0.0.1"],
     ["the host inside a longer name", "127.0.0.1.evil.example"],
+    ["the host under www", "www.127.0.0.1"],
+    ["the host with a trailing dot", "127.0.0.1."],
     ["a scheme in front", "http://127.0.0.1:4021"],
     ["nothing", ""],
   ])("refuses a domain naming %s (the phishing guard)", (_, domain) => {
@@ -448,6 +453,48 @@ describe("signInWithX: when to sign in", () => {
     expect(messages).toEqual([]);
   });
 
+  it("a route whose every requirement is malformed is not auth-only: a wallet that never paid does not sign in", async () => {
+    const { wallet, messages } = countingEvmWallet();
+    const challenge = challengeOf(url, info(), [{ chainId: "eip155:8453", type: "eip191" }], [{ scheme: "exact" }]);
+    expect(challenge.invalid).toHaveLength(1);
+    expect(await headersFrom(signInWithX({ evm: wallet }), challenge, url)).toBeUndefined();
+    expect(messages).toEqual([]);
+  });
+
+  it("only the wallet that paid signs in: another registered wallet does not, even on a chain only it could sign", async () => {
+    const evm = countingEvmWallet();
+    const solana = countingSolanaWallet();
+    const extension = signInWithX({ evm: evm.wallet, solana: solana.wallet });
+    await extension.onOutcome!(settled(account.address));
+    const onSolanaOnly = challengeOf(url, info(), [{ chainId: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", type: "ed25519" }], [requirement]);
+    expect(await headersFrom(extension, onSolanaOnly, url)).toBeUndefined();
+    expect([evm.messages, solana.messages]).toEqual([[], []]);
+  });
+
+  it("a payment the ledger holds as unknown, rejected or refused does not count as paid; a settled one does", async () => {
+    for (const outcome of ["unknown", "rejected", "refused"] as const) {
+      const ledger = memoryLedger();
+      await ledger.append({ id: "1", time: new Date().toISOString(), outcome, url, method: "GET", payer: account.address, network: "eip155:8453" });
+      const { wallet, messages } = countingEvmWallet();
+      expect(await headersFrom(signInWithX({ evm: wallet, store: ledger }), paidRoute(), url)).toBeUndefined();
+      expect(messages).toEqual([]);
+    }
+    const ledger = memoryLedger();
+    await ledger.append({ id: "1", time: new Date().toISOString(), outcome: "settled", url, method: "GET", payer: account.address, network: "eip155:8453" });
+    expect(await headersFrom(signInWithX({ evm: countingEvmWallet().wallet, store: ledger }), paidRoute(), url)).toEqual({ [SIGN_IN]: expect.any(String) });
+  });
+
+  it("the proof names a signatureScheme only when it is one the reference knows", async () => {
+    const schemeIn = async (signatureScheme: unknown) => {
+      const chain = { chainId: "eip155:8453", type: "eip191", signatureScheme };
+      const headers = await headersFrom(signInWithX({ evm: account }), challengeOf(url, info(), [chain]), url);
+      return JSON.parse(Buffer.from(headers![SIGN_IN]!, "base64").toString("utf8")).signatureScheme;
+    };
+    expect(await schemeIn("eip1271")).toBe("eip1271");
+    expect(await schemeIn("eip191")).toBe("eip191");
+    expect(await schemeIn("evil")).toBeUndefined();
+  });
+
   it("a refused challenge on a route paid before throws before the wallet is asked", async () => {
     const { wallet, messages } = countingEvmWallet();
     const extension = signInWithX({ evm: wallet });
@@ -569,6 +616,32 @@ describe("wallets", () => {
     });
     const honest = { address: buyer.address, modifyAndSignMessages: async (messages: readonly { content: Uint8Array }[]) => buyer.signMessages(messages as never).then(([s]) => [{ content: messages[0]!.content, signatures: s! }]) };
     expect(await toSolanaMessageSigner(honest).sign(message)).toMatch(/^[1-9A-HJ-NP-Za-km-z]{86,88}$/);
+  });
+
+  it.each([
+    ["one byte changed (same length)", (content: Uint8Array) => content.map((b, i) => (i === 0 ? b ^ 1 : b))],
+    ["bytes added after the message", (content: Uint8Array) => new Uint8Array([...content, 10, 65])],
+    ["bytes dropped from its end", (content: Uint8Array) => content.subarray(0, content.length - 1)],
+  ])("a kit modifying signer whose signed message has %s is refused", async (_, change) => {
+    const modifying = {
+      address: buyer.address,
+      modifyAndSignMessages: async (messages: readonly { content: Uint8Array }[]) => {
+        const content = change(messages[0]!.content);
+        const [signatures] = await buyer.signMessages([{ content, signatures: {} }]);
+        return [{ content, signatures: signatures! }];
+      },
+    };
+    await expect(toSolanaMessageSigner(modifying).sign(message)).rejects.toMatchObject({ message: expect.stringMatching(/changed the sign-in message/) });
+  });
+
+  it("a Solana address is 32 to 44 base58 characters: a 64-byte secret key given as the address is refused, and not repeated", () => {
+    const secret = getBase58Decoder().decode(new Uint8Array(64).fill(9));
+    const signer = (address: string) => () => toSolanaMessageSigner({ address, signMessages: async () => [] });
+    for (const address of [secret, "1".repeat(45), "1".repeat(31)]) {
+      expect(signer(address)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", message: expect.not.stringContaining(address) }));
+    }
+    expect(signer("1".repeat(32))().address).toBe("1".repeat(32));
+    expect(signer("1".repeat(44))().address).toBe("1".repeat(44));
   });
 
   it("a wallet-standard wallet signs with its first account that has solana:signMessage; none connected: no address", async () => {
