@@ -160,6 +160,34 @@ describe("each window's length", () => {
   });
 });
 
+describe("committing a settled amount", () => {
+  const usdc = { network: "eip155:84532", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6, symbol: "USDC" };
+  const request = { url: "https://a.example/x", method: "GET" };
+  /** A store that records what it is asked to commit, and commits it as asked (no clamping of its own). */
+  function recordingStore() {
+    const commits: number[] = [];
+    const inner = memoryBudgetStore();
+    return { commits, store: { ...inner, commit: async (entry: BudgetEntry, id: string, amount: number) => void commits.push(amount) } };
+  }
+
+  it("a settled amount over the reserved maximum is committed as the maximum, never more", async () => {
+    const { commits, store } = recordingStore();
+    const budgets = resolveBudgets({ limit: "$1", store }, fail);
+    const hold = await reserveBudgets(budgets, { network: usdc.network, asset: usdc.address, amount: "50000", payTo: "0x1" }, usdc, request);
+    await hold!.commit("90000");
+    expect(commits).toEqual([50_000]);
+  });
+
+  it("a settled amount the budget cannot value is committed as the reserved maximum, not as nothing", async () => {
+    const { commits, store } = recordingStore();
+    const value = ({ amount }: { amount: string }) => (amount === "5" ? "$0.5" : undefined);
+    const budgets = resolveBudgets({ limit: "$1", store, value }, fail);
+    const hold = await reserveBudgets(budgets, { network: usdc.network, asset: "0xabc", amount: "5", payTo: "0x1" }, undefined, request);
+    await hold!.commit("3");
+    expect(commits).toEqual([500_000]);
+  });
+});
+
 describe("a value function that changes its mind or throws", () => {
   const payment = { network: "eip155:84532", asset: "0xabc", amount: "7", payTo: "0x1" };
   const request = { url: "https://a.example/x", method: "GET" };
