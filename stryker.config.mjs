@@ -6,8 +6,8 @@
 // `-- --force` to test every mutant anew.
 // Reports: reports/mutation/mutation.html and reports/mutation/mutation.json.
 
-/** Folders of src/ to mutate. To add one (e.g. "evm", "svm"), list it here. */
-const folders = ["protocol", "client", "handshake", "fetch", "axios", "errors", "evm", "io", "siwx", "offers", "extensions", "budget", "ledger", "file", "redis", "mcp", "discovery"];
+/** Folders of src/ to mutate. To add one, list it here. */
+const folders = ["protocol", "client", "handshake", "fetch", "axios", "errors", "evm", "svm", "io", "siwx", "offers", "extensions", "budget", "ledger", "file", "redis", "mcp", "discovery"];
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 const config = {

@@ -186,6 +186,16 @@ describe("questions asked of a ledger", () => {
     expect((await spendBy(ledger, "asset", { since: "2026-11-23T00:00:00Z", until: new Date("2026-11-23T11:00:00Z") })).map((r) => r.amount)).toEqual(["257"]);
   });
 
+  it("spend is never summed across networks: the same token address on two chains is two rows", async () => {
+    const ledger = memoryLedger();
+    await ledger.append(at("2026-11-23T10:00:00.000Z", {}));
+    await ledger.append(at("2026-11-23T11:00:00.000Z", { network: "eip155:8453" }));
+    expect((await spendBy(ledger, "asset")).map((r) => [r.network, r.amount])).toEqual([
+      ["eip155:84532", "10000"],
+      ["eip155:8453", "10000"],
+    ]);
+  });
+
   it("unknowns stay to reconcile until a reconciliation names them; a reconciled settlement counts as spend", async () => {
     const ledger = memoryLedger();
     const first = at("2026-11-23T12:00:00.000Z", { outcome: "unknown", settledAmount: undefined });

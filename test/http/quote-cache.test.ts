@@ -106,6 +106,19 @@ describe.each(wrappers)("$name: the quote cache", (wrapper) => {
     expect(paidFlags(seller)).toEqual([false, true, true, false]);
   });
 
+  it("a route whose payment from the quote got no answer is asked first next time", async () => {
+    let lose = false;
+    const seller = createSeller({ intercept: (request) => (lose && request.headers.has("payment-signature") ? HttpResponse.error() : undefined) });
+    server.use(seller.handler);
+    const { client } = quotingClient();
+    await wrapper.send(client, { url });
+    lose = true;
+    expect(await rejection(wrapper.send(client, { url }))).toMatchObject({ code: "PAYMENT_OUTCOME_UNKNOWN" });
+    lose = false;
+    await wrapper.send(client, { url });
+    expect(paidFlags(seller)).toEqual([false, true, true, false, true]);
+  });
+
   it("a cached quote still meets the budget: refused before anything is sent", async () => {
     const seller = createSeller();
     server.use(seller.handler);
@@ -325,6 +338,18 @@ describe("quote cache probes", () => {
     cache.learn("r", {} as never);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(released).toBe(true);
+  });
+
+  it("by default a quote lasts 300 s and 1000 routes are kept", () => {
+    let now = 0;
+    const cache = createQuoteCache(true, () => now)!;
+    const challenge = {} as never;
+    for (let i = 0; i <= 1000; i++) cache.learn(`r${i}`, challenge);
+    expect([cache.lookup("r0"), cache.lookup("r1"), cache.lookup("r1000")]).toEqual([undefined, challenge, challenge]);
+    now = 299_999;
+    expect(cache.lookup("r1")).toBe(challenge);
+    now = 300_000;
+    expect(cache.lookup("r1")).toBeUndefined();
   });
 
   it.each([{ ttlSeconds: 86_401 }, { maxEntries: 1_000_001 }])("%j: past the bounds, INVALID_CONFIG", (quoteCache) => {

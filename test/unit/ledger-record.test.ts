@@ -24,4 +24,15 @@ describe("ledger records", () => {
     expect(failed(new PaymentRejectedError("no", { details: {} as never })).network).toBe("eip155:84532");
     expect(ledgerRecord({ settled: false, error: new PaymentRejectedError("no", { details: {} as never }), challenge: undefined, request, payment: { terms, requirement: {} as never } }).network).toBe("base-sepolia");
   });
+
+  it("a settled record: the payer the settlement names, and as settled amount what was reported, else the price (never upto's maximum)", () => {
+    const receipt = (over: object) => ({ ...terms, status: 200, settled: true, settlement: undefined, transaction: "0x1", settledAmount: undefined, extensions: {}, ...over });
+    const settled = (over: object) => ledgerRecord({ settled: true, receipt: receipt(over) as never, challenge: {} as never, request }, payment);
+    expect(settled({ payer: "0x456" })).toMatchObject({ outcome: "settled", payer: "0x456", amount: "10", settledAmount: "10" });
+    expect(settled({ settledAmount: "7" }).settledAmount).toBe("7");
+    expect(settled({ upTo: true, scheme: "upto" })).toMatchObject({ amount: "10", settledAmount: undefined });
+    expect(settled({ upTo: true, scheme: "upto", settledAmount: "3" }).settledAmount).toBe("3");
+    // Paid, and not said to have settled: no settled amount.
+    expect(settled({ settled: false })).toMatchObject({ outcome: "unknown", settledAmount: undefined });
+  });
 });
