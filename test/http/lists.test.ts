@@ -3,11 +3,12 @@
  * policy's networks, payees and origins, uptoEvm's facilitators, a scheme's networks and x402Versions
  * (and, elsewhere: offerReceipt's requireSigner in offers.test.ts, the MCP guard's servers and tools in
  * mcp.test.ts). A list of things that add or must all hold adds or holds nothing with `[]`: the
- * policy's assets and assetCaps, budgets, extensions, builder codes. Not given at all, an allow-list
+ * policy's assets and assetCaps, plug-ins (budgets among them), builder codes. Not given at all, an allow-list
  * restricts nothing.
  */
 import { describe, expect, it } from "vitest";
-import { builderCode, createX402Client, parseChallenge, type SpendPolicy, type X402Client } from "../../src";
+import { budget, builderCode, createX402Client, type SpendPolicy, type X402Client } from "../../src";
+import { parseChallenge } from "../../src/entries/protocol";
 import { exactEvm, uptoEvm } from "../../src/evm";
 import { exactSvm } from "../../src/svm";
 import { useMswServer } from "../support/msw";
@@ -157,21 +158,21 @@ describe("lists that add or must all hold: [] adds or holds nothing", () => {
     expect(await verdict(evm({ assetCaps }))).toBe("payable");
   });
 
-  it("budget: [] is no budget; a list of one holds", async () => {
+  it("plugins: [] is no budget; a list of one budget holds", async () => {
     const seller = createSeller();
     server.use(seller.handler);
-    const none = createX402Client({ schemes: [exactEvm({ signer: account })], budget: [] });
+    const none = createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [] });
     for (let i = 0; i < 3; i++) expect((await fetchWrapper.send(none, { url })).status).toBe(200);
-    const one = createX402Client({ schemes: [exactEvm({ signer: account })], budget: [{ limit: "$0.01" }] });
+    const one = createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [budget({ limit: "$0.01" })] });
     expect((await fetchWrapper.send(one, { url })).status).toBe(200);
     expect(await rejection(fetchWrapper.send(one, { url }))).toMatchObject({ code: "BUDGET_EXCEEDED" });
     expect(seller.verdicts.filter((v) => v.ok)).toHaveLength(4);
   });
 
-  it("extensions: [] leaves the built-in payment-identifier serving", async () => {
+  it("plugins: [] leaves the built-in payment-identifier serving", async () => {
     const seller = createSeller({ challenge: v2Challenge({ extensions: { "payment-identifier": { info: { required: true } } } }) });
     server.use(seller.handler);
-    await fetchWrapper.send(createX402Client({ schemes: [exactEvm({ signer: account })], extensions: [] }), { url });
+    await fetchWrapper.send(createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [] }), { url });
     expect(seller.payments[0].extensions["payment-identifier"].info).toEqual({ required: true, id: expect.stringMatching(/^[\w-]{16,128}$/) });
   });
 
@@ -179,7 +180,7 @@ describe("lists that add or must all hold: [] adds or holds nothing", () => {
     const declaration = { info: { a: "bc_weather", s: ["bc_server"] }, schema: {} };
     const silent = createSeller();
     server.use(silent.handler);
-    const client = createX402Client({ schemes: [exactEvm({ signer: account })], extensions: [builderCode([])] });
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [builderCode([])] });
     await fetchWrapper.send(client, { url });
     expect(silent.payments[0]).not.toHaveProperty("extensions");
     const declaring = createSeller({ challenge: v2Challenge({ extensions: { "builder-code": declaration } }) });
@@ -189,7 +190,7 @@ describe("lists that add or must all hold: [] adds or holds nothing", () => {
     // One code: added, before the server's.
     const one = createSeller({ challenge: v2Challenge({ extensions: { "builder-code": declaration } }) });
     server.use(one.handler);
-    await fetchWrapper.send(createX402Client({ schemes: [exactEvm({ signer: account })], extensions: [builderCode(["bc_agent"])] }), { url });
+    await fetchWrapper.send(createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [builderCode(["bc_agent"])] }), { url });
     expect(one.payments[0].extensions["builder-code"].info.s).toEqual(["bc_agent", "bc_server"]);
   });
 

@@ -342,7 +342,7 @@ describe("quote cache probes", () => {
 
   it("by default a quote lasts 300 s and 1000 routes are kept", () => {
     let now = 0;
-    const cache = createQuoteCache(true, () => now)!;
+    const cache = createQuoteCache({}, () => now);
     const challenge = {} as never;
     for (let i = 0; i <= 1000; i++) cache.learn(`r${i}`, challenge);
     expect([cache.lookup("r0"), cache.lookup("r1"), cache.lookup("r1000")]).toEqual([undefined, challenge, challenge]);

@@ -142,21 +142,23 @@ describe("each window's length", () => {
     { per: 90_000, ms: 90_000 },
   ] as const)("per $per: a payment counts for $ms ms, and not one ms more", async ({ per, ms }) => {
     let now = 1_700_000_000_000;
-    const budgets = resolveBudgets({ limit: "$1", per, store: memoryBudgetStore(() => now) }, fail);
-    expect(budgets[0]!.windowMs).toBe(ms);
-    await (await reserveBudgets(budgets, payment, usdc, request))!.commit();
+    const { entries, store } = recording(memoryBudgetStore(() => now));
+    const budgets = [budget({ limit: "$1", per, store })];
+    const [held] = await reserveIn(budgets, payment, usdc, request);
+    expect(entries[0]!.windowMs).toBe(ms);
+    await held!.commit();
     now += ms - 1;
-    await expect(reserveBudgets(budgets, payment, usdc, request)).rejects.toMatchObject({ code: "BUDGET_EXCEEDED", details: { spent: "$0.6" } });
+    await expect(reserveIn(budgets, payment, usdc, request)).rejects.toMatchObject({ code: "BUDGET_EXCEEDED", details: { spent: "$0.6" } });
     now += 1;
-    expect(await reserveBudgets(budgets, payment, usdc, request)).toBeDefined();
+    expect(await reserveIn(budgets, payment, usdc, request)).toHaveLength(1);
   });
 
   it("without a window, a payment counts for good", async () => {
     let now = 1_700_000_000_000;
-    const budgets = resolveBudgets({ limit: "$1", store: memoryBudgetStore(() => now) }, fail);
-    await (await reserveBudgets(budgets, payment, usdc, request))!.commit();
+    const budgets = [budget({ limit: "$1", store: memoryBudgetStore(() => now) })];
+    await (await reserveIn(budgets, payment, usdc, request))[0]!.commit();
     now += 10 * 604_800_000;
-    await expect(reserveBudgets(budgets, payment, usdc, request)).rejects.toMatchObject({ code: "BUDGET_EXCEEDED" });
+    await expect(reserveIn(budgets, payment, usdc, request)).rejects.toMatchObject({ code: "BUDGET_EXCEEDED" });
   });
 });
 
@@ -172,8 +174,7 @@ describe("committing a settled amount", () => {
 
   it("a settled amount over the reserved maximum is committed as the maximum, never more", async () => {
     const { commits, store } = recordingStore();
-    const budgets = resolveBudgets({ limit: "$1", store }, fail);
-    const hold = await reserveBudgets(budgets, { network: usdc.network, asset: usdc.address, amount: "50000", payTo: "0x1" }, usdc, request);
+    const [hold] = await reserveIn([budget({ limit: "$1", store })], { network: usdc.network, asset: usdc.address, amount: "50000", payTo: "0x1" }, usdc, request);
     await hold!.commit("90000");
     expect(commits).toEqual([50_000]);
   });
@@ -181,8 +182,7 @@ describe("committing a settled amount", () => {
   it("a settled amount the budget cannot value is committed as the reserved maximum, not as nothing", async () => {
     const { commits, store } = recordingStore();
     const value = ({ amount }: { amount: string }) => (amount === "5" ? "$0.5" : undefined);
-    const budgets = resolveBudgets({ limit: "$1", store, value }, fail);
-    const hold = await reserveBudgets(budgets, { network: usdc.network, asset: "0xabc", amount: "5", payTo: "0x1" }, undefined, request);
+    const [hold] = await reserveIn([budget({ limit: "$1", store, value })], { network: usdc.network, asset: "0xabc", amount: "5", payTo: "0x1" }, undefined, request);
     await hold!.commit("3");
     expect(commits).toEqual([500_000]);
   });

@@ -27,7 +27,7 @@ describe("ledger records", () => {
 
   it("a settled record: the payer the settlement names, and as settled amount what was reported, else the price (never upto's maximum)", () => {
     const receipt = (over: object) => ({ ...terms, status: 200, settled: true, settlement: undefined, transaction: "0x1", settledAmount: undefined, extensions: {}, ...over });
-    const settled = (over: object) => ledgerRecord({ settled: true, receipt: receipt(over) as never, challenge: {} as never, request }, payment);
+    const settled = (over: object) => ledgerRecord({ settled: true, receipt: receipt(over) as never, challenge: {} as never, request, payment });
     expect(settled({ payer: "0x456" })).toMatchObject({ outcome: "settled", payer: "0x456", amount: "10", settledAmount: "10" });
     expect(settled({ settledAmount: "7" }).settledAmount).toBe("7");
     expect(settled({ upTo: true, scheme: "upto" })).toMatchObject({ amount: "10", settledAmount: undefined });

@@ -3,7 +3,9 @@
 // and what a wallet that rewrites the transaction may do). svm.test.ts covers the layout itself.
 import { address } from "@solana/kit";
 import { describe, expect, it } from "vitest";
-import { createX402Client, encodeBase64Json, parseChallenge } from "../../src";
+import { createX402Client } from "../../src";
+import { engineOf } from "../../src/client";
+import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { exactSvm, MEMO_PROGRAM, type ExactSvmOptions } from "../../src/svm";
 import { FEE_PAYER, buyer, decodeTransaction, fakeRpc, svmRequirement } from "../support/svm";
 import { rewritingSvmSigner, type WalletInstruction } from "../support/wallets";
@@ -22,12 +24,12 @@ const challengeOf = (requirement: object) => parseChallenge({ header: encodeBase
 
 /** "payable", or the reason the requirement is refused. */
 function verdict(requirement: object, options: Partial<ExactSvmOptions> = {}) {
-  const { options: payable, rejected } = client(options).evaluate(challengeOf(requirement), { url, method: "GET" });
+  const { options: payable, rejected } = engineOf(client(options)).evaluate(challengeOf(requirement), { url, method: "GET" });
   return payable.length > 0 ? "payable" : rejected[0]!.reason;
 }
 
 async function pay(requirement: object, options: Partial<ExactSvmOptions> = {}) {
-  const payment = await client(options).createPayment(challengeOf(requirement), { url, method: "GET" });
+  const payment = await engineOf(client(options)).createPayment(challengeOf(requirement), { url, method: "GET" });
   return decodeTransaction((payment.payload.payload as { transaction: string }).transaction).message;
 }
 
