@@ -1,10 +1,10 @@
 // Vitest config for mutation testing only (stryker.config.mjs points at it; `npm test` does not use it).
 // One project with the fast, in-process tests: test/unit (pure units) and test/http (msw-mocked
 // HTTP). Left out: test/interop (anvil, reference facilitator, child processes), test/browser
-// (Chromium), test/compat (the @solana/kit 5 alias project), and two unit files that check the
-// build rather than the code: package.test.ts loads dist/ in child processes, and
-// browser-safety.test.ts bundles the entries with esbuild; neither runs the source, so neither
-// can kill a mutant.
+// (Chromium), test/compat (the @solana/kit 5 alias project), and three unit files that check the
+// build rather than the code: package.test.ts loads dist/ in child processes,
+// browser-safety.test.ts bundles the entries with esbuild, and api-report.test.ts compares dist's
+// declarations (dist is not copied to the sandbox); none runs the source, so none can kill a mutant.
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -13,6 +13,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     include: ["test/unit/**/*.test.ts", "test/http/**/*.test.ts"],
-    exclude: ["test/unit/package.test.ts", "test/unit/browser-safety.test.ts", "test/http/redis-fleet.test.ts"],
+    exclude: ["test/unit/package.test.ts", "test/unit/browser-safety.test.ts", "test/unit/api-report.test.ts", "test/http/redis-fleet.test.ts"],
   },
 });
