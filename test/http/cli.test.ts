@@ -266,6 +266,34 @@ describe("--max-time bounds the whole run", () => {
     expect(ran.stderr).toContain("x402-pay: The paid answer was cut");
   });
 
+  // The paid request was answered, and the answer does not say the payment settled: fetch returns it,
+  // the library reports the outcome, and the exit code is the outcome's, not the status's (4).
+  it.each([
+    {
+      answer: "a 500 without a settlement report",
+      paid: () => new HttpResponse("upstream failed", { status: 500 }),
+      code: "PAYMENT_OUTCOME_UNKNOWN",
+    },
+    {
+      answer: "a settlement still pending",
+      paid: () => {
+        const pending = { success: false, errorReason: "settlement_pending", transaction: TX_HASH, network: "eip155:84532" };
+        return HttpResponse.json({}, { status: 402, headers: settlementHeader(2, pending) });
+      },
+      code: "PAYMENT_PENDING",
+    },
+  ])("a paid request answered with $answer: exit 8, said loudly, in the ledger to reconcile", async ({ paid, code }) => {
+    const seller = createSeller({ paid });
+    server.use(seller.handler);
+    const ledger = join(dir, `${code}.jsonl`);
+    const ran = await cli(["--ledger", ledger, URL_], paying);
+    expect(seller.verdicts.map((v) => v.ok)).toEqual([true]);
+    expect(ran.code).toBe(EXIT.unknown);
+    expect(ran.stderr).toContain(code);
+    expect(ran.stderr).toContain("MONEY MAY HAVE MOVED");
+    expect((await cli(["ledger", "--ledger", ledger])).stdout.toString()).toContain("Outcomes to reconcile: 1");
+  });
+
   it("Ctrl-C before --max-time, before the payment left: exit 130; after it: exit 8", async () => {
     server.use(http.get(URL_, () => delay("infinite")));
     const interrupt = new AbortController();
