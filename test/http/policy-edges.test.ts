@@ -360,6 +360,21 @@ describe.each(wrappers)("$name: EVM exact is paid by EIP-3009 or Permit2 only", 
   });
 });
 
+describe.each(wrappers)("$name: Permit2 is a protocol v2 method", (wrapper) => {
+  it("a v1 requirement asking for permit2 is refused before signing, never signed as EIP-3009 or Permit2", async () => {
+    const permit2 = v1Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: "permit2" } });
+    const error = await refused(wrapper, v1Challenge({ accepts: [permit2] }));
+    expect(error.details.rejected).toEqual([expect.objectContaining({ code: "unsupported", reason: "Permit2 is not part of protocol v1" })]);
+  });
+
+  it("beside it, the same v1 requirement asking for eip3009 is paid", async () => {
+    const permit2 = v1Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: "permit2" } });
+    const eip3009 = v1Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: "eip3009" } });
+    const { seller } = await paid(wrapper, v1Challenge({ accepts: [permit2, eip3009] }));
+    expect(seller.payments[0].payload).toEqual({ signature: expect.any(String), authorization: expect.objectContaining({ value: "10000" }) });
+  });
+});
+
 describe.each(wrappers)("$name: a payee that is nobody's is refused whatever the policy allows", (wrapper) => {
   const zero = "0x0000000000000000000000000000000000000000";
   it.each([
