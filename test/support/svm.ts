@@ -41,6 +41,8 @@ export interface FakeRpcOptions {
   decimals?: number;
   /** `false`: the mint account does not exist. */
   exists?: boolean;
+  /** The mint account's length in bytes; default 82 (an SPL Token mint). */
+  dataLength?: number;
   /** What getGenesisHash answers; default devnet's. */
   genesisHash?: string;
   /** Replaces a method's answer: return the result, or throw (an RPC failure). Gets the abortSignal passed to `send`. */
@@ -48,10 +50,10 @@ export interface FakeRpcOptions {
 }
 
 /** The `result` a Solana node answers for a method, as the fake and the msw handler serve it. */
-export function rpcResult(method: string, { owner = TOKEN_PROGRAM, decimals = 6, exists = true, genesisHash = DEVNET_GENESIS_HASH }: FakeRpcOptions = {}) {
+export function rpcResult(method: string, { owner = TOKEN_PROGRAM, decimals = 6, exists = true, genesisHash = DEVNET_GENESIS_HASH, dataLength = 82 }: FakeRpcOptions = {}) {
   if (method === "getGenesisHash") return genesisHash;
   if (method === "getLatestBlockhash") return { context: { slot: 1 }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: 100 } };
-  const data = new Uint8Array(82);
+  const data = new Uint8Array(dataLength);
   data[44] = decimals;
   data[45] = 1;
   return { context: { slot: 1 }, value: exists ? { owner, data: [btoa(String.fromCharCode(...data)), "base64"], lamports: 1 } : null };

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createX402Client } from "../../src";
 import { engineOf } from "../../src/client";
 import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
-import { exactSvm, MEMO_PROGRAM, type ExactSvmOptions } from "../../src/svm";
+import { exactSvm, MEMO_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type ExactSvmOptions } from "../../src/svm";
 import { FEE_PAYER, buyer, decodeTransaction, fakeRpc, svmRequirement } from "../support/svm";
 import { rewritingSvmSigner, type WalletInstruction } from "../support/wallets";
 
@@ -65,6 +65,25 @@ describe("exactSvm's checks of a requirement, at their bounds", () => {
     const other = "solana:11111111111111111111111111111111";
     expect(verdict({ ...svmRequirement(), network: other }, { rpc: undefined })).toBe(`no RPC is known for ${other}: add it to exactSvm({ rpc: { "${other}": url } })`);
     expect(verdict(svmRequirement(), { rpc: undefined })).toBe("payable");
+  });
+});
+
+describe("the mint exactSvm reads before signing, at its bounds", () => {
+  const mintOf = (over: Parameters<typeof fakeRpc>[0]) => pay(svmRequirement(), { rpc: fakeRpc(over) });
+
+  it("82 bytes (an SPL Token mint) or more (a Token-2022 mint with extensions) are paid; 81 bytes are not a mint", async () => {
+    expect(await mintOf({})).toBeDefined();
+    expect(await mintOf({ owner: TOKEN_2022_PROGRAM, dataLength: 234 })).toBeDefined();
+    await expect(mintOf({ dataLength: 81 })).rejects.toMatchObject({
+      code: "UNPAYABLE_REQUIREMENT",
+      message: expect.stringContaining(`is not a mint of the SPL Token or Token-2022 program (owner ${TOKEN_PROGRAM}, 81 bytes)`),
+    });
+    await expect(mintOf({ owner: TOKEN_2022_PROGRAM, dataLength: 81 })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT" });
+  });
+
+  it("an account of either token program's size owned by any other program is not a mint; nor is no account", async () => {
+    await expect(mintOf({ owner: MEMO_PROGRAM })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT", message: expect.stringContaining(`(owner ${MEMO_PROGRAM}, 82 bytes)`) });
+    await expect(mintOf({ exists: false })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT", message: expect.stringContaining("(no such account)") });
   });
 });
 
