@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { PaymentRejectedError } from "../../src/entries/errors";
 import { checkSettlement, createX402Client, type LedgerRecord } from "../../src";
-import { evmSettlement, exactEvm } from "../../src/evm";
+import { evmSettlement, exactEvm, uptoEvm } from "../../src/evm";
 import { account, PAY_TO, TX_HASH, USDC_BASE_SEPOLIA } from "../support/seller";
 
 const record: LedgerRecord = {
@@ -68,5 +68,26 @@ describe("checkSettlement refuses before asking any chain", () => {
     const status = await checkSettlement(client, { ...record, network: "base-sepolia" });
     expect(status).toMatchObject({ state: "pending", transaction: TX_HASH });
     expect(asked).toEqual(["eth_getTransactionReceipt"]);
+  });
+});
+
+describe("each EVM scheme asks the settlement it was given, and only that", () => {
+  /** A settlement that records what it is asked. */
+  function recording() {
+    const asked: { query: unknown; signal: AbortSignal | undefined }[] = [];
+    const settlement = { check: async (query: unknown, signal?: AbortSignal) => (asked.push({ query, signal }), { state: "settled", transaction: TX_HASH }) as never };
+    return { asked, settlement };
+  }
+
+  it.each([
+    { name: "exactEvm", scheme: "exact", make: exactEvm },
+    { name: "uptoEvm", scheme: "upto", make: uptoEvm },
+  ] as const)("$name: the query and the caller's signal reach its settlement; without one it has no checkSettlement", async ({ scheme, make }) => {
+    expect(make({ signer: account }).checkSettlement).toBeUndefined();
+    const { asked, settlement } = recording();
+    const client = createX402Client({ schemes: [make({ signer: account, settlement })] });
+    const { signal } = new AbortController();
+    expect(await checkSettlement(client, { ...record, scheme }, { signal })).toMatchObject({ state: "settled", transaction: TX_HASH });
+    expect(asked).toEqual([{ query: expect.objectContaining({ scheme, network: "eip155:84532", transaction: TX_HASH }), signal }]);
   });
 });
