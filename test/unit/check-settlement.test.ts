@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest";
 import { PaymentRejectedError } from "../../src/entries/errors";
 import { checkSettlement, createX402Client, type LedgerRecord } from "../../src";
 import { evmSettlement, exactEvm, uptoEvm } from "../../src/evm";
+import { SOLANA_MAINNET, exactSvm } from "../../src/svm";
 import { account, PAY_TO, TX_HASH, USDC_BASE_SEPOLIA } from "../support/seller";
+import { DEVNET, MAINNET_GENESIS_HASH, PAY_TO as SVM_PAY_TO, USDC_DEVNET, buyer, fakeRpc } from "../support/svm";
 
 const record: LedgerRecord = {
   id: "r1",
@@ -89,5 +91,43 @@ describe("each EVM scheme asks the settlement it was given, and only that", () =
     const { signal } = new AbortController();
     expect(await checkSettlement(client, { ...record, scheme }, { signal })).toMatchObject({ state: "settled", transaction: TX_HASH });
     expect(asked).toEqual([{ query: expect.objectContaining({ scheme, network: "eip155:84532", transaction: TX_HASH }), signal }]);
+  });
+});
+
+describe("exactSvm asks its settlement through the RPC it pays with", () => {
+  const svmRecord: LedgerRecord = { ...record, network: DEVNET, asset: USDC_DEVNET, payee: SVM_PAY_TO, payer: buyer.address, transaction: "5".repeat(88) };
+  function recording() {
+    const asked: { endpoint: { rpc: unknown }; query: unknown; options: unknown }[] = [];
+    const settlement = {
+      check: async (endpoint: never, query: unknown, options: unknown) => (asked.push({ endpoint, query, options }), { state: "settled", transaction: svmRecord.transaction }) as never,
+    };
+    return { asked, settlement };
+  }
+
+  it("the query, the RPC for its network, the caller's signal and the scheme's rpcTimeoutMs reach it; without one, no checkSettlement", async () => {
+    expect(exactSvm({ signer: buyer, rpc: fakeRpc() }).checkSettlement).toBeUndefined();
+    const { asked, settlement } = recording();
+    const rpc = fakeRpc();
+    const client = createX402Client({ schemes: [exactSvm({ signer: buyer, rpc: { [DEVNET]: rpc }, rpcTimeoutMs: 1234, settlement })] });
+    const { signal } = new AbortController();
+    expect(await checkSettlement(client, svmRecord, { signal })).toMatchObject({ state: "settled" });
+    expect(asked).toEqual([{ endpoint: expect.objectContaining({ rpc }), query: expect.objectContaining({ network: DEVNET }), options: { signal, timeoutMs: 1234 } }]);
+  });
+
+  it("a cluster without an RPC (not devnet, testnet or mainnet, which have public ones): INVALID_CONFIG naming it, the settlement not asked", async () => {
+    const { asked, settlement } = recording();
+    const localnet = "solana:LocaLnetGenesisHash1111111111111";
+    const client = createX402Client({ schemes: [exactSvm({ signer: buyer, rpc: { [SOLANA_MAINNET]: fakeRpc() }, settlement })] });
+    const error = await checkSettlement(client, { ...svmRecord, network: localnet }).catch((e) => e);
+    expect(error).toMatchObject({ code: "INVALID_CONFIG", message: `exactSvm has no RPC for ${localnet}: give it one, exactSvm({ rpc: { "${localnet}": url } }).` });
+    expect(asked).toEqual([]);
+  });
+
+  it("one RPC serving another cluster: refused, and the settlement is not asked", async () => {
+    const { asked, settlement } = recording();
+    const client = createX402Client({ schemes: [exactSvm({ signer: buyer, rpc: fakeRpc({ genesisHash: MAINNET_GENESIS_HASH }), settlement })] });
+    const error = await checkSettlement(client, svmRecord).catch((e) => e);
+    expect(error.message).toContain(`serves ${SOLANA_MAINNET}, not ${DEVNET}`);
+    expect(asked).toEqual([]);
   });
 });
