@@ -282,3 +282,29 @@ describe("extension steps around the built-in payment-identifier", () => {
     expect(Object.keys(described)).toEqual([]);
   });
 });
+
+describe("exactEvm's EIP-3009 needs the token's EIP-712 domain: extra.name and extra.version, each a non-empty string", () => {
+  const missing = "extra.name and extra.version (the token's EIP-712 domain) are missing";
+  const verdict = (extra: Record<string, unknown>) => {
+    const client = createX402Client({ schemes: [exactEvm({ signer: account })] });
+    const { options, rejected } = engineOf(client).evaluate(challengeOf([{ ...base, extra }]), request);
+    return options.length > 0 ? "payable" : rejected.map((r) => r.reason).join("; ");
+  };
+
+  it.each([
+    { name: "name missing", extra: { version: "2" } },
+    { name: "name empty", extra: { name: "", version: "2" } },
+    { name: "name not a string", extra: { name: 5, version: "2" } },
+    { name: "version missing", extra: { name: "USDC" } },
+    { name: "version empty", extra: { name: "USDC", version: "" } },
+    { name: "version not a string", extra: { name: "USDC", version: 2 } },
+  ])("$name: refused before signing", ({ extra }) => {
+    expect(verdict(extra)).toBe(missing);
+    expect(verdict({ ...extra, assetTransferMethod: "eip3009" })).toBe(missing);
+  });
+
+  it("both given: paid; Permit2 signs for Permit2's own domain and needs neither", () => {
+    expect(verdict({ name: "USDC", version: "2" })).toBe("payable");
+    expect(verdict({ assetTransferMethod: "permit2" })).toBe("payable");
+  });
+});
