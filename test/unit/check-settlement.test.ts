@@ -119,7 +119,7 @@ describe("exactSvm asks its settlement through the RPC it pays with", () => {
     const localnet = "solana:LocaLnetGenesisHash1111111111111";
     const client = createX402Client({ schemes: [exactSvm({ signer: buyer, rpc: { [SOLANA_MAINNET]: fakeRpc() }, settlement })] });
     const error = await checkSettlement(client, { ...svmRecord, network: localnet }).catch((e) => e);
-    expect(error).toMatchObject({ code: "INVALID_CONFIG", message: `exactSvm has no RPC for ${localnet}: give it one, exactSvm({ rpc: { "${localnet}": url } }).` });
+    expect(error).toMatchObject({ code: "INVALID_CONFIG", details: { option: "rpc" }, message: `exactSvm has no RPC for ${localnet}: give it one, exactSvm({ rpc: { "${localnet}": url } }).` });
     expect(asked).toEqual([]);
   });
 

@@ -89,12 +89,21 @@ describe("the mint exactSvm reads before signing, at its bounds", () => {
 
 describe("exactSvm's options, at their bounds", () => {
   it.each([
-    { option: "computeUnitPrice", fits: [0, 5_000_000n], refused: [-1, 5_000_001n] },
-    { option: "computeUnitLimit", fits: [1, 1_400_000], refused: [0, 1_400_001] },
-    { option: "rpcTimeoutMs", fits: [1, 2 ** 31 - 1], refused: [0, 2 ** 31] },
-  ])("$option: $fits accepted, $refused refused", ({ option, fits, refused }) => {
+    { option: "computeUnitPrice", fits: [0, 5_000_000n], refused: [-1, 5_000_001n], says: () => "computeUnitPrice must be from 0 to 5000000 µlamports: facilitators refuse more." },
+    { option: "computeUnitLimit", fits: [1, 1_400_000], refused: [0, 1_400_001], says: (v: unknown) => `computeUnitLimit must be an integer from 1 to 1,400,000, not ${v}.` },
+    { option: "rpcTimeoutMs", fits: [1, 2 ** 31 - 1], refused: [0, 2 ** 31], says: (v: unknown) => `rpcTimeoutMs must be a whole number of milliseconds from 1 to 2^31 - 1, not ${v}.` },
+  ])("$option: $fits accepted, $refused refused, saying why", ({ option, fits, refused, says }) => {
     for (const value of fits) expect(() => exactSvm({ signer: buyer, [option]: value })).not.toThrow();
-    for (const value of refused) expect(() => exactSvm({ signer: buyer, [option]: value })).toThrow(expect.objectContaining({ code: "INVALID_CONFIG" }));
+    for (const value of refused) {
+      expect(() => exactSvm({ signer: buyer, [option]: value })).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", message: says(value) }));
+    }
+  });
+
+  it("a signer without an address: INVALID_CONFIG saying what is needed", () => {
+    const message = "exactSvm needs a @solana/kit TransactionSigner with an address (e.g. createKeyPairSignerFromBytes).";
+    for (const signer of [undefined, {}, { address: "not an address" }]) {
+      expect(() => exactSvm({ signer: signer as never })).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", message }));
+    }
   });
 
   it("the bounds written are the ones paid with", async () => {
