@@ -8,7 +8,7 @@ import { engineOf } from "../../src/client";
 import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { exactSvm, MEMO_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, type ExactSvmOptions } from "../../src/svm";
 import { FEE_PAYER, buyer, decodeTransaction, fakeRpc, svmRequirement } from "../support/svm";
-import { rewritingSvmSigner, type WalletInstruction } from "../support/wallets";
+import { countingSvmSigner, rewritingSvmSigner, type WalletInstruction } from "../support/wallets";
 
 const U64_MAX = (1n << 64n) - 1n;
 const url = "https://api.example/x";
@@ -84,6 +84,23 @@ describe("the mint exactSvm reads before signing, at its bounds", () => {
   it("an account of either token program's size owned by any other program is not a mint; nor is no account", async () => {
     await expect(mintOf({ owner: MEMO_PROGRAM })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT", message: expect.stringContaining(`(owner ${MEMO_PROGRAM}, 82 bytes)`) });
     await expect(mintOf({ exists: false })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT", message: expect.stringContaining("(no such account)") });
+  });
+});
+
+describe("the server's recent blockhash: its last valid height handed to the wallet", () => {
+  const recentBlockhash = "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn";
+  async function heightSeen(lastValidBlockHeight: unknown) {
+    const { calls, signer } = countingSvmSigner();
+    await pay(svmRequirement({ recentBlockhash, lastValidBlockHeight }), { signer });
+    return (calls[0]![0] as unknown as { lifetimeConstraint: { blockhash: string; lastValidBlockHeight: bigint } }).lifetimeConstraint;
+  }
+
+  it("digits only are the height, as given; anything else is no limit (the largest u64), never a negative or partial number", async () => {
+    expect(await heightSeen("150")).toEqual({ blockhash: recentBlockhash, lastValidBlockHeight: 150n });
+    expect(await heightSeen(150)).toEqual({ blockhash: recentBlockhash, lastValidBlockHeight: 150n });
+    for (const height of ["-5", "12a", "a12", "1e3", 12.5, "", undefined]) {
+      expect((await heightSeen(height)).lastValidBlockHeight).toBe(U64_MAX);
+    }
   });
 });
 
