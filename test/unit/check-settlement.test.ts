@@ -112,6 +112,8 @@ describe("exactSvm asks its settlement through the RPC it pays with", () => {
     const { signal } = new AbortController();
     expect(await checkSettlement(client, svmRecord, { signal })).toMatchObject({ state: "settled" });
     expect(asked).toEqual([{ endpoint: expect.objectContaining({ rpc }), query: expect.objectContaining({ network: DEVNET }), options: { signal, timeoutMs: 1234 } }]);
+    // An RPC given for its network is not asked which cluster it serves.
+    expect(rpc.calls).toEqual([]);
   });
 
   it("a cluster without an RPC (not devnet, testnet or mainnet, which have public ones): INVALID_CONFIG naming it, the settlement not asked", async () => {
