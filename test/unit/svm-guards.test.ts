@@ -159,6 +159,22 @@ describe("what a wallet that rewrites the transaction may do, at the bounds", ()
     expect(await rewrite((ixs) => [ixs[1], ixs[1], ...ixs.slice(2)])).toMatch(/instruction 0 is not SetComputeUnitLimit/);
   });
 
+  it("the two compute-budget instructions: the Compute Budget program's, each with its own discriminator", async () => {
+    const other = lighthouse.programAddress;
+    expect(await rewrite((ixs) => [{ ...ixs[0], programAddress: other }, ...ixs.slice(1)])).toMatch(/instruction 0 is not SetComputeUnitLimit/);
+    expect(await rewrite((ixs) => [ixs[0], { ...computePrice(1n), programAddress: other }, ...ixs.slice(2)])).toMatch(
+      /instruction 1 is not SetComputeUnitPrice/,
+    );
+    const limitAsPrice = computePrice(1n);
+    limitAsPrice.data[0] = 2;
+    expect(await rewrite((ixs) => [ixs[0], limitAsPrice, ...ixs.slice(2)])).toMatch(/instruction 1 is not SetComputeUnitPrice/);
+  });
+
+  it("a wallet that returns its signature as 64 zero bytes did not sign", async () => {
+    const zeroed = rewritingSvmSigner({ signed: (tx) => ({ ...tx, signatures: { ...tx.signatures, [buyer.address]: new Uint8Array(64) } }) });
+    await expect(pay(svmRequirement(), { signer: zeroed })).rejects.toMatchObject({ message: expect.stringMatching(/the wallet did not sign/) });
+  });
+
   it("the random memo may go, or be doubled; the server's may not, and a memo after a Lighthouse assertion counts", async () => {
     const withoutMemo = (ixs: WalletInstruction[]) => ixs.filter((ix) => ix.programAddress !== MEMO_PROGRAM);
     expect(await rewrite(withoutMemo)).toBe("signed");
