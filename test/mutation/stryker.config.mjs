@@ -1,5 +1,6 @@
 // @ts-check
-// Mutation testing with StrykerJS (not part of `npm test` or CI): `npm run test:mutation`.
+// Mutation testing with StrykerJS (not part of `npm test` or CI): `npm run test:mutation`, run from the
+// repository's root (every path below is relative to it).
 // One file or folder: `npm run test:mutation -- --mutate src/client/policy.ts`
 // (or `--mutate "src/fetch/**/*.ts"`). Runs are incremental: results are kept in
 // reports/stryker-incremental.json and only changed code and tests are tested again; add
@@ -17,8 +18,8 @@ const config = {
   // vitest does not type-check, so the sandbox's files need no \`// @ts-nocheck\`; left as they are, the
   // up-to-date test of the generated validators compares them byte for byte.
   disableTypeChecks: false,
-  // Only the fast, in-process tests (test/unit and test/http): see vitest.stryker.config.ts.
-  vitest: { configFile: "vitest.stryker.config.ts" },
+  // Only the fast, in-process tests (test/unit and test/http): see test/mutation/vitest.config.ts.
+  vitest: { configFile: "test/mutation/vitest.config.ts" },
   // The generated validators are not mutated: the up-to-date test would kill every mutant of them.
   // Of the CLI, only its exit codes: the rest runs as the built dist/cli.js in child processes
   // (test/interop/cli.test.ts), which Stryker cannot measure.
