@@ -5,7 +5,11 @@
 /** An EVM account: `privateKeyToAccount(process.env.EVM_PRIVATE_KEY)`, a server wallet, ... */
 declare const signer: import("viem/accounts").PrivateKeyAccount;
 /** A viem WalletClient with an account, e.g. over `window.ethereum`. */
-declare const walletClient: import("viem").WalletClient<import("viem").Transport, import("viem").Chain, import("viem").Account>;
+declare const walletClient: import("viem").WalletClient<
+  import("viem").Transport,
+  import("viem").Chain,
+  import("viem").Account
+>;
 /** A Solana key pair signer: `await createKeyPairSignerFromBytes(bytes)`. */
 declare const solanaSigner: import("@solana/kit").KeyPairSigner;
 /** A client made with `createX402Client({ schemes: [...] })`. */

@@ -79,7 +79,15 @@ const PRICE_USDC = tokens(PRICE_ATOMIC, "USDC");
 /** The v1 seller's paid route, when it runs: `GET /weather` at the same price. */
 function v1Route(v1Seller: SellerInfo | undefined, network: string): PaidRoute[] {
   if (!v1Seller) return [];
-  return [{ method: "GET", url: `${v1Seller.url}/weather`, price: PRICE_USDC, network, about: "v1 seller (x402-express 1.x): weather report" }];
+  return [
+    {
+      method: "GET",
+      url: `${v1Seller.url}/weather`,
+      price: PRICE_USDC,
+      network,
+      about: "v1 seller (x402-express 1.x): weather report",
+    },
+  ];
 }
 
 /** The lines about the sellers themselves, the same on both chains. */
@@ -133,7 +141,12 @@ async function evmServed(v1: boolean): Promise<Served> {
       routes: [
         v2Route("GET", "/weather", "weather report"),
         v2Route("POST", "/echo", "echoes the JSON body"),
-        v2Route("GET", "/dynamic", "price rises on every request, so a paid retry is refused (to see a failure)", `from ${PRICE_USDC}`),
+        v2Route(
+          "GET",
+          "/dynamic",
+          "price rises on every request, so a paid retry is refused (to see a failure)",
+          `from ${PRICE_USDC}`,
+        ),
         v2Route("GET", "/forecast?city=Lisbon", "declared for discovery (bazaar): listed once paid"),
         v2Route("POST", "/translate", 'declared for discovery (bazaar): JSON body {"text":"hello","to":"pt"}'),
         ...v1Route(v1Seller, FACILITATOR_V1_NETWORK),
@@ -148,7 +161,10 @@ async function evmServed(v1: boolean): Promise<Served> {
         ["extensions", `${extensions.url}  (@x402/express with @x402/extensions; pays to ${extensions.payTo})`],
         ["MCP", `${mcp.url}  (streamable HTTP; paid tools weather, weather_text, weather_rpc, weather_v1; ping free)`],
         ["discovery", `${discovery.url}  (/discovery/resources, /discovery/search?query=: declared routes once paid)`],
-        ["facilitator", `${facilitator.url}  (GET /supported, POST /verify, POST /settle; settles from ${facilitator.address})`],
+        [
+          "facilitator",
+          `${facilitator.url}  (GET /supported, POST /verify, POST /settle; settles from ${facilitator.address})`,
+        ],
         ["chain", `${anvil.rpcUrl}  chain id ${anvil.chain.id} (anvil, Base Sepolia's id)`],
         ["USDC", `${usdc.address}  6 decimals (TestUSDC with EIP-3009, at Base Sepolia's USDC address)`],
       ],
@@ -184,7 +200,13 @@ async function solanaServed(v1: boolean): Promise<Served> {
     const pay = (url: string) => `${env} npx tsx examples/solana.ts ${url}/weather ${rpc.url}`;
     return {
       routes: [
-        { method: "GET", url: `${seller.url}/weather`, price: PRICE_USDC, network: SOLANA_DEVNET, about: "v2 seller: weather report" },
+        {
+          method: "GET",
+          url: `${seller.url}/weather`,
+          price: PRICE_USDC,
+          network: SOLANA_DEVNET,
+          about: "v2 seller: weather report",
+        },
         {
           method: "GET",
           url: `${seller.url}/weather-2022`,
@@ -197,7 +219,10 @@ async function solanaServed(v1: boolean): Promise<Served> {
       free: sellers.free,
       stack: [
         ...sellers.stack,
-        ["facilitator", `${facilitator.url}  (GET /supported, POST /verify, POST /settle; fee payer ${facilitator.feePayer})`],
+        [
+          "facilitator",
+          `${facilitator.url}  (GET /supported, POST /verify, POST /settle; fee payer ${facilitator.feePayer})`,
+        ],
         ["Solana RPC", `${rpc.url}  cluster devnet (genesis hash ${DEVNET_GENESIS_HASH}; LiteSVM)`],
         ["USDC", `${mints.usdc.address}  ${mints.usdc.decimals} decimals (devnet USDC mint, SPL Token)`],
         ["T22", `${mints.token2022.address}  ${mints.token2022.decimals} decimals (Token-2022 test mint)`],
@@ -216,7 +241,9 @@ async function solanaServed(v1: boolean): Promise<Served> {
 /** Rows with every column but the last padded to the widest cell, two spaces apart. */
 function table(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0))) ?? [];
-  return rows.map((row) => `  ${row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  ")}`);
+  return rows.map(
+    (row) => `  ${row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join("  ")}`,
+  );
 }
 
 function print(served: Served): void {

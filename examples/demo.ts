@@ -28,7 +28,8 @@ const useUpto = process.argv.includes("--upto");
 const UPTO_CHARGE = 2_500n;
 const serve = process.argv.includes("--serve");
 const started = performance.now();
-const say = (step: string, text = "") => console.log(`${`[${((performance.now() - started) / 1000).toFixed(2)}s]`.padEnd(9)}${step.padEnd(11)}${text}`);
+const say = (step: string, text = "") =>
+  console.log(`${`[${((performance.now() - started) / 1000).toFixed(2)}s]`.padEnd(9)}${step.padEnd(11)}${text}`);
 const usdc = (atomic: bigint) => `${formatUnits(atomic, 6)} USDC`;
 const short = (text: string) => `${text.slice(0, 10)}…${text.slice(-8)}`;
 
@@ -60,10 +61,17 @@ async function evmWorld(): Promise<World> {
     // token (the only step that needs gas money; a sponsoring server can cover it instead).
     const amount = usePermit2 ? PRICE_ATOMIC : UPTO_MAX_ATOMIC;
     await rpc(stack.anvil.rpcUrl, "anvil_setBalance", [buyer.address, toHex(10n ** 16n)]);
-    const wallet = createWalletClient({ account: buyer.account, chain: stack.anvil.chain, transport: http(stack.anvil.rpcUrl) });
+    const wallet = createWalletClient({
+      account: buyer.account,
+      chain: stack.anvil.chain,
+      transport: http(stack.anvil.rpcUrl),
+    });
     const hash = await wallet.sendTransaction(permit2ApprovalTransaction({ token: stack.usdc.address, amount }));
     await chain.waitForTransactionReceipt({ hash });
-    say("approve", `the buyer lets Permit2 move ${usdc(amount)}: permit2ApprovalTransaction, sent once (${short(hash)})`);
+    say(
+      "approve",
+      `the buyer lets Permit2 move ${usdc(amount)}: permit2ApprovalTransaction, sent once (${short(hash)})`,
+    );
   }
   return {
     sellerUrl: seller.url,
@@ -74,7 +82,10 @@ async function evmWorld(): Promise<World> {
     why: useUpto
       ? "uptoEvm pays at most the signed maximum; the policy weighs that maximum against its $0.10 cap"
       : "exactEvm serves eip155:* and v1/v2; the policy caps a payment at $0.10",
-    balances: async () => ({ buyer: await stack.usdc.usdcBalance(buyer.address), seller: await stack.usdc.usdcBalance(seller.payTo) }),
+    balances: async () => ({
+      buyer: await stack.usdc.usdcBalance(buyer.address),
+      seller: await stack.usdc.usdcBalance(seller.payTo),
+    }),
     describePayment: (payload) => {
       if ("permit2Authorization" in payload) {
         const { permit2Authorization: p, signature } = payload as { permit2Authorization: any; signature: string };
@@ -127,19 +138,28 @@ async function solanaWorld(): Promise<World> {
 async function payOnce(): Promise<void> {
   let world: World | undefined;
   try {
-    say("start", useSolana
-      ? "LiteSVM behind a Solana JSON-RPC endpoint, devnet USDC, reference facilitator and @x402/express seller"
-      : `anvil (chain 84532), TestUSDC at the Base Sepolia USDC address, reference facilitator and ${useV1 ? "v1 x402-express" : "v2 @x402/express"} seller`);
+    say(
+      "start",
+      useSolana
+        ? "LiteSVM behind a Solana JSON-RPC endpoint, devnet USDC, reference facilitator and @x402/express seller"
+        : `anvil (chain 84532), TestUSDC at the Base Sepolia USDC address, reference facilitator and ${useV1 ? "v1 x402-express" : "v2 @x402/express"} seller`,
+    );
     world = await (useSolana ? solanaWorld() : evmWorld());
     const before = await world.balances();
-    say("buyer", `${world.buyer} funded with ${usdc(before.buyer)} (a fresh key; ${usePermit2 || useUpto ? "gas only for the approval above" : "no gas money needed"})`);
+    say(
+      "buyer",
+      `${world.buyer} funded with ${usdc(before.buyer)} (a fresh key; ${usePermit2 || useUpto ? "gas only for the approval above" : "no gas money needed"})`,
+    );
 
     const w = world;
     const client = createX402Client({
       schemes: [w.scheme],
       policy: { maxAmountPerPayment: "$0.10" },
       onBeforePayment: (payment) => {
-        say("choose", `${payment.scheme} on ${payment.network} (v${payment.x402Version}): ${payment.displayAmount} to ${payment.payTo}`);
+        say(
+          "choose",
+          `${payment.scheme} on ${payment.network} (v${payment.x402Version}): ${payment.displayAmount} to ${payment.payTo}`,
+        );
         say("", `why: ${w.why}`);
       },
     });
@@ -151,8 +171,11 @@ async function payOnce(): Promise<void> {
       if (paid) {
         const decoded = decodeBase64Json(paid);
         const payload = decoded.ok ? (decoded.value as { payload: Record<string, unknown> }).payload : {};
-        w.describePayment(payload).forEach((line, i) => say(i === 0 ? "sign" : "", line));
-        say("retry", `${init?.method ?? "GET"} ${String(input)} with ${headers.has("payment-signature") ? "PAYMENT-SIGNATURE" : "X-PAYMENT"} (${paid.length} bytes)`);
+        for (const [i, line] of w.describePayment(payload).entries()) say(i === 0 ? "sign" : "", line);
+        say(
+          "retry",
+          `${init?.method ?? "GET"} ${String(input)} with ${headers.has("payment-signature") ? "PAYMENT-SIGNATURE" : "X-PAYMENT"} (${paid.length} bytes)`,
+        );
       } else {
         say("request", `${init?.method ?? "GET"} ${String(input)}`);
       }
@@ -161,7 +184,10 @@ async function payOnce(): Promise<void> {
         const header = response.headers.get("payment-required");
         const challenge = parseChallenge({ header, body: header ? undefined : await response.clone().text() });
         for (const r of challenge.requirements) {
-          say("402", `v${challenge.x402Version} offers ${r.scheme} on ${r.network}: ${usdc(BigInt(r.amount))} of ${r.asset} to ${r.payTo}`);
+          say(
+            "402",
+            `v${challenge.x402Version} offers ${r.scheme} on ${r.network}: ${usdc(BigInt(r.amount))} of ${r.asset} to ${r.payTo}`,
+          );
         }
       } else {
         say("response", `${response.status} ${response.statusText}`);
@@ -191,10 +217,24 @@ async function payOnce(): Promise<void> {
     say("balances", `buyer  ${usdc(before.buyer)} -> ${usdc(after.buyer)}`);
     say("", `seller ${usdc(before.seller)} -> ${usdc(after.seller)}`);
     say("resource", JSON.stringify(resource));
-    if (receipt?.upTo) say("receipt", `signed up to ${usdc(BigInt(receipt.amount))}, settled ${receipt.settledAmount === undefined ? "(not reported)" : usdc(BigInt(receipt.settledAmount))}`);
+    if (receipt?.upTo)
+      say(
+        "receipt",
+        `signed up to ${usdc(BigInt(receipt.amount))}, settled ${receipt.settledAmount === undefined ? "(not reported)" : usdc(BigInt(receipt.settledAmount))}`,
+      );
 
-    const ok = !!confirmed?.startsWith("success") && before.buyer - after.buyer === w.expected && after.seller - before.seller === w.expected;
-    say(ok ? "done" : "FAILED", ok ? (useUpto ? "paid exactly what was used, once" : "paid exactly the price, once") : "balances or settlement are not as expected");
+    const ok =
+      !!confirmed?.startsWith("success") &&
+      before.buyer - after.buyer === w.expected &&
+      after.seller - before.seller === w.expected;
+    say(
+      ok ? "done" : "FAILED",
+      ok
+        ? useUpto
+          ? "paid exactly what was used, once"
+          : "paid exactly the price, once"
+        : "balances or settlement are not as expected",
+    );
     process.exitCode = ok ? 0 : 1;
   } catch (error) {
     console.error(isX402Error(error) ? `${error.code}: ${error.message}` : error);

@@ -12,15 +12,22 @@ if (!facilitator) {
 }
 // Quoting signs nothing: any key will do to ask "would I pay this?", your own to be sure.
 const key = (process.env.EVM_PRIVATE_KEY as `0x${string}` | undefined) ?? generatePrivateKey();
-const client = createX402Client({ schemes: [exactEvm({ signer: privateKeyToAccount(key) })], policy: { maxAmountPerPayment: "$0.05" } });
+const client = createX402Client({
+  schemes: [exactEvm({ signer: privateKeyToAccount(key) })],
+  policy: { maxAmountPerPayment: "$0.05" },
+});
 const discovery = createDiscoveryClient({ url: facilitator });
 
 try {
-  const listings = words.length ? discovery.search(words.join(" "), { maxItems: 50 }) : discovery.resources({ maxItems: 50 });
+  const listings = words.length
+    ? discovery.search(words.join(" "), { maxItems: 50 })
+    : discovery.resources({ maxItems: 50 });
   for await (const listing of listings) {
     const quote = await quoteListing(client, listing);
     const name = listing.metadata.name ?? listing.metadata.description ?? "";
-    const verdict = quote.payable ? `would pay ${quote.payable.requirement.amount} on ${quote.payable.requirement.network}` : `would not pay: ${quote.rejected.map((r) => r.reason).join("; ")}`;
+    const verdict = quote.payable
+      ? `would pay ${quote.payable.requirement.amount} on ${quote.payable.requirement.network}`
+      : `would not pay: ${quote.rejected.map((r) => r.reason).join("; ")}`;
     console.log(`${listing.key}  ${name}\n  ${verdict}`);
   }
 } catch (error) {

@@ -16,7 +16,9 @@ const client = createX402Client({
   schemes: [exactEvm({ signer: privateKeyToAccount(key) })],
   policy: { maxAmountPerPayment: "$0.10" },
   onBeforePayment: (payment) => {
-    console.log(`Paying ${payment.displayAmount ?? `${payment.amount} of ${payment.asset}`} on ${payment.network} to ${payment.payTo}`);
+    console.log(
+      `Paying ${payment.displayAmount ?? `${payment.amount} of ${payment.asset}`} on ${payment.network} to ${payment.payTo}`,
+    );
   },
 });
 const paidFetch = wrapFetchWithPayment(fetch, client);

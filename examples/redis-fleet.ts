@@ -1,6 +1,7 @@
-// One agent of a fleet: every process that runs this against the same Redis shares one daily budget,
-// one budget per origin, one receipts ledger and sign-in's memory of the routes paid for.
-//   REDIS_URL=redis://127.0.0.1:6379 EVM_PRIVATE_KEY=0x... npx tsx examples/redis-fleet.ts https://seller.example/weather
+// One agent of a fleet: every process that runs this against the same Redis shares one daily budget, one budget per
+// origin, one receipts ledger and sign-in's memory of the routes paid for.
+//   REDIS_URL=redis://127.0.0.1:6379 EVM_PRIVATE_KEY=0x... npx tsx examples/redis-fleet.ts
+//   https://seller.example/weather
 import { createClient } from "redis";
 import { privateKeyToAccount } from "viem/accounts";
 import { budget, createX402Client, isX402Error, signInWithX, spendBy } from "x402-pay";
@@ -52,7 +53,8 @@ const paidFetch = wrapFetchWithPayment(fetch, client);
 try {
   const response = await paidFetch(url);
   console.log(response.status, await response.text());
-  for (const row of await spendBy(ledger, "origin")) console.log(`fleet spend: ${row.key} ${row.amount} of ${row.asset} in ${row.count} payments`);
+  for (const row of await spendBy(ledger, "origin"))
+    console.log(`fleet spend: ${row.key} ${row.amount} of ${row.asset} in ${row.count} payments`);
 } catch (error) {
   if (isX402Error(error)) console.error(`${error.code}: ${error.message}`);
   else throw error;

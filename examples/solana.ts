@@ -24,7 +24,16 @@ try {
   const response = await paidFetch(url);
   console.log(response.status, await response.text());
   const receipt = getPaymentReceipt(response);
-  if (receipt) console.log("paid:", receipt.amount, receipt.asset, "on", receipt.network, "tx", receipt.transaction ?? "(none reported)");
+  if (receipt)
+    console.log(
+      "paid:",
+      receipt.amount,
+      receipt.asset,
+      "on",
+      receipt.network,
+      "tx",
+      receipt.transaction ?? "(none reported)",
+    );
 } catch (error) {
   if (isX402Error(error)) console.error(`${error.code}: ${error.message}`);
   else throw error;

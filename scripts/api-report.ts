@@ -146,7 +146,10 @@ function tidy(name: string, report: string): string {
     .filter((line) => !/^\s*\/\/ (?:\(undocumented\)|\(No @packageDocumentation comment [^)]*\))?$/.test(line));
   // A lone `//` closed a list of warnings above a tag now removed.
   const kept = lines.filter((line, i) => !(/^\s*\/\/$/.test(line) && !/^\s*\/\//.test(lines[i + 1] ?? "")));
-  return kept.join("\n").replace(/\n{3,}/g, "\n\n").replace(/\n\n```\n*$/, "\n```\n");
+  return kept
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .replace(/\n\n```\n*$/, "\n```\n");
 }
 
 /**

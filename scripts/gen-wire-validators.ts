@@ -1,27 +1,27 @@
 /**
- * Writes src/protocol/validators.generated.ts from the zod/mini schemas of src/protocol/schemas.ts:
- * for each exported schema `XSchema`, a plain function `problemOfX(value)` that returns the sentence
- * zod's first issue makes (`resource.url must not be empty`, the path then the message), or
- * `undefined` when zod accepts. The wrappers validate with these, so zod stays out of their bundles.
+ * Writes src/protocol/validators.generated.ts from the zod/mini schemas of src/protocol/schemas.ts: for each exported
+ * schema `XSchema`, a plain function `problemOfX(value)` that returns the sentence zod's first issue makes
+ * (`resource.url must not be empty`, the path then the message), or `undefined` when zod accepts. The wrappers validate
+ * with these, so zod stays out of their bundles.
  *
  *   npm run gen:validators            (tsx scripts/gen-wire-validators.ts)
  *   npm run gen:validators -- --check  exits 1 if the committed file is stale
- *
- * It reads each schema's definition (`schema._zod.def`) and knows these constructs only:
+ *  It reads each schema's definition (`schema._zod.def`) and knows these constructs only:
  *   string, number, boolean      a type test, then the refinements (`.check(z.refine(fn, msg))`) in order
  *   literal                      of strings, finite numbers, booleans or null
  *   array                        of `z.unknown()` elements (left unchecked: checked elsewhere), or of
- *                                elements of any construct listed here, checked in order (`resources.1 must be a string`)
+ *                                elements of any construct listed here, checked in order (`resources.1 must be a
+ *                                string`)
  *   looseObject                  fields in shape order; `unknown` catchall (unknown fields kept)
  *   optional, nullable           around any of the above
  *   union                        of any of the above, each refinement inside it `{ abort: true }`: zod then
  *                                reports the union's own sentence unless an option accepts (a refinement
- *                                that does not abort makes zod report that option's issue instead)
- * Every message must be a fixed sentence (a string given to the schema, not zod's default wording),
- * and a refinement's function must be one of the predicates listed in RULES, which the generated
- * code calls by name. Anything else (another type, another def field, a check of another kind, an
- * inline refinement) stops the generator with an error naming the schema and the path: a schema
- * change is never silently dropped.
+ *                                that does not abort makes zod report that option's issue instead) Every message must
+ *                                be a fixed sentence (a string given to the schema, not zod's default wording), and a
+ *                                refinement's function must be one of the predicates listed in RULES, which the
+ *                                generated code calls by name. Anything else (another type, another def field, a check
+ *                                of another kind, an inline refinement) stops the generator with an error naming the
+ *                                schema and the path: a schema change is never silently dropped.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -31,7 +31,10 @@ import * as wire from "../src/protocol/wire";
 /** The generated file, relative to the repository root. */
 export const OUTPUT = "src/protocol/validators.generated.ts";
 
-/** The refinements the generator knows: a check's function, by identity, and the name of the `wire.ts` export the generated code calls. */
+/**
+ * The refinements the generator knows: a check's function, by identity, and the name of the `wire.ts` export the
+ * generated code calls.
+ */
 export const RULES: ReadonlyMap<unknown, string> = new Map<unknown, string>([
   [wire.isNonEmpty, "isNonEmpty"],
   [wire.isAtomicAmount, "isAtomicAmount"],
@@ -75,15 +78,23 @@ interface Schema {
 }
 
 const isSchema = (value: unknown): value is Schema =>
-  typeof value === "object" && value !== null && "_zod" in value && typeof (value as Schema)._zod?.def?.type === "string";
+  typeof value === "object" &&
+  value !== null &&
+  "_zod" in value &&
+  typeof (value as Schema)._zod?.def?.type === "string";
 
 class Unsupported extends Error {
   constructor(where: string, what: string) {
-    super(`gen-wire-validators: ${where}: ${what}. Teach scripts/gen-wire-validators.ts this construct (and its test), or change the schema.`);
+    super(
+      `gen-wire-validators: ${where}: ${what}. Teach scripts/gen-wire-validators.ts this construct (and its test), or change the schema.`,
+    );
   }
 }
 
-/** The code of `validators.generated.ts` for the zod schemas among `exports` (a module namespace: every export that is a zod schema). */
+/**
+ * The code of `validators.generated.ts` for the zod schemas among `exports` (a module namespace: every export that is a
+ * zod schema).
+ */
 export function generateWireValidators(exports: Record<string, unknown> = schemas): string {
   const helpers = new Set<string>(["isObject"]);
   const functions: string[] = [];
@@ -166,10 +177,20 @@ class Emitter {
         const values = def.values ?? [];
         if (values.length === 0) throw new Unsupported(this.where(path), "a literal of no value");
         for (const value of values) {
-          const ok = typeof value === "string" || typeof value === "boolean" || value === null || (typeof value === "number" && Number.isFinite(value));
-          if (!ok) throw new Unsupported(this.where(path), `a literal value ${String(value)} (only strings, finite numbers, booleans, null)`);
+          const ok =
+            typeof value === "string" ||
+            typeof value === "boolean" ||
+            value === null ||
+            (typeof value === "number" && Number.isFinite(value));
+          if (!ok)
+            throw new Unsupported(
+              this.where(path),
+              `a literal value ${String(value)} (only strings, finite numbers, booleans, null)`,
+            );
         }
-        this.line(`if (${values.map((value) => `${v} !== ${JSON.stringify(value)}`).join(" && ")}) ${fail(this.message(def, path))}`);
+        this.line(
+          `if (${values.map((value) => `${v} !== ${JSON.stringify(value)}`).join(" && ")}) ${fail(this.message(def, path))}`,
+        );
         break;
       }
       case "array": {
@@ -192,14 +213,20 @@ class Emitter {
       case "object": {
         const catchall = def.catchall?._zod?.def;
         if (catchall?.type !== "unknown") {
-          throw new Unsupported(this.where(path), `an object whose unknown fields are ${catchall ? `checked as ${catchall.type}` : "stripped"} (only z.looseObject)`);
+          throw new Unsupported(
+            this.where(path),
+            `an object whose unknown fields are ${catchall ? `checked as ${catchall.type}` : "stripped"} (only z.looseObject)`,
+          );
         }
         this.known(def.catchall!, [...path, "*"]);
         this.line(`if (!isObject(${v})) ${fail(this.message(def, path))}`);
         for (const [key, field] of Object.entries(def.shape ?? {})) {
           if (key === "__proto__") throw new Unsupported(this.where([...path, key]), "a field named __proto__");
           if (optin(field) === undefined && admitsUndefined(field)) {
-            throw new Unsupported(this.where([...path, key]), "a required field that admits undefined (zod then reports a missing key in its own words)");
+            throw new Unsupported(
+              this.where([...path, key]),
+              "a required field that admits undefined (zod then reports a missing key in its own words)",
+            );
           }
           const name = `v${++this.count}`;
           this.line(`const ${name} = ${v}${/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`};`);
@@ -235,15 +262,24 @@ class Emitter {
     }
     for (const check of def.checks ?? []) {
       const c = check._zod.def;
-      if (c.check !== "custom") throw new Unsupported(this.where(path), `a ${String(c.check)} check (only z.refine with a predicate of RULES)`);
+      if (c.check !== "custom")
+        throw new Unsupported(this.where(path), `a ${String(c.check)} check (only z.refine with a predicate of RULES)`);
       for (const [field, value] of Object.entries(c)) {
-        if (value !== undefined && !CHECK_FIELDS.includes(field)) throw new Unsupported(this.where(path), `a check with ${field}`);
+        if (value !== undefined && !CHECK_FIELDS.includes(field))
+          throw new Unsupported(this.where(path), `a check with ${field}`);
       }
       if (this.unions > 0 && c.abort !== true) {
-        throw new Unsupported(this.where(path), "a refinement inside a union that does not abort (give it { abort: true })");
+        throw new Unsupported(
+          this.where(path),
+          "a refinement inside a union that does not abort (give it { abort: true })",
+        );
       }
       const rule = RULES.get(c.fn);
-      if (!rule) throw new Unsupported(this.where(path), `a refinement by a function not in RULES: ${String(c.fn).slice(0, 80)}`);
+      if (!rule)
+        throw new Unsupported(
+          this.where(path),
+          `a refinement by a function not in RULES: ${String(c.fn).slice(0, 80)}`,
+        );
       this.helpers.add(rule);
       this.line(`if (!${rule}(${v})) ${fail(this.message(c as Def, path))}`);
     }
@@ -256,7 +292,8 @@ class Emitter {
     const fields = DEF_FIELDS[def.type];
     if (!fields) throw new Unsupported(this.where(path), `type ${def.type}`);
     for (const [field, value] of Object.entries(def)) {
-      if (value !== undefined && !fields.includes(field)) throw new Unsupported(this.where(path), `a ${def.type} with ${field}`);
+      if (value !== undefined && !fields.includes(field))
+        throw new Unsupported(this.where(path), `a ${def.type} with ${field}`);
     }
     if ((def.type === "unknown" || def.type === "object" || def.type === "array") && def.checks?.length) {
       throw new Unsupported(this.where(path), `checks on a ${def.type}`);
@@ -266,10 +303,12 @@ class Emitter {
 
   /** The fixed sentence a definition's error gives, whatever the issue. */
   private message(def: Def, path: string[]): string {
-    if (typeof def.error !== "function") throw new Unsupported(this.where(path), `a ${def.type} with zod's default message (give it a fixed sentence)`);
+    if (typeof def.error !== "function")
+      throw new Unsupported(this.where(path), `a ${def.type} with zod's default message (give it a fixed sentence)`);
     const a = def.error({ code: "invalid_type", expected: def.type, input: undefined, path: [] });
     const b = def.error({ code: "custom", input: 0, path: ["x"] });
-    if (typeof a !== "string" || a !== b) throw new Unsupported(this.where(path), "a message that is not one fixed sentence");
+    if (typeof a !== "string" || a !== b)
+      throw new Unsupported(this.where(path), "a message that is not one fixed sentence");
     return a;
   }
 
@@ -286,7 +325,10 @@ class Emitter {
 /** Marks a path segment that is an array index, held at run time by the variable named after the mark. */
 const INDEX = "\u0000";
 
-/** The expression of the sentence for `message` at `path`: a string literal, or a concatenation where the path holds array indices. */
+/**
+ * The expression of the sentence for `message` at `path`: a string literal, or a concatenation where the path holds
+ * array indices.
+ */
 function sentence(path: string[], message: string): string {
   const parts: string[] = [];
   let text = "";

@@ -98,13 +98,27 @@ const cases = [
     name: "evm: an empty resources list still prints Resources:",
     url: premium,
     chain: { chainId: BASE, type: "eip191" },
-    info: { domain: "api.example.com", uri: premium, version: "1", nonce: "a1b2c3d4e5f67890", issuedAt: "2025-02-27T16:00:00.000Z", resources: [] },
+    info: {
+      domain: "api.example.com",
+      uri: premium,
+      version: "1",
+      nonce: "a1b2c3d4e5f67890",
+      issuedAt: "2025-02-27T16:00:00.000Z",
+      resources: [],
+    },
   },
   {
     name: "evm: an empty statement is not an absent one (three blank lines)",
     url: premium,
     chain: { chainId: BASE, type: "eip191" },
-    info: { domain: "api.example.com", uri: premium, statement: "", version: "1", nonce: "a1b2c3d4e5f67890", issuedAt: "2025-02-27T16:00:00.000Z" },
+    info: {
+      domain: "api.example.com",
+      uri: premium,
+      statement: "",
+      version: "1",
+      nonce: "a1b2c3d4e5f67890",
+      issuedAt: "2025-02-27T16:00:00.000Z",
+    },
   },
   {
     name: "solana: statement, expiry and resources",
@@ -155,7 +169,15 @@ const cases = [
     name: "solana: an empty statement and an empty resources list print nothing",
     url: premium,
     chain: { chainId: SOLANA_MAINNET, type: "ed25519" },
-    info: { domain: "api.example.com", uri: premium, statement: "", version: "1", nonce: "a1b2c3d4e5f67890", issuedAt: "2025-02-27T16:00:00.000Z", resources: [] },
+    info: {
+      domain: "api.example.com",
+      uri: premium,
+      statement: "",
+      version: "1",
+      nonce: "a1b2c3d4e5f67890",
+      issuedAt: "2025-02-27T16:00:00.000Z",
+      resources: [],
+    },
   },
 ];
 
@@ -168,9 +190,40 @@ async function signed(info, signer, url) {
   if (info.domain === new URL(url).host) return createSIWxPayload(info, signer, url);
   const address = signer.address;
   const message = createSIWxMessage(info, address);
-  const signature = info.type === "ed25519" ? await signSolanaMessage(message, signer) : await signEVMMessage(message, signer);
-  const { domain, statement, uri, version, chainId, type, nonce, issuedAt, expirationTime, notBefore, requestId, resources, signatureScheme } = info;
-  return { domain, address, statement, uri, version, chainId, type, nonce, issuedAt, expirationTime, notBefore, requestId, resources, signatureScheme, signature };
+  const signature =
+    info.type === "ed25519" ? await signSolanaMessage(message, signer) : await signEVMMessage(message, signer);
+  const {
+    domain,
+    statement,
+    uri,
+    version,
+    chainId,
+    type,
+    nonce,
+    issuedAt,
+    expirationTime,
+    notBefore,
+    requestId,
+    resources,
+    signatureScheme,
+  } = info;
+  return {
+    domain,
+    address,
+    statement,
+    uri,
+    version,
+    chainId,
+    type,
+    nonce,
+    issuedAt,
+    expirationTime,
+    notBefore,
+    requestId,
+    resources,
+    signatureScheme,
+    signature,
+  };
 }
 
 const vectors = [];

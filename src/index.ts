@@ -41,7 +41,14 @@ export type {
 // Plug-ins, each in its own folder: a bundle holds only those it imports.
 export { signInWithX, type SignInWithXOptions } from "./extensions/sign-in-with-x";
 export { builderCode } from "./extensions/builder-code";
-export { budget, memoryBudgetStore, type BudgetOptions, type BudgetWindow, type BudgetScope, type BudgetPayment } from "./extensions/budget";
+export {
+  budget,
+  memoryBudgetStore,
+  type BudgetOptions,
+  type BudgetWindow,
+  type BudgetScope,
+  type BudgetPayment,
+} from "./extensions/budget";
 export {
   memoryLedger,
   recordOutcomes,

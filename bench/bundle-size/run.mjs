@@ -22,20 +22,14 @@ import { execSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { declarationBytes } from "./contributors.mjs";
 import { PEERS, capabilities, entries, jobs } from "./jobs.mjs";
-import {
-  UPDATE_COMMAND,
-  budgetFor,
-  budgetsFile,
-  measureBudgeted,
-  measureEsbuild,
-  measureVite,
-  readBudgets,
-  root,
-} from "./measure.mjs";
+import { budgetFor, budgetsFile, measureBudgeted, measureEsbuild, measureVite, readBudgets, root } from "./measure.mjs";
 
 const args = new Set(process.argv.slice(2));
 // --contributors=evm,svm,"evm + offerReceipt": the jobs and rows to break down (default: the two base jobs).
-const breakDown = process.argv.find((a) => a.startsWith("--contributors"))?.split("=")[1]?.split(",") ?? ["evm", "svm"];
+const breakDown = process.argv
+  .find((a) => a.startsWith("--contributors"))
+  ?.split("=")[1]
+  ?.split(",") ?? ["evm", "svm"];
 const kb = (n) => (n / 1024).toFixed(1);
 const plusKb = (n) => `${n >= 0 ? "+" : "−"}${kb(Math.abs(n))}`;
 
@@ -102,7 +96,10 @@ async function report() {
 }
 
 function markdownEntries(sizes) {
-  const lines = ["| entry alone, every export (esbuild; viem, kit, axios left out) | minified KB | gzip KB |", "| --- | ---: | ---: |"];
+  const lines = [
+    "| entry alone, every export (esbuild; viem, kit, axios left out) | minified KB | gzip KB |",
+    "| --- | ---: | ---: |",
+  ];
   for (const s of sizes) lines.push(`| \`${s.entry}\` | ${kb(s.raw)} | ${kb(s.gzip)} |`);
   return lines.join("\n");
 }
@@ -210,7 +207,11 @@ async function contributors() {
         .slice(0, limit)
         .map((r) => ({ ...r, share: pct(r.bytes, total), gzip: cost((d) => keyOf(d) === r[keyOf.name]) }));
     };
-    const folder = (d) => d.file.split("/").slice(0, d.file.startsWith("src/extensions/") ? 3 : 2).join("/");
+    const folder = (d) =>
+      d.file
+        .split("/")
+        .slice(0, d.file.startsWith("src/extensions/") ? 3 : 2)
+        .join("/");
     const file = (d) => d.file;
     const declaration = (d) => `${d.file.slice(4)}: ${d.declaration}`;
     console.table(group(folder));

@@ -18,7 +18,7 @@ const cli = process.argv[3] ?? `${root}dist/cli.js`;
 /** A server whose every answer is `mib` MiB, written at the reader's pace. */
 export async function startLargeBody(mib) {
   const chunk = Buffer.alloc(64 * 1024, 0x61);
-  const server = createServer(async (request, response) => {
+  const server = createServer(async (_request, response) => {
     const length = String(mib * 1024 * 1024);
     response.writeHead(200, { "content-type": "application/octet-stream", "content-length": length });
     for (let sent = 0; sent < mib * 16; sent++) if (!response.write(chunk)) await once(response, "drain");

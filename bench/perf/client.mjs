@@ -8,11 +8,21 @@ import { parseArgs } from "node:util";
 import { evmFetch } from "./clients.mjs";
 
 const { values } = parseArgs({
-  options: { side: { type: "string" }, task: { type: "string" }, base: { type: "string" }, n: { type: "string" }, warmup: { type: "string", default: "50" } },
+  options: {
+    side: { type: "string" },
+    task: { type: "string" },
+    base: { type: "string" },
+    n: { type: "string" },
+    warmup: { type: "string", default: "50" },
+  },
 });
 const n = Number(values.n);
 const [get, path] =
-  values.side === "plain" ? [fetch, "/plain"] : values.side === "cached" ? [await evmFetch("ours", { quoteCache: true }), "/evm"] : [await evmFetch(values.side), "/evm"];
+  values.side === "plain"
+    ? [fetch, "/plain"]
+    : values.side === "cached"
+      ? [await evmFetch("ours", { quoteCache: true }), "/evm"]
+      : [await evmFetch(values.side), "/evm"];
 const url = `${values.base}${path}?who=${values.side}-${values.task}`;
 
 /** One GET, its body read (so the connection is free again); its status. */
@@ -35,10 +45,21 @@ if (values.task === "cpu") {
   let peakHeap = 0;
   const sampler = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 5);
   const start = performance.now();
-  const statuses = await Promise.all(Array.from({ length: n }, () => request().catch((error) => String(error?.cause ?? error))));
+  const statuses = await Promise.all(
+    Array.from({ length: n }, () => request().catch((error) => String(error?.cause ?? error))),
+  );
   const wallMs = performance.now() - start;
   clearInterval(sampler);
   const ok = statuses.filter((status) => status === 200).length;
   const others = [...new Set(statuses.filter((status) => status !== 200))].slice(0, 3);
-  console.log(JSON.stringify({ ok, failed: n - ok, others, wallMs, peakRssMb: process.resourceUsage().maxRSS / 1024, peakHeapMb: peakHeap / 1048576 }));
+  console.log(
+    JSON.stringify({
+      ok,
+      failed: n - ok,
+      others,
+      wallMs,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+      peakHeapMb: peakHeap / 1048576,
+    }),
+  );
 }

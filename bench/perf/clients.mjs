@@ -11,7 +11,10 @@ const SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 
 /** Wraps fetch with our client over `schemes`, with the quote cache plug-in when asked. */
 async function oursFetch(schemes, cached) {
-  const [{ createX402Client, quoteCache }, { wrapFetchWithPayment }] = await Promise.all([import("x402-pay"), import("x402-pay/fetch")]);
+  const [{ createX402Client, quoteCache }, { wrapFetchWithPayment }] = await Promise.all([
+    import("x402-pay"),
+    import("x402-pay/fetch"),
+  ]);
   return wrapFetchWithPayment(fetch, createX402Client({ schemes, plugins: cached ? [quoteCache()] : [] }));
 }
 

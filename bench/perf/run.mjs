@@ -30,7 +30,9 @@ const median = (values) => quantile(values, 0.5);
 
 /** Starts the stub seller in its own process; its base URL, its stats and a stop. */
 async function startSeller(delayMs) {
-  const child = spawn(process.execPath, [here("seller.mjs"), "--delay-ms", String(delayMs)], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [here("seller.mjs"), "--delay-ms", String(delayMs)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const [line] = await once(createInterface({ input: child.stdout }), "line");
   const base = `http://127.0.0.1:${JSON.parse(line).port}`;
   return { base, stats: async () => (await fetch(`${base}/stats`)).json(), stop: () => child.kill() };
@@ -64,11 +66,17 @@ async function sequential(sides, roundCount, warmup) {
 
 /** Runs client.mjs in a fresh process; its JSON report. */
 async function child(side, task, base, n) {
-  const { stdout } = await run(process.execPath, [here("client.mjs"), "--side", side, "--task", task, "--base", base, "--n", String(n)], { maxBuffer: 1 << 20 });
+  const { stdout } = await run(
+    process.execPath,
+    [here("client.mjs"), "--side", side, "--task", task, "--base", base, "--n", String(n)],
+    { maxBuffer: 1 << 20 },
+  );
   return JSON.parse(stdout.trim().split("\n").at(-1));
 }
 
-/** ms to import `specifiers` together in a fresh node process, from the repository (so x402-pay resolves to its dist). */
+/**
+ * ms to import `specifiers` together in a fresh node process, from the repository (so x402-pay resolves to its dist).
+ */
 async function importMs(specifiers) {
   const code = `const t = performance.now(); await Promise.all([${specifiers.map((s) => `import(${JSON.stringify(s)})`)}]); console.log(performance.now() - t);`;
   const { stdout } = await run(process.execPath, ["--input-type=module", "-e", code], { cwd: root });
@@ -83,13 +91,21 @@ function row(measure, ours, reference, { unit = "", goal, digits = 2 } = {}) {
   let met = "";
   if (typeof goal === "number") met = ratio === undefined ? "n/a" : ratio <= goal ? "yes" : "NO";
   else if (goal) met = goal.test() ? "yes" : "NO";
-  rows.push([measure, show(ours), show(reference), ratio === undefined ? "-" : ratio.toFixed(2), typeof goal === "number" ? `<= ${goal}` : (goal?.text ?? "-"), met]);
+  rows.push([
+    measure,
+    show(ours),
+    show(reference),
+    ratio === undefined ? "-" : ratio.toFixed(2),
+    typeof goal === "number" ? `<= ${goal}` : (goal?.text ?? "-"),
+    met,
+  ]);
 }
 
 function printTable() {
   const header = ["measure", "ours", "reference", "ours/ref", "goal", "met"];
   const widths = header.map((_, i) => Math.max(...[header, ...rows].map((r) => r[i].length)));
-  const line = (cells) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
+  const line = (cells) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
   console.log(`\n${line(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}`);
   for (const r of rows) console.log(line(r));
 }
@@ -112,14 +128,28 @@ try {
       rounds.loopback,
       30,
     );
-    row(`paid GET, loopback, median (unpaid ${median(times.plain).toFixed(2)} ms)`, median(times.ours), median(times.reference), { unit: " ms" });
-    row(`paid GET, loopback, p90 (unpaid ${quantile(times.plain, 0.9).toFixed(2)} ms)`, quantile(times.ours, 0.9), quantile(times.reference, 0.9), { unit: " ms" });
+    row(
+      `paid GET, loopback, median (unpaid ${median(times.plain).toFixed(2)} ms)`,
+      median(times.ours),
+      median(times.reference),
+      { unit: " ms" },
+    );
+    row(
+      `paid GET, loopback, p90 (unpaid ${quantile(times.plain, 0.9).toFixed(2)} ms)`,
+      quantile(times.ours, 0.9),
+      quantile(times.reference, 0.9),
+      { unit: " ms" },
+    );
   }
 
   // The same with every answer 20 ms late; the quote cache, where this build has it, saves the 402.
   log(`sequential EVM GETs, ${LATENCY_MS} ms per answer`);
   {
-    const [ours, reference, cached] = await Promise.all([evmFetch("ours"), evmFetch("reference"), evmFetch("ours", { quoteCache: true })]);
+    const [ours, reference, cached] = await Promise.all([
+      evmFetch("ours"),
+      evmFetch("reference"),
+      evmFetch("ours", { quoteCache: true }),
+    ]);
     const sides = {
       plain: () => fetch(`${slowSeller.base}/plain?who=plain`),
       ours: () => ours(`${slowSeller.base}/evm?who=ours`),
@@ -132,7 +162,12 @@ try {
       const { answers, paid } = stats[`/evm?who=${who}`];
       return answers / paid;
     };
-    row(`paid GET, +${LATENCY_MS} ms, median (unpaid ${median(times.plain).toFixed(1)} ms)`, median(times.ours), median(times.reference), { unit: " ms", digits: 1 });
+    row(
+      `paid GET, +${LATENCY_MS} ms, median (unpaid ${median(times.plain).toFixed(1)} ms)`,
+      median(times.ours),
+      median(times.reference),
+      { unit: " ms", digits: 1 },
+    );
     row(`  answers per paid GET`, trips("ours"), trips("reference"));
     const repeat = `repeat paid GET, +${LATENCY_MS} ms, quote cache on, median`;
     if (cached) {
@@ -147,9 +182,15 @@ try {
   log("sequential Solana GETs on loopback");
   {
     const rpc = (who) => `${seller.base}/rpc?who=${who}`;
-    const [ours, reference] = await Promise.all([svmFetch("ours", rpc("ours")), svmFetch("reference", rpc("reference"))]);
+    const [ours, reference] = await Promise.all([
+      svmFetch("ours", rpc("ours")),
+      svmFetch("reference", rpc("reference")),
+    ]);
     const times = await sequential(
-      { ours: () => ours(`${seller.base}/svm?who=ours`), reference: () => reference(`${seller.base}/svm?who=reference`) },
+      {
+        ours: () => ours(`${seller.base}/svm?who=ours`),
+        reference: () => reference(`${seller.base}/svm?who=reference`),
+      },
       rounds.svm,
       20,
     );
@@ -174,8 +215,17 @@ try {
         cpu[side].push(report.cpuUsPerRequest / 1000);
       }
     }
-    row(`client CPU per paid GET (unpaid ${median(cpu.plain).toFixed(3)} ms)`, median(cpu.ours), median(cpu.reference), { unit: " ms", digits: 3, goal: 0.9 });
-    if (cached) row("client CPU per repeat paid GET, quote cache on", median(cpu.cached), median(cpu.reference), { unit: " ms", digits: 3 });
+    row(
+      `client CPU per paid GET (unpaid ${median(cpu.plain).toFixed(3)} ms)`,
+      median(cpu.ours),
+      median(cpu.reference),
+      { unit: " ms", digits: 3, goal: 0.9 },
+    );
+    if (cached)
+      row("client CPU per repeat paid GET, quote cache on", median(cpu.cached), median(cpu.reference), {
+        unit: " ms",
+        digits: 3,
+      });
   }
 
   // Cold import: a fresh node process per sample, the sides interleaved.
@@ -183,8 +233,15 @@ try {
   {
     // The reference's README imports ExactEvmScheme from @x402/evm; its lighter exact/client entry is shown too.
     const sets = {
-      "fetch + evm + viem/accounts": [["x402-pay/fetch", "x402-pay/evm", "viem/accounts"], ["@x402/fetch", "@x402/evm", "viem/accounts"], 0.65],
-      "fetch + evm": [["x402-pay/fetch", "x402-pay/evm"], ["@x402/fetch", "@x402/evm"]],
+      "fetch + evm + viem/accounts": [
+        ["x402-pay/fetch", "x402-pay/evm", "viem/accounts"],
+        ["@x402/fetch", "@x402/evm", "viem/accounts"],
+        0.65,
+      ],
+      "fetch + evm": [
+        ["x402-pay/fetch", "x402-pay/evm"],
+        ["@x402/fetch", "@x402/evm"],
+      ],
       "fetch + evm + viem/accounts (ref: @x402/evm/exact/client)": [
         ["x402-pay/fetch", "x402-pay/evm", "viem/accounts"],
         ["@x402/fetch", "@x402/evm/exact/client", "viem/accounts"],
@@ -212,17 +269,35 @@ try {
     for (let sample = 0; sample < rounds.bursts; sample++) {
       for (const side of Object.keys(bursts)) {
         const report = await child(side, "burst", seller.base, BURST);
-        if (report.failed) failures.push(`${side}: ${report.failed} of ${BURST} concurrent paid GETs not 200 (${report.others.join("; ")})`);
+        if (report.failed)
+          failures.push(
+            `${side}: ${report.failed} of ${BURST} concurrent paid GETs not 200 (${report.others.join("; ")})`,
+          );
         bursts[side].push(report);
       }
     }
     const least = (side) => Math.min(...bursts[side].map((report) => report.ok));
     const all = { text: "all", test: () => least("ours") === BURST && least("reference") === BURST };
-    row(`${BURST} concurrent paid GETs: answered 200 (fewest)`, `${least("ours")}/${BURST}`, `${least("reference")}/${BURST}`, { goal: all });
+    row(
+      `${BURST} concurrent paid GETs: answered 200 (fewest)`,
+      `${least("ours")}/${BURST}`,
+      `${least("reference")}/${BURST}`,
+      { goal: all },
+    );
     const of = (side, key) => median(bursts[side].map((report) => report[key]));
-    row(`${BURST} concurrent: wall time, median`, of("ours", "wallMs"), of("reference", "wallMs"), { unit: " ms", digits: 0 });
-    row(`${BURST} concurrent: peak RSS, median`, of("ours", "peakRssMb"), of("reference", "peakRssMb"), { unit: " MB", digits: 1, goal: 1.0 });
-    row(`  peak JS heap in use, median`, of("ours", "peakHeapMb"), of("reference", "peakHeapMb"), { unit: " MB", digits: 1 });
+    row(`${BURST} concurrent: wall time, median`, of("ours", "wallMs"), of("reference", "wallMs"), {
+      unit: " ms",
+      digits: 0,
+    });
+    row(`${BURST} concurrent: peak RSS, median`, of("ours", "peakRssMb"), of("reference", "peakRssMb"), {
+      unit: " MB",
+      digits: 1,
+      goal: 1.0,
+    });
+    row(`  peak JS heap in use, median`, of("ours", "peakHeapMb"), of("reference", "peakHeapMb"), {
+      unit: " MB",
+      digits: 1,
+    });
     /** Connections the seller saw per paid GET of `who`'s child processes. */
     const connections = async (who) => {
       const { connections, paid } = (await seller.stats())[`/evm?who=${who}`];
@@ -230,8 +305,13 @@ try {
     };
     row(`  connections opened per paid GET`, await connections("ours-burst"), await connections("reference-burst"));
     // A fresh process's first paid GET to the seller: a second connection is a second TCP (and TLS) handshake.
-    for (let sample = 0; sample < rounds.bursts; sample++) for (const side of Object.keys(bursts)) await child(side, "first", seller.base, 1);
-    row(`first paid GET to an origin: connections opened`, await connections("ours-first"), await connections("reference-first"));
+    for (let sample = 0; sample < rounds.bursts; sample++)
+      for (const side of Object.keys(bursts)) await child(side, "first", seller.base, 1);
+    row(
+      `first paid GET to an origin: connections opened`,
+      await connections("ours-first"),
+      await connections("reference-first"),
+    );
   }
 } finally {
   seller.stop();

@@ -65,7 +65,14 @@ mintData[45] = 1;
 const rpcResults = {
   getAccountInfo: {
     context: { slot: 1 },
-    value: { owner: SVM.tokenProgram, data: [mintData.toString("base64"), "base64"], lamports: 1461600, executable: false, rentEpoch: 0, space: 82 },
+    value: {
+      owner: SVM.tokenProgram,
+      data: [mintData.toString("base64"), "base64"],
+      lamports: 1461600,
+      executable: false,
+      rentEpoch: 0,
+      space: 82,
+    },
   },
   getLatestBlockhash: { context: { slot: 1 }, value: { blockhash: SVM.blockhash, lastValidBlockHeight: 100 } },
   getGenesisHash: SVM.genesisHash,
@@ -92,8 +99,13 @@ async function answer(request) {
     for await (const chunk of request) text += chunk;
     const { id, method } = JSON.parse(text);
     count(key, false, request.socket);
-    const reply = method in rpcResults ? { result: rpcResults[method] } : { error: { code: -32601, message: "Method not found" } };
-    return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id, ...reply }) };
+    const reply =
+      method in rpcResults ? { result: rpcResults[method] } : { error: { code: -32601, message: "Method not found" } };
+    return {
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id, ...reply }),
+    };
   }
   if (url.pathname === "/plain") {
     count(key, false, request.socket);
@@ -112,16 +124,28 @@ async function answer(request) {
       // Taken from an EVM authorization; a Solana payer would mean decoding the transaction (not done).
       ...(payment.payload.authorization?.from && { payer: payment.payload.authorization.from }),
     };
-    return { status: 200, headers: { "content-type": "application/json", "payment-response": toBase64(settled) }, body: '{"data":"paid"}' };
+    return {
+      status: 200,
+      headers: { "content-type": "application/json", "payment-response": toBase64(settled) },
+      body: '{"data":"paid"}',
+    };
   }
   count(key, false, request.socket);
   const challenge = {
     x402Version: 2,
     error: "Payment required",
-    resource: { url: `http://${request.headers.host}${url.pathname}${url.search}`, description: "bench", mimeType: "application/json" },
+    resource: {
+      url: `http://${request.headers.host}${url.pathname}${url.search}`,
+      description: "bench",
+      mimeType: "application/json",
+    },
     accepts: [accepted],
   };
-  return { status: 402, headers: { "content-type": "application/json", "payment-required": toBase64(challenge) }, body: "{}" };
+  return {
+    status: 402,
+    headers: { "content-type": "application/json", "payment-required": toBase64(challenge) },
+    body: "{}",
+  };
 }
 
 const server = createServer(async (request, response) => {

@@ -84,7 +84,10 @@ export const EXIT_TABLE: readonly (readonly [number, string])[] = [
   [EXIT.refused, "not paid: refused by the policy, --max, --network (with --dry-run: it would not pay)"],
   [EXIT.budget, "not paid: over budget, or the budget store is away"],
   [EXIT.rejected, "the server refused the payment: nothing was charged"],
-  [EXIT.unknown, "the payment left and its outcome is unknown or pending (or its answer was cut or lost): money may have moved"],
+  [
+    EXIT.unknown,
+    "the payment left and its outcome is unknown or pending (or its answer was cut or lost): money may have moved",
+  ],
   [EXIT.challenge, "the 402 was unreadable or not x402"],
   [EXIT.wallet, "the wallet could not sign, or a chain read failed"],
   [EXIT.timeout, "--max-time ran out before any payment left: nothing was paid"],

@@ -6,7 +6,12 @@ import type { X402Request } from "../contracts";
  * Runs a step raced against the request's signal; failures become typed errors: a `hook` that throws
  * refuses the payment, anything else failed to sign. A request already aborted never starts the step.
  */
-export async function call<T>(step: () => T | Promise<T>, what: string, request: X402Request, hook?: boolean): Promise<T> {
+export async function call<T>(
+  step: () => T | Promise<T>,
+  what: string,
+  request: X402Request,
+  hook?: boolean,
+): Promise<T> {
   const where = requestDetails(request);
   throwIfAborted(request.signal, where);
   try {

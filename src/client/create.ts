@@ -1,5 +1,18 @@
-/** `createX402Client`: schemes, spend policy, plug-ins and hooks in one plain object, and the engine the wrappers drive. */
-import { PLUGIN_STEPS, checkOptions, every, fail, is, isFunction, nonEmpty, type PaymentScheme, type X402Plugin, type X402Request } from "../contracts";
+/**
+ * `createX402Client`: schemes, spend policy, plug-ins and hooks in one plain object, and the engine the wrappers drive.
+ */
+import {
+  PLUGIN_STEPS,
+  checkOptions,
+  every,
+  fail,
+  is,
+  isFunction,
+  nonEmpty,
+  type PaymentScheme,
+  type X402Plugin,
+  type X402Request,
+} from "../contracts";
 import { InvalidConfigError, type RejectedRequirement } from "../errors";
 import { paymentIdentifier } from "../extensions/payment-identifier";
 import type { PaymentChallenge, SettleResponse } from "../protocol";
@@ -22,7 +35,10 @@ export interface X402ClientOptions extends ClientHooks {
   plugins?: readonly X402Plugin[] | undefined;
 }
 
-/** What a client would pay for a challenge: the payable options (`options[0]` unless `selectRequirement` picks another), and why each other is refused. */
+/**
+ * What a client would pay for a challenge: the payable options (`options[0]` unless `selectRequirement` picks another),
+ * and why each other is refused.
+ */
 export interface Quote {
   readonly options: PaymentOption[];
   readonly rejected: RejectedRequirement[];
@@ -49,7 +65,11 @@ export interface Engine {
   /** Would a plug-in try instead of paying (a sign-in)? */
   tries(challenge: PaymentChallenge): boolean;
   createPayment(challenge: PaymentChallenge, request: X402Request): Promise<PreparedPayment>;
-  describeSettlement(challenge: PaymentChallenge, request: X402Request, settlement: SettleResponse): Promise<Record<string, unknown>>;
+  describeSettlement(
+    challenge: PaymentChallenge,
+    request: X402Request,
+    settlement: SettleResponse,
+  ): Promise<Record<string, unknown>>;
   /** Tells the reservations, the plug-ins and the hooks how a payment attempt ended, once. Never throws. */
   report(outcome: Parameters<typeof report>[1]): Promise<void>;
   /** The plug-in that pays before it is asked (the quote cache), if any. */
@@ -61,19 +81,31 @@ const ENGINE = Symbol.for("x402-pay.engine");
 /** Creates the client that wrappers use to pay. Throws `InvalidConfigError` for options it cannot use. */
 export function createX402Client(options: X402ClientOptions): X402Client {
   if (!options || !Array.isArray(options.schemes) || options.schemes.length === 0) {
-    throw new InvalidConfigError("createX402Client needs at least one scheme: { schemes: [exactEvm({ signer })] }.", { details: { option: "schemes" } });
+    throw new InvalidConfigError("createX402Client needs at least one scheme: { schemes: [exactEvm({ signer })] }.", {
+      details: { option: "schemes" },
+    });
   }
   checkClientOptions(options);
   const given = Object.freeze([...(options.plugins ?? [])]);
   // Built-ins serve too, unless a plug-in given under the same key replaces them.
-  const plugins = Object.freeze([...given, ...[paymentIdentifier].filter((builtIn) => !given.some((p) => p.key === builtIn.key))]);
+  const plugins = Object.freeze([
+    ...given,
+    ...[paymentIdentifier].filter((builtIn) => !given.some((p) => p.key === builtIn.key)),
+  ]);
   const schemes = Object.freeze([...options.schemes]);
   // Chain-family facts come with the schemes: v1 network names and the stablecoins they know.
   const v1Networks: Record<string, string> = Object.assign({}, ...schemes.map((s) => s.v1Networks));
   const policy = resolvePolicy(options.policy, v1Networks);
   const knownAssets = [...policy.assets, ...schemes.flatMap((s) => s.knownAssets ?? [])];
   const { selectRequirement, onBeforePayment, onPaymentSettled, onPaymentFailed } = options;
-  const setup: Setup = { schemes, plugins, policy, v1Networks, knownAssets, hooks: { selectRequirement, onBeforePayment, onPaymentSettled, onPaymentFailed } };
+  const setup: Setup = {
+    schemes,
+    plugins,
+    policy,
+    v1Networks,
+    knownAssets,
+    hooks: { selectRequirement, onBeforePayment, onPaymentSettled, onPaymentFailed },
+  };
 
   /** Payments made and not yet reported, by request: what was signed and its reservations. */
   const attempts = new WeakMap<X402Request, Attempt>();
@@ -106,10 +138,14 @@ export function createX402Client(options: X402ClientOptions): X402Client {
 }
 
 function checkClientOptions(options: X402ClientOptions): void {
-  const isScheme = (s: PaymentScheme) => typeof s?.createPayload === "function" && typeof s.check === "function" && Array.isArray(s.networks);
+  const isScheme = (s: PaymentScheme) =>
+    typeof s?.createPayload === "function" && typeof s.check === "function" && Array.isArray(s.networks);
   const steps = `{ name?, key?, ${PLUGIN_STEPS.map((step) => `${step}?`).join(", ")} }`;
   const isPlugin = (p: Record<string, unknown>) =>
-    typeof p === "object" && p !== null && (p.key === undefined || nonEmpty(p.key)) && PLUGIN_STEPS.every((step) => p[step] === undefined || typeof p[step] === "function");
+    typeof p === "object" &&
+    p !== null &&
+    (p.key === undefined || nonEmpty(p.key)) &&
+    PLUGIN_STEPS.every((step) => p[step] === undefined || typeof p[step] === "function");
   checkOptions("", options, {
     schemes: every(is(isScheme, "a payment scheme such as exactEvm({ signer })")),
     policy: () => undefined, // resolvePolicy checks it
@@ -121,14 +157,19 @@ function checkClientOptions(options: X402ClientOptions): void {
   });
   const names = (options.plugins ?? []).map((p) => p.name).filter((name) => name !== undefined);
   const twice = names.find((name, i) => names.indexOf(name) !== i);
-  if (twice !== undefined) fail("plugins", `two plug-ins are named ${JSON.stringify(twice)}: give each its own name (budget({ name }))`);
+  if (twice !== undefined)
+    fail("plugins", `two plug-ins are named ${JSON.stringify(twice)}: give each its own name (budget({ name }))`);
 }
 
 /** The engine of a client of ours; `InvalidConfigError` for anything else (a reference `x402Client` is told apart). */
 export function engineOf(client: unknown): Engine {
   const engine = (client as Record<symbol, Engine> | null | undefined)?.[ENGINE];
   if (engine) return engine;
-  throw new InvalidConfigError("x402-pay's wrappers take a client from createX402Client({ schemes: [exactEvm({ signer })] }), not an @x402/core x402Client.", {
-    details: { option: "client" },
-  });
+  throw new InvalidConfigError(
+    "x402-pay's wrappers take a client from createX402Client({ schemes: [exactEvm({ signer })] }), not an @x402/core " +
+      "x402Client.",
+    {
+      details: { option: "client" },
+    },
+  );
 }

@@ -1,7 +1,21 @@
 /** Making a payment: choose, reserve, approve, sign, enrich and assemble, or throw a typed error. */
-import { checkOptions, checkPaymentId, type PaymentSnapshot, type PaymentTerms, type Reservation, type X402Request } from "../contracts";
+import {
+  checkOptions,
+  checkPaymentId,
+  type PaymentSnapshot,
+  type PaymentTerms,
+  type Reservation,
+  type X402Request,
+} from "../contracts";
 import { InvalidConfigError, NoPayableRequirementError, PaymentRefusedError, requestDetails } from "../errors";
-import { buildPaymentPayload, encodeBase64Json, formatUnits, paymentHeaderName, type PaymentChallenge, type PaymentRequirement } from "../protocol";
+import {
+  buildPaymentPayload,
+  encodeBase64Json,
+  formatUnits,
+  paymentHeaderName,
+  type PaymentChallenge,
+  type PaymentRequirement,
+} from "../protocol";
 import { call } from "./call";
 import { enrich, reserve, review } from "./plugins";
 import { evaluate } from "./select";
@@ -47,11 +61,24 @@ export async function createPayment(setup: Setup, challenge: PaymentChallenge, r
     const signal = request.signal;
     const what = `the ${requirement.scheme} payment on ${requirement.network}`;
     const result = await call(() => scheme.createPayload(requirement, { challenge, request, signal }), what, request);
-    const added = await enrich(setup, { challenge, request, requirement, payer: scheme.payer }, { ...result.extensions });
+    const added = await enrich(
+      setup,
+      { challenge, request, requirement, payer: scheme.payer },
+      { ...result.extensions },
+    );
     const payload = buildPaymentPayload(challenge, requirement, { ...result, extensions: added });
     const { x402Version } = requirement;
     const headerValue = encodeBase64Json(payload);
-    const payment = Object.freeze({ x402Version, headerName: paymentHeaderName(x402Version), headerValue, payload, requirement, payer: scheme.payer, displayAmount: terms.displayAmount, terms });
+    const payment = Object.freeze({
+      x402Version,
+      headerName: paymentHeaderName(x402Version),
+      headerValue,
+      payload,
+      requirement,
+      payer: scheme.payer,
+      displayAmount: terms.displayAmount,
+      terms,
+    });
     return { payment, reservations };
   } catch (error) {
     await Promise.all(reservations.map((r) => r.release()));
@@ -66,18 +93,32 @@ async function choose(setup: Setup, challenge: PaymentChallenge, request: X402Re
   if (payable.length === 0) throw new NoPayableRequirementError(rejected, { details: where });
   const { selectRequirement } = setup.hooks;
   if (!selectRequirement) return payable[0]!;
-  const chosen = await call(() => selectRequirement(Object.freeze([...payable]), request), "selectRequirement", request, true);
-  if (!chosen) throw new PaymentRefusedError("selectRequirement chose none of the payable requirements.", { details: where });
+  const chosen = await call(
+    () => selectRequirement(Object.freeze([...payable]), request),
+    "selectRequirement",
+    request,
+    true,
+  );
+  if (!chosen)
+    throw new PaymentRefusedError("selectRequirement chose none of the payable requirements.", { details: where });
   if (!payable.includes(chosen)) {
-    throw new InvalidConfigError("selectRequirement must return one of the options it was given, unchanged.", { details: { option: "selectRequirement" } });
+    throw new InvalidConfigError("selectRequirement must return one of the options it was given, unchanged.", {
+      details: { option: "selectRequirement" },
+    });
   }
   return chosen;
 }
 
 /** What a payment of `requirement` pays, frozen: what the hooks see and a receipt starts from. */
-function termsOf(requirement: PaymentRequirement, request: X402Request, payer: string, asset: PaymentOption["asset"]): PaymentTerms {
+function termsOf(
+  requirement: PaymentRequirement,
+  request: X402Request,
+  payer: string,
+  asset: PaymentOption["asset"],
+): PaymentTerms {
   const upTo = requirement.scheme === "upto";
-  const displayAmount = asset && `${upTo ? "up to " : ""}${formatUnits(BigInt(requirement.amount), asset.decimals)} ${asset.symbol}`;
+  const displayAmount =
+    asset && `${upTo ? "up to " : ""}${formatUnits(BigInt(requirement.amount), asset.decimals)} ${asset.symbol}`;
   return Object.freeze({
     x402Version: requirement.x402Version,
     url: request.url,
@@ -94,7 +135,9 @@ function termsOf(requirement: PaymentRequirement, request: X402Request, payer: s
   });
 }
 
-/** `onBeforePayment`, then the request's guard: each sees a frozen deep copy, and `false` or `{ abort: true }` refuses. */
+/**
+ * `onBeforePayment`, then the request's guard: each sees a frozen deep copy, and `false` or `{ abort: true }` refuses.
+ */
 async function approve(setup: Setup, snapshot: PaymentSnapshot, request: X402Request): Promise<void> {
   const approvers = [
     ["onBeforePayment", setup.hooks.onBeforePayment],
@@ -106,7 +149,10 @@ async function approve(setup: Setup, snapshot: PaymentSnapshot, request: X402Req
     const copy = deepFreeze(structuredClone(snapshot));
     const verdict = await call(() => approver(copy), name, request, true);
     const { abort, reason } = Object(verdict) as { abort?: unknown; reason?: string };
-    if (verdict === false || abort) throw new PaymentRefusedError(`${name} refused the payment${reason ? `: ${reason}` : ""}.`, { details: requestDetails(request) });
+    if (verdict === false || abort)
+      throw new PaymentRefusedError(`${name} refused the payment${reason ? `: ${reason}` : ""}.`, {
+        details: requestDetails(request),
+      });
   }
 }
 

@@ -6,20 +6,37 @@ import { declares, serving, type Setup } from "./setup";
 import { withCaip2 } from "./select";
 
 /** What the plug-ins serving the challenge refuse before the spend policy sees it (signed offers that fail). */
-export async function review(setup: Setup, challenge: PaymentChallenge, request: X402Request): Promise<RequirementReview[]> {
+export async function review(
+  setup: Setup,
+  challenge: PaymentChallenge,
+  request: X402Request,
+): Promise<RequirementReview[]> {
   const refused: RequirementReview[] = [];
   const translated = withCaip2(challenge, setup.v1Networks);
   for (const plugin of serving(setup, challenge)) {
     if (!plugin.reviewRequirements) continue;
-    const context = { declaration: challenge.extensions![plugin.key!], challenge: translated, request, signal: request.signal };
-    const found = await call(() => plugin.reviewRequirements!(context), `the ${plugin.key} extension's review of the requirements`, request);
+    const context = {
+      declaration: challenge.extensions![plugin.key!],
+      challenge: translated,
+      request,
+      signal: request.signal,
+    };
+    const found = await call(
+      () => plugin.reviewRequirements!(context),
+      `the ${plugin.key} extension's review of the requirements`,
+      request,
+    );
     if (Array.isArray(found)) refused.push(...found);
   }
   return refused;
 }
 
 /** Headers a plug-in offers to try instead of paying (a sign-in), or `undefined`. */
-export async function beforePayment(setup: Setup, challenge: PaymentChallenge, request: X402Request): Promise<Record<string, string> | undefined> {
+export async function beforePayment(
+  setup: Setup,
+  challenge: PaymentChallenge,
+  request: X402Request,
+): Promise<Record<string, string> | undefined> {
   for (const plugin of serving(setup, challenge)) {
     if (!plugin.beforePayment) continue;
     const context = { declaration: challenge.extensions![plugin.key!], challenge, request, signal: request.signal };
@@ -30,15 +47,27 @@ export async function beforePayment(setup: Setup, challenge: PaymentChallenge, r
 }
 
 /** Would a plug-in try instead of paying this challenge (a sign-in)? Such a route is not paid before it asks. */
-export const tries = (setup: Setup, challenge: PaymentChallenge): boolean => serving(setup, challenge).some((plugin) => plugin.beforePayment);
+export const tries = (setup: Setup, challenge: PaymentChallenge): boolean =>
+  serving(setup, challenge).some((plugin) => plugin.beforePayment);
 
 /** What the plug-ins serving the challenge read from a reported settlement, by key (for the receipt). */
-export async function describeSettlement(setup: Setup, challenge: PaymentChallenge, request: X402Request, settlement: SettleResponse) {
+export async function describeSettlement(
+  setup: Setup,
+  challenge: PaymentChallenge,
+  request: X402Request,
+  settlement: SettleResponse,
+) {
   const described: Record<string, unknown> = {};
   for (const plugin of serving(setup, challenge)) {
     if (!plugin.describeSettlement) continue;
     try {
-      const value = await plugin.describeSettlement({ declaration: challenge.extensions![plugin.key!], challenge, request, signal: request.signal, settlement });
+      const value = await plugin.describeSettlement({
+        declaration: challenge.extensions![plugin.key!],
+        challenge,
+        request,
+        signal: request.signal,
+        settlement,
+      });
       if (value !== undefined) described[plugin.key!] = value;
     } catch {
       // The payment is made: a reader that fails leaves its key out, and never turns the paid response into an error.
@@ -58,7 +87,15 @@ export async function enrich(
   for (const plugin of setup.plugins) {
     const { key } = plugin;
     if (!plugin.enrichPayload || key === undefined || !(plugin.enrichUndeclared || declares(challenge, key))) continue;
-    const context = { declaration: challenge.extensions?.[key], challenge, request, signal: request.signal, requirement, payer, current: added[key] };
+    const context = {
+      declaration: challenge.extensions?.[key],
+      challenge,
+      request,
+      signal: request.signal,
+      requirement,
+      payer,
+      current: added[key],
+    };
     const fields = await call(() => plugin.enrichPayload!(context), `the ${key} extension's data`, request);
     if (fields) added[key] = { ...added[key], ...fields };
   }

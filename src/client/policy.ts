@@ -1,6 +1,5 @@
 /** The spend policy: what x402-pay will pay for without asking, checked before anything is signed. */
 import {
-  findKnownAsset,
   formatUnits,
   formatUsd,
   isCaip2,
@@ -40,9 +39,14 @@ export interface SpendPolicy {
   maxTimeoutSeconds?: number | false | undefined;
   /** Allow-list of networks (CAIP-2 patterns: `"eip155:8453"`, `"eip155:*"`). `[]` allows none. */
   networks?: readonly string[] | undefined;
-  /** Allow-list of payees (`payTo`): 0x addresses compare case-insensitively, others (base58) exactly. `[]` allows none. */
+  /**
+   * Allow-list of payees (`payTo`): 0x addresses compare case-insensitively, others (base58) exactly. `[]` allows none.
+   */
   payees?: readonly string[] | undefined;
-  /** Allow-list of request origins (`"https://api.example.com"`, `"https://*.example.com"`; an MCP server over stdio: `"mcp://weather"`). `[]` allows none. */
+  /**
+   * Allow-list of request origins (`"https://api.example.com"`, `"https://*.example.com"`; an MCP server over stdio:
+   * `"mcp://weather"`). `[]` allows none.
+   */
   origins?: readonly string[] | undefined;
   /**
    * Refuse a challenge whose resource URL names another host than the request's. Default `true`.
@@ -70,25 +74,56 @@ const bool = is((v) => typeof v === "boolean", "true or false");
  * Validates and freezes a policy. Mistakes throw `InvalidConfigError` here, at construction, not at
  * the first 402. `v1Networks` (from the registered schemes) lets a v1 network name be told what to use.
  */
-export function resolvePolicy(policy: SpendPolicy = {}, v1Networks: Readonly<Record<string, string>> = {}): ResolvedPolicy {
+export function resolvePolicy(
+  policy: SpendPolicy = {},
+  v1Networks: Readonly<Record<string, string>> = {},
+): ResolvedPolicy {
   if (typeof policy !== "object" || policy === null) fail("policy", "must be an object");
-  const network = is((n) => n === "*" || /^[-a-z0-9*]{1,8}:[-_a-zA-Z0-9*]{1,64}$/.test(n), "a CAIP-2 network pattern such as eip155:8453 or eip155:*");
+  const network = is(
+    (n) => n === "*" || /^[-a-z0-9*]{1,8}:[-_a-zA-Z0-9*]{1,64}$/.test(n),
+    "a CAIP-2 network pattern such as eip155:8453 or eip155:*",
+  );
   checkOptions("policy.", policy, {
-    maxAmountPerPayment: is((v) => v === false || (typeof v === "string" && parseUsd(v) !== undefined), 'a USD amount as a string such as "$0.10", or false'),
+    maxAmountPerPayment: is(
+      (v) => v === false || (typeof v === "string" && parseUsd(v) !== undefined),
+      'a USD amount as a string such as "$0.10", or false',
+    ),
     allowUnknownAssets: bool,
     assets: every(
       is(
-        (a) => a && isCaip2(String(a.network)) && nonEmpty(a.address) && nonEmpty(a.symbol) && Number.isInteger(a.decimals) && a.decimals >= 0 && a.decimals <= 36,
+        (a) =>
+          a &&
+          isCaip2(String(a.network)) &&
+          nonEmpty(a.address) &&
+          nonEmpty(a.symbol) &&
+          Number.isInteger(a.decimals) &&
+          a.decimals >= 0 &&
+          a.decimals <= 36,
         "{ network (CAIP-2), address, decimals (0 to 36), symbol }",
       ),
     ),
     assetCaps: every(
-      is((c) => c && isCaip2(String(c.network)) && nonEmpty(c.asset) && parseAtomicAmount(c.maxAmount) !== undefined, '{ network (CAIP-2), asset, maxAmount in base units such as "2000000" }'),
+      is(
+        (c) => c && isCaip2(String(c.network)) && nonEmpty(c.asset) && parseAtomicAmount(c.maxAmount) !== undefined,
+        '{ network (CAIP-2), asset, maxAmount in base units such as "2000000" }',
+      ),
     ),
-    maxTimeoutSeconds: is((v) => v === false || (Number.isSafeInteger(v) && v > 0), "a whole number of seconds above 0, or false"),
-    networks: every((n) => (Object.hasOwn(v1Networks, n) ? `${show(n)} is a protocol v1 network name: use its CAIP-2 id, ${v1Networks[n]}` : network(n))),
+    maxTimeoutSeconds: is(
+      (v) => v === false || (Number.isSafeInteger(v) && v > 0),
+      "a whole number of seconds above 0, or false",
+    ),
+    networks: every((n) =>
+      Object.hasOwn(v1Networks, n)
+        ? `${show(n)} is a protocol v1 network name: use its CAIP-2 id, ${v1Networks[n]}`
+        : network(n),
+    ),
     payees: every(is(nonEmpty, "an address")),
-    origins: every(is((o) => typeof o === "string" && normalizeOrigin(o), "an origin such as https://api.example.com, http://localhost:4021 or mcp://weather")),
+    origins: every(
+      is(
+        (o) => typeof o === "string" && normalizeOrigin(o),
+        "an origin such as https://api.example.com, http://localhost:4021 or mcp://weather",
+      ),
+    ),
     requireSameHostResource: bool,
   });
   const p = policy;
@@ -107,22 +142,29 @@ export function resolvePolicy(policy: SpendPolicy = {}, v1Networks: Readonly<Rec
   });
 }
 
-
-/** `HTTPS://API.Example.com:443` → `https://api.example.com`; `mcp://weather` (an MCP server by name) as it is; `undefined` for anything that is not an origin pattern. */
+/**
+ * `HTTPS://API.Example.com:443` → `https://api.example.com`; `mcp://weather` (an MCP server by name) as it is;
+ * `undefined` for anything that is not an origin pattern.
+ */
 function normalizeOrigin(origin: string): string | undefined {
-  const match = /^(https?|mcp):\/\/([a-z0-9*]([-a-z0-9.*]*[a-z0-9*])?|\[[0-9a-f:.]+\])(?::([0-9]{1,5}|\*))?$/.exec(origin.toLowerCase());
+  const match = /^(https?|mcp):\/\/([a-z0-9*]([-a-z0-9.*]*[a-z0-9*])?|\[[0-9a-f:.]+\])(?::([0-9]{1,5}|\*))?$/.exec(
+    origin.toLowerCase(),
+  );
   if (!match) return undefined;
   const [, scheme, host, , port] = match;
-  return port && port !== ({ https: "443", http: "80" } as Record<string, string>)[scheme!] ? `${scheme}://${host}:${port}` : `${scheme}://${host}`;
+  return port && port !== ({ https: "443", http: "80" } as Record<string, string>)[scheme!]
+    ? `${scheme}://${host}:${port}`
+    : `${scheme}://${host}`;
 }
-
 
 /** The request's origin is not allowed: the reason, else `undefined`. */
 export function checkOrigin(policy: ResolvedPolicy, request: X402Request): string | undefined {
   if (!policy.origins) return undefined;
   const origin = originOf(request.url);
   // In an origin, `*` stands for host or port characters, never `:` or `/`.
-  return policy.origins.some((p) => matchesPattern(p, origin, "[^:/]")) ? undefined : `origin ${origin} is not in policy.origins`;
+  return policy.origins.some((p) => matchesPattern(p, origin, "[^:/]"))
+    ? undefined
+    : `origin ${origin} is not in policy.origins`;
 }
 
 /** Payees that are nobody's: the EVM zero address, and Solana's all-zero key (the system program). */
@@ -138,37 +180,60 @@ const allows = (list: readonly string[] | undefined, test: (entry: string) => bo
  */
 export function checkRequirement(
   policy: ResolvedPolicy,
-  { requirement, asset, challenge, request }: { requirement: PaymentRequirement; asset: KnownAsset | undefined; challenge: PaymentChallenge; request: X402Request },
+  {
+    requirement,
+    asset,
+    challenge,
+    request,
+  }: {
+    requirement: PaymentRequirement;
+    asset: KnownAsset | undefined;
+    challenge: PaymentChallenge;
+    request: X402Request;
+  },
 ): string | undefined {
   const { caip2: network, payTo } = requirement;
-  if (!allows(policy.networks, (p) => matchesPattern(p, network!))) return `network ${network} is not in policy.networks`;
+  if (!allows(policy.networks, (p) => matchesPattern(p, network!)))
+    return `network ${network} is not in policy.networks`;
   if (nobody.test(payTo)) return `payTo ${payTo} is the zero address: the money would be lost`;
   if (!allows(policy.payees, (p) => sameAddress(p, payTo))) return `payee ${payTo} is not in policy.payees`;
   const resourceUrl = requirement.x402Version === 2 ? challenge.resource?.url : requirement.raw.resource;
   const elsewhere = policy.requireSameHostResource && checkResourceHost(resourceUrl, request.url);
   if (elsewhere) return elsewhere;
   if (policy.maxTimeoutSeconds !== false && requirement.maxTimeoutSeconds > policy.maxTimeoutSeconds) {
-    return `maxTimeoutSeconds ${requirement.maxTimeoutSeconds} is over policy.maxTimeoutSeconds (${policy.maxTimeoutSeconds})`;
+    return (
+      `maxTimeoutSeconds ${requirement.maxTimeoutSeconds} is over policy.maxTimeoutSeconds ` +
+      `(${policy.maxTimeoutSeconds})`
+    );
   }
   const amount = BigInt(requirement.amount);
   const cap = policy.assetCaps.find((c) => c.network === network && sameAddress(c.asset, requirement.asset));
   if (cap && amount > BigInt(cap.maxAmount)) {
-    return `${requirement.amount} base units of ${requirement.asset} is over its policy.assetCaps entry (${cap.maxAmount})`;
+    return (
+      `${requirement.amount} base units of ${requirement.asset} is over its policy.assetCaps entry ` +
+      `(${cap.maxAmount})`
+    );
   }
   if (!asset) {
     return cap || policy.allowUnknownAssets
       ? undefined
-      : `asset ${requirement.asset} on ${network} is not a known stablecoin (add it to policy.assets or policy.assetCaps, or set policy.allowUnknownAssets)`;
+      : `asset ${requirement.asset} on ${network} is not a known stablecoin (add it to policy.assets or ` +
+          `policy.assetCaps, or set policy.allowUnknownAssets)`;
   }
   const usdCap = policy.maxAmountPerPayment;
   if (usdCap !== false && !isWithinUsd(amount, asset.decimals, usdCap)) {
-    return `${formatUnits(amount, asset.decimals)} ${asset.symbol} is over policy.maxAmountPerPayment (${formatUsd(usdCap)})`;
+    return (
+      `${formatUnits(amount, asset.decimals)} ${asset.symbol} is over policy.maxAmountPerPayment ` +
+      `(${formatUsd(usdCap)})`
+    );
   }
   return undefined;
 }
 
 function checkResourceHost(resourceUrl: unknown, requestUrl: string): string | undefined {
-  // Stryker disable next-line ConditionalExpression: equivalent; without this check `new URL(undefined, request)` resolves to the request's own host, which passes too.
+  // Equivalent for mutation: without this check `new URL(undefined, request)` resolves to the request's own
+  // host, which passes too.
+  // Stryker disable next-line ConditionalExpression: equivalent (above)
   if (typeof resourceUrl !== "string") return undefined;
   let resource: URL;
   try {

@@ -11,7 +11,11 @@ const MAY_HAVE_MOVED = ["PAYMENT_OUTCOME_UNKNOWN", "PAYMENT_PENDING"];
  * released), then tells the plug-ins (those with a key only where the 402 declared it), then the
  * outcome hooks. Never throws.
  */
-export async function report(setup: Setup, outcome: PaymentOutcome, reservations: readonly Reservation[] = []): Promise<void> {
+export async function report(
+  setup: Setup,
+  outcome: PaymentOutcome,
+  reservations: readonly Reservation[] = [],
+): Promise<void> {
   for (const reservation of reservations) {
     if (outcome.settled) await reservation.commit(outcome.receipt.settled ? outcome.receipt.settledAmount : undefined);
     else if (MAY_HAVE_MOVED.includes(outcome.error.code)) await reservation.commit();
@@ -19,7 +23,9 @@ export async function report(setup: Setup, outcome: PaymentOutcome, reservations
   }
   const { onPaymentSettled, onPaymentFailed } = setup.hooks;
   await observe([
-    ...setup.plugins.filter((plugin) => plugin.key === undefined || declares(outcome.challenge, plugin.key)).map((plugin) => () => plugin.onOutcome?.(outcome)),
+    ...setup.plugins
+      .filter((plugin) => plugin.key === undefined || declares(outcome.challenge, plugin.key))
+      .map((plugin) => () => plugin.onOutcome?.(outcome)),
     outcome.settled ? () => onPaymentSettled?.(outcome.receipt) : () => onPaymentFailed?.(outcome.error),
   ]);
 }

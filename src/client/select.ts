@@ -10,13 +10,33 @@ import type { PaymentOption, Setup } from "./setup";
  * invalid, refused by a plug-in's review (`refused`), unsupported by every scheme, or refused by the
  * spend policy, the request's guard or a plug-in's check (a budget).
  */
-export function evaluate(setup: Setup, challenge: PaymentChallenge, request: X402Request, refused: readonly RequirementReview[] = []) {
+export function evaluate(
+  setup: Setup,
+  challenge: PaymentChallenge,
+  request: X402Request,
+  refused: readonly RequirementReview[] = [],
+) {
   const rejected: RejectedRequirement[] = [];
   const payable: PaymentOption[] = [];
-  /** Lists a requirement as rejected, with the fields a message names (read from the raw element: it may be malformed). */
-  const reject = ({ index, raw }: { index: number; raw: unknown }, code: RejectedRequirement["code"], reason: string) => {
+  /**
+   * Lists a requirement as rejected, with the fields a message names (read from the raw element: it may be malformed).
+   */
+  const reject = (
+    { index, raw }: { index: number; raw: unknown },
+    code: RejectedRequirement["code"],
+    reason: string,
+  ) => {
     const r: Record<string, unknown> = Object(raw);
-    rejected.push({ index, scheme: r.scheme, network: r.network, amount: r.amount ?? r.maxAmountRequired, asset: r.asset, payTo: r.payTo, code, reason });
+    rejected.push({
+      index,
+      scheme: r.scheme,
+      network: r.network,
+      amount: r.amount ?? r.maxAmountRequired,
+      asset: r.asset,
+      payTo: r.payTo,
+      code,
+      reason,
+    });
   };
   for (const invalid of challenge.invalid) reject(invalid, "invalid", invalid.reason);
   const originRefusal = checkOrigin(setup.policy, request);
@@ -44,13 +64,18 @@ export function evaluate(setup: Setup, challenge: PaymentChallenge, request: X40
 /** The challenge with each v1 network name a scheme knows given its CAIP-2 id (`base-sepolia` → `eip155:84532`). */
 export function withCaip2(challenge: PaymentChallenge, v1Networks: Readonly<Record<string, string>>): PaymentChallenge {
   const requirements = challenge.requirements.map((offered) =>
-    offered.caip2 || !Object.hasOwn(v1Networks, offered.network) ? offered : Object.freeze({ ...offered, caip2: v1Networks[offered.network] }),
+    offered.caip2 || !Object.hasOwn(v1Networks, offered.network)
+      ? offered
+      : Object.freeze({ ...offered, caip2: v1Networks[offered.network] }),
   );
   return { ...challenge, requirements };
 }
 
 /** The most specific scheme that matches and can pay, or the reason none can. */
-function findScheme(schemes: readonly PaymentScheme[], requirement: PaymentRequirement): { scheme: PaymentScheme } | { reason: string } {
+function findScheme(
+  schemes: readonly PaymentScheme[],
+  requirement: PaymentRequirement,
+): { scheme: PaymentScheme } | { reason: string } {
   const network = requirement.caip2;
   if (!network) return { reason: `unknown v1 network name "${requirement.network}"` };
   let firstReason: string | undefined;
@@ -59,5 +84,9 @@ function findScheme(schemes: readonly PaymentScheme[], requirement: PaymentRequi
     if (!reason) return { scheme };
     firstReason ??= reason;
   }
-  return { reason: firstReason ?? `no registered scheme pays "${requirement.scheme}" on ${network} (x402 v${requirement.x402Version})` };
+  return {
+    reason:
+      firstReason ??
+      `no registered scheme pays "${requirement.scheme}" on ${network} (x402 v${requirement.x402Version})`,
+  };
 }

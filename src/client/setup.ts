@@ -19,12 +19,17 @@ export type BeforePaymentResult = boolean | void | undefined | { abort: true; re
 /** The client's own hooks. */
 export interface ClientHooks {
   /** Picks among the payable options (already filtered by schemes and policy, in server order). */
-  selectRequirement?: ((options: readonly PaymentOption[], request: X402Request) => MaybePromise<PaymentOption | undefined>) | undefined;
+  selectRequirement?:
+    | ((options: readonly PaymentOption[], request: X402Request) => MaybePromise<PaymentOption | undefined>)
+    | undefined;
   /** Last word before signing; fails closed. */
   onBeforePayment?: ((payment: PaymentSnapshot) => MaybePromise<BeforePaymentResult>) | undefined;
   /** A payment was made and the paid response came back (`receipt.settled` says whether the server confirmed it). */
   onPaymentSettled?: ((receipt: PaymentReceipt) => MaybePromise<void>) | undefined;
-  /** A payment attempt failed: rejected, pending, outcome unknown, aborted, or refused before signing (`error.code` says which). */
+  /**
+   * A payment attempt failed: rejected, pending, outcome unknown, aborted, or refused before signing (`error.code` says
+   * which).
+   */
   onPaymentFailed?: ((error: AnyX402Error) => MaybePromise<void>) | undefined;
 }
 

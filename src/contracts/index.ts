@@ -1,5 +1,19 @@
-export { schemesFor, type PaymentScheme, type PaymentContext, type SettlementQuery, type SettlementStatus } from "./scheme";
-export type { X402Request, RequestGuard, PaymentTerms, PaymentSnapshot, PaymentReceipt, PaymentOutcome, SignedPayment } from "./payment";
+export {
+  schemesFor,
+  type PaymentScheme,
+  type PaymentContext,
+  type SettlementQuery,
+  type SettlementStatus,
+} from "./scheme";
+export type {
+  X402Request,
+  RequestGuard,
+  PaymentTerms,
+  PaymentSnapshot,
+  PaymentReceipt,
+  PaymentOutcome,
+  SignedPayment,
+} from "./payment";
 export {
   PLUGIN_STEPS,
   type X402Plugin,

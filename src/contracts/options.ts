@@ -7,16 +7,17 @@ import { isPaymentId } from "../protocol";
 export type Check = (value: any) => string | undefined;
 
 /** A value as a message shows it; bigints (`2_000_000n`, which JSON cannot write) as `"2000000n"`. */
-export const show = (value: unknown) => JSON.stringify(value, (_, v) => (typeof v === "bigint" ? `${v}n` : v)) ?? String(value);
+export const show = (value: unknown) =>
+  JSON.stringify(value, (_, v) => (typeof v === "bigint" ? `${v}n` : v)) ?? String(value);
 
 export const nonEmpty = (value: unknown) => typeof value === "string" && value.length > 0;
 
 /** A check from a test, and what the value should have been. */
 export const is =
   // biome-ignore lint/suspicious/noExplicitAny: as Check
-  (test: (value: any) => unknown, expected: string): Check =>
-  (value) =>
-    test(value) ? undefined : `${show(value)} is not ${expected}`;
+    (test: (value: any) => unknown, expected: string): Check =>
+    (value) =>
+      test(value) ? undefined : `${show(value)} is not ${expected}`;
 
 /** A function. */
 export const isFunction: Check = is((value) => typeof value === "function", "a function");
@@ -41,7 +42,11 @@ export function fail(option: string, problem: string): never {
 export function checkOptions(prefix: string, options: object, checks: Readonly<Record<string, Check>>): void {
   for (const [key, value] of Object.entries(options)) {
     const check = checks[key];
-    const problem = !check ? `is not an option (options: ${Object.keys(checks).join(", ")})` : value === undefined ? undefined : check(value);
+    const problem = !check
+      ? `is not an option (options: ${Object.keys(checks).join(", ")})`
+      : value === undefined
+        ? undefined
+        : check(value);
     if (problem) fail(prefix + key, problem);
   }
 }

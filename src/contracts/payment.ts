@@ -18,9 +18,15 @@ export interface X402Request {
 export interface RequestGuard {
   /** What refusals name as the approver, e.g. `"onPaymentRequested"`. */
   readonly name?: string | undefined;
-  /** Why this requirement is refused for this request (a `policy` rejection), else `undefined`. `asset`: its decimals and symbol, when known. */
+  /**
+   * Why this requirement is refused for this request (a `policy` rejection), else `undefined`. `asset`: its decimals
+   * and symbol, when known.
+   */
   check?(requirement: PaymentRequirement, asset: KnownAsset | undefined): string | undefined;
-  /** Last word before signing, after the client's `onBeforePayment`: as it, `false` or `{ abort: true }` refuses; throwing refuses. */
+  /**
+   * Last word before signing, after the client's `onBeforePayment`: as it, `false` or `{ abort: true }` refuses;
+   * throwing refuses.
+   */
   approve?(payment: PaymentSnapshot): unknown;
 }
 

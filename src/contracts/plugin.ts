@@ -39,7 +39,10 @@ export interface SettlementContext extends ExtensionContext {
 /** A requirement a plug-in refuses before the spend policy sees it: its index in `accepts`, and why. */
 export interface RequirementReview {
   readonly index: number;
-  /** `invalid`: what the server sent for it does not hold up (a signed offer that fails); `policy`: the plug-in's options refuse it. */
+  /**
+   * `invalid`: what the server sent for it does not hold up (a signed offer that fails); `policy`: the plug-in's
+   * options refuse it.
+   */
   readonly code: "invalid" | "policy";
   readonly reason: string;
 }
@@ -79,7 +82,11 @@ export interface X402Plugin {
    * Every requirement a scheme can pay, beside the spend policy: why this plug-in refuses it outright (a
    * budget that cannot value it), else `undefined`. Synchronous: `quote` runs it without side effects.
    */
-  checkRequirement?(requirement: PaymentRequirement, asset: KnownAsset | undefined, request: X402Request): string | undefined;
+  checkRequirement?(
+    requirement: PaymentRequirement,
+    asset: KnownAsset | undefined,
+    request: X402Request,
+  ): string | undefined;
   /**
    * Before any prompt (the approval hook's or the wallet's): holds what the payment may spend (a budget).
    * Throw a typed error to refuse. Released when nothing is sent, committed or released by the outcome.
@@ -93,7 +100,9 @@ export interface X402Plugin {
   enrichPayload?(context: EnrichContext): MaybePromise<Record<string, unknown> | undefined | void>;
   /** `enrichPayload` runs for v2 payments whose 402 does not declare `key` too (`declaration` is then `undefined`). */
   readonly enrichUndeclared?: boolean | undefined;
-  /** After a reported settlement (declared): what the receipt says under `extensions[key]` (a checked signed receipt). */
+  /**
+   * After a reported settlement (declared): what the receipt says under `extensions[key]` (a checked signed receipt).
+   */
   describeSettlement?(context: SettlementContext): MaybePromise<unknown>;
   /** How the payment ended; with a `key`, only payments whose 402 declared it. Errors it throws are ignored. */
   onOutcome?(outcome: PaymentOutcome): MaybePromise<void>;

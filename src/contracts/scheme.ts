@@ -1,5 +1,12 @@
 /** The scheme contract: a way to pay one `scheme` on the networks it serves, with one wallet. */
-import { matchesPattern, patternSpecificity, type KnownAsset, type PaymentChallenge, type PaymentRequirement, type SchemePayload } from "../protocol";
+import {
+  matchesPattern,
+  patternSpecificity,
+  type KnownAsset,
+  type PaymentChallenge,
+  type PaymentRequirement,
+  type SchemePayload,
+} from "../protocol";
 import type { X402Request } from "./payment";
 
 /** What a scheme gets besides the requirement when asked to build a payment. */
@@ -61,16 +68,29 @@ export interface SettlementQuery {
  * it may still move). `reason` says why.
  */
 export type SettlementStatus =
-  | { readonly state: "settled"; readonly transaction: string | undefined; readonly amount: string | undefined; readonly reason: string }
+  | {
+      readonly state: "settled";
+      readonly transaction: string | undefined;
+      readonly amount: string | undefined;
+      readonly reason: string;
+    }
   | { readonly state: "failed" | "pending"; readonly transaction: string | undefined; readonly reason: string };
 
 /** The schemes that pay `scheme` on `network` (and `version`, when given), most specific network pattern first. */
-export function schemesFor(schemes: readonly PaymentScheme[], scheme: string, network: string, version?: 1 | 2): PaymentScheme[] {
+export function schemesFor(
+  schemes: readonly PaymentScheme[],
+  scheme: string,
+  network: string,
+  version?: 1 | 2,
+): PaymentScheme[] {
   // -1: does not match; else the specificity of its most specific matching network pattern.
   const rank = (candidate: PaymentScheme) =>
     candidate.scheme !== scheme || (version !== undefined && !candidate.x402Versions.includes(version))
       ? -1
-      : Math.max(-1, ...candidate.networks.filter((pattern) => matchesPattern(pattern, network)).map(patternSpecificity));
+      : Math.max(
+          -1,
+          ...candidate.networks.filter((pattern) => matchesPattern(pattern, network)).map(patternSpecificity),
+        );
   // A stable sort: among equally specific schemes, the first registered is asked first.
   return schemes.filter((candidate) => rank(candidate) >= 0).sort((a, b) => rank(b) - rank(a));
 }

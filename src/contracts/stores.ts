@@ -1,4 +1,6 @@
-/** The stores plug-ins keep state in: small async interfaces, a memory default each, Redis and file adapters elsewhere. */
+/**
+ * The stores plug-ins keep state in: small async interfaces, a memory default each, Redis and file adapters elsewhere.
+ */
 
 // ---------------------------------------------------------------- budgets
 
@@ -25,7 +27,10 @@ export interface BudgetUsage {
  * for good. A store may read its own clock (Redis's), so that a fleet agrees on the time.
  */
 export interface BudgetStore {
-  /** Reserves `amount` under `id` if it fits: spent + reserved + amount ≤ limit. Returns whether it did, and the usage before it. */
+  /**
+   * Reserves `amount` under `id` if it fits: spent + reserved + amount ≤ limit. Returns whether it did, and the usage
+   * before it.
+   */
   reserve(entry: BudgetEntry, id: string, amount: number): Promise<BudgetUsage & { readonly ok: boolean }>;
   /** Turns reservation `id` into spend of `amount` (at most what was reserved). Unknown ids (expired) are ignored. */
   commit(entry: BudgetEntry, id: string, amount: number): Promise<void>;
@@ -71,7 +76,10 @@ export interface LedgerRecord {
   readonly reconciles?: string | undefined;
 }
 
-/** Where records go: appended once each, read back in the order appended. Memory, a JSONL file (`x402-pay/file`) or a Redis stream (`x402-pay/redis`). */
+/**
+ * Where records go: appended once each, read back in the order appended. Memory, a JSONL file (`x402-pay/file`) or a
+ * Redis stream (`x402-pay/redis`).
+ */
 export interface Ledger {
   /** Resolves once the record is stored (a file: flushed). */
   append(record: LedgerRecord): Promise<void>;

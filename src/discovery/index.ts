@@ -8,7 +8,14 @@ import type { PaymentOption, X402Client } from "../client";
 import { DiscoveryFailedError, InvalidConfigError, isX402Error, type RejectedRequirement } from "../errors";
 import { readResponse, type ReadError } from "../io";
 // The wire shapes' generated validators (src/protocol/schemas.ts is their source): no zod in a browser bundle.
-import { isObject, parseChallenge, problemOfDiscoveryPage, problemOfDiscoveryResource, problemOfDiscoverySearchPage, type PaymentChallenge } from "../protocol";
+import {
+  isObject,
+  parseChallenge,
+  problemOfDiscoveryPage,
+  problemOfDiscoveryResource,
+  problemOfDiscoverySearchPage,
+  type PaymentChallenge,
+} from "../protocol";
 
 export const DEFAULT_FACILITATOR_URL = "https://x402.org/facilitator";
 /** Per read, unless told: 10 s and 1 MiB. */
@@ -49,7 +56,9 @@ export interface DiscoveryIterateOptions extends DiscoveryFilter {
 /** What the iterators stop at unless told: 1000 listings, 100 pages. */
 export const DISCOVERY_ITERATION = { maxItems: 1000, maxPages: 100 } as const;
 
-/** Display metadata, sanitised: no control, bidirectional or zero-width characters, bounded lengths, https icons only. */
+/**
+ * Display metadata, sanitised: no control, bidirectional or zero-width characters, bounded lengths, https icons only.
+ */
 export interface ListingMetadata {
   readonly name?: string;
   readonly description?: string;
@@ -112,8 +121,10 @@ function endpointOf(options: DiscoveryClientOptions): Endpoint {
   }
   const timeoutMs = options.timeoutMs ?? DISCOVERY_LIMITS.timeoutMs;
   const maxBytes = options.maxBytes ?? DISCOVERY_LIMITS.maxBytes;
-  if (!(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)) fail("discovery.timeoutMs", "must be a whole number of ms above 0");
-  if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0)) fail("discovery.maxBytes", "must be a whole number of bytes above 0");
+  if (!(Number.isSafeInteger(timeoutMs) && timeoutMs > 0))
+    fail("discovery.timeoutMs", "must be a whole number of ms above 0");
+  if (!(Number.isSafeInteger(maxBytes) && maxBytes > 0))
+    fail("discovery.maxBytes", "must be a whole number of bytes above 0");
   const fetchFn = options.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== "function") fail("discovery.fetch", "must be a fetch function");
   return { base, fetchFn, headers: options.headers, timeoutMs, maxBytes };
@@ -164,6 +175,26 @@ async function readAnswer(endpoint: Endpoint, path: string, query: Query, signal
   }
 }
 
+/** A filter as the query of a listing or search: checked, each value bounded. */
+function filterQuery(filter: DiscoveryFilter) {
+  const { limit } = filter;
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100))
+    fail("discovery.limit", "must be a whole number from 1 to 100");
+  for (const key of ["type", "payTo", "scheme", "network", "extensions"] as const) {
+    const value = filter[key];
+    if (value !== undefined && (typeof value !== "string" || value === "" || value.length > 256))
+      fail(`discovery.${key}`, "must be a non-empty string");
+  }
+  return {
+    type: filter.type,
+    payTo: filter.payTo,
+    scheme: filter.scheme,
+    network: filter.network,
+    extensions: filter.extensions,
+    limit,
+  };
+}
+
 /** A discovery client for one facilitator. Options are checked here; each read is bounded. */
 export function createDiscoveryClient(options: DiscoveryClientOptions = {}): DiscoveryClient {
   const endpoint = endpointOf(options);
@@ -171,22 +202,20 @@ export function createDiscoveryClient(options: DiscoveryClientOptions = {}): Dis
   const read = (path: string, query: Query, signal: AbortSignal | undefined) =>
     readAnswer(endpoint, path, query, signal);
 
-  const filterQuery = (filter: DiscoveryFilter) => {
-    const { limit } = filter;
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) fail("discovery.limit", "must be a whole number from 1 to 100");
-    for (const key of ["type", "payTo", "scheme", "network", "extensions"] as const) {
-      const value = filter[key];
-      if (value !== undefined && (typeof value !== "string" || value === "" || value.length > 256)) fail(`discovery.${key}`, "must be a non-empty string");
-    }
-    return { type: filter.type, payTo: filter.payTo, scheme: filter.scheme, network: filter.network, extensions: filter.extensions, limit };
-  };
-
   async function list(filter: DiscoveryFilter & { offset?: number | undefined } = {}): Promise<DiscoveryPage> {
     const { offset } = filter;
-    if (offset !== undefined && !(Number.isSafeInteger(offset) && offset >= 0)) fail("discovery.offset", "must be a whole number from 0");
-    const { status, value: page } = await read("/discovery/resources", { ...filterQuery(filter), offset }, filter.signal);
+    if (offset !== undefined && !(Number.isSafeInteger(offset) && offset >= 0))
+      fail("discovery.offset", "must be a whole number from 0");
+    const { status, value: page } = await read(
+      "/discovery/resources",
+      { ...filterQuery(filter), offset },
+      filter.signal,
+    );
     const problem = problemOfDiscoveryPage(page);
-    if (problem) throw new DiscoveryFailedError(`The discovery page is malformed: ${problem}.`, { details: { url: `${base}/discovery/resources`, status } });
+    if (problem)
+      throw new DiscoveryFailedError(`The discovery page is malformed: ${problem}.`, {
+        details: { url: `${base}/discovery/resources`, status },
+      });
     const { items, pagination = {} } = page as { items: unknown[]; pagination?: DiscoveryPage["pagination"] };
     return { ...normalizeAll(items), pagination };
   }
@@ -215,17 +244,28 @@ export function createDiscoveryClient(options: DiscoveryClientOptions = {}): Dis
   }
 
   async function* search(query: string, options: DiscoveryIterateOptions = {}): AsyncIterable<DiscoveryListing> {
-    if (typeof query !== "string" || query.trim() === "" || query.length > 512) fail("discovery.search", "the query must be 1 to 512 characters");
+    if (typeof query !== "string" || query.trim() === "" || query.length > 512)
+      fail("discovery.search", "the query must be 1 to 512 characters");
     const { maxItems, maxPages } = checkBounds(options);
     const cursors = new Set<string>();
     const seen = new Set<string>();
     let cursor: string | undefined;
     let yielded = 0;
     for (let pages = 1; ; pages++) {
-      const { status, value: page } = await read("/discovery/search", { query, ...filterQuery(options), cursor }, options.signal);
+      const { status, value: page } = await read(
+        "/discovery/search",
+        { query, ...filterQuery(options), cursor },
+        options.signal,
+      );
       const problem = problemOfDiscoverySearchPage(page);
-      if (problem) throw new DiscoveryFailedError(`The discovery search page is malformed: ${problem}.`, { details: { url: `${base}/discovery/search`, status } });
-      const { resources: found, pagination } = page as { resources: unknown[]; pagination?: { cursor?: string | null } | null };
+      if (problem)
+        throw new DiscoveryFailedError(`The discovery search page is malformed: ${problem}.`, {
+          details: { url: `${base}/discovery/search`, status },
+        });
+      const { resources: found, pagination } = page as {
+        resources: unknown[];
+        pagination?: { cursor?: string | null } | null;
+      };
       let added = 0;
       for (const item of normalizeAll(found).items) {
         if (seen.has(item.key)) continue;
@@ -246,13 +286,19 @@ export function createDiscoveryClient(options: DiscoveryClientOptions = {}): Dis
   return Object.freeze({ list, resources, search });
 }
 
-function checkBounds({ maxItems = DISCOVERY_ITERATION.maxItems, maxPages = DISCOVERY_ITERATION.maxPages }: DiscoveryIterateOptions): { maxItems: number; maxPages: number } {
+function checkBounds({
+  maxItems = DISCOVERY_ITERATION.maxItems,
+  maxPages = DISCOVERY_ITERATION.maxPages,
+}: DiscoveryIterateOptions): { maxItems: number; maxPages: number } {
   if (!(Number.isSafeInteger(maxItems) && maxItems > 0)) fail("discovery.maxItems", "must be a whole number above 0");
   if (!(Number.isSafeInteger(maxPages) && maxPages > 0)) fail("discovery.maxPages", "must be a whole number above 0");
   return { maxItems, maxPages };
 }
 
-function normalizeAll(items: readonly unknown[]): { items: DiscoveryListing[]; skipped: { index: number; reason: string }[] } {
+function normalizeAll(items: readonly unknown[]): {
+  items: DiscoveryListing[];
+  skipped: { index: number; reason: string }[];
+} {
   const listings: DiscoveryListing[] = [];
   const skipped: { index: number; reason: string }[] = [];
   items.forEach((item, index) => {
@@ -271,21 +317,28 @@ export function normalize(item: unknown): DiscoveryListing | string {
   const x402Version = raw.x402Version as 1 | 2;
   let challenge: PaymentChallenge;
   try {
-    challenge = parseChallenge({ header: null, body: { x402Version, accepts: raw.accepts, ...(x402Version === 2 && { resource: { url: raw.resource } }) } });
+    challenge = parseChallenge({
+      header: null,
+      body: { x402Version, accepts: raw.accepts, ...(x402Version === 2 && { resource: { url: raw.resource } }) },
+    });
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
-  if (challenge.requirements.length === 0) return `no payment option is well formed${challenge.invalid[0] ? ` (${challenge.invalid[0].reason})` : ""}`;
+  if (challenge.requirements.length === 0)
+    return `no payment option is well formed${challenge.invalid[0] ? ` (${challenge.invalid[0].reason})` : ""}`;
   const metadata = isObject(raw.metadata) ? raw.metadata : {};
   const bazaar = isObject(raw.extensions) && isObject(raw.extensions.bazaar) ? raw.extensions.bazaar : {};
   const input = isObject(bazaar.info) && isObject(bazaar.info.input) ? bazaar.info.input : {};
   const type = typeof raw.type === "string" && raw.type ? raw.type : input.type === "mcp" ? "mcp" : "http";
-  const toolName = [raw.tool, raw.toolName, metadata.tool, metadata.toolName, input.tool, input.toolName].find((t) => typeof t === "string" && t !== "") as string | undefined;
+  const toolName = [raw.tool, raw.toolName, metadata.tool, metadata.toolName, input.tool, input.toolName].find(
+    (t) => typeof t === "string" && t !== "",
+  ) as string | undefined;
   const tool = type === "mcp" ? (toolName ?? /^mcp:\/\/tool\/([^/?#]+)/.exec(String(raw.resource))?.[1]) : undefined;
   const resource = String(raw.resource);
   if (!URL.canParse(resource)) return `resource ${JSON.stringify(sanitize(resource, 100))} is not a URL`;
   const first = challenge.requirements[0]!.raw;
-  const pick = (...candidates: unknown[]) => candidates.find((c) => typeof c === "string" && c.trim() !== "") as string | undefined;
+  const pick = (...candidates: unknown[]) =>
+    candidates.find((c) => typeof c === "string" && c.trim() !== "") as string | undefined;
   const tags = [raw.tags, metadata.tags].find(Array.isArray) as unknown[] | undefined;
   const name = sanitize(pick(raw.serviceName, metadata.serviceName, metadata.name), 100);
   const description = sanitize(pick(raw.description, metadata.description, first.description), 500);
@@ -305,7 +358,13 @@ export function normalize(item: unknown): DiscoveryListing | string {
       ...(description && { description }),
       ...(mimeType && { mimeType }),
       tags: Object.freeze(
-        [...new Set((tags ?? []).map((t) => (typeof t === "string" ? sanitize(t, 32) : undefined)).filter((t): t is string => !!t))].slice(0, 10),
+        [
+          ...new Set(
+            (tags ?? [])
+              .map((t) => (typeof t === "string" ? sanitize(t, 32) : undefined))
+              .filter((t): t is string => !!t),
+          ),
+        ].slice(0, 10),
       ),
       ...(iconUrl && { iconUrl }),
     }),
@@ -317,10 +376,17 @@ export function normalize(item: unknown): DiscoveryListing | string {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
 const unsafe = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
 
-/** Text fit to show a person: unsafe characters gone, whitespace collapsed, at most `max` characters (an ellipsis if cut). */
+/**
+ * Text fit to show a person: unsafe characters gone, whitespace collapsed, at most `max` characters (an ellipsis if
+ * cut).
+ */
 export function sanitize(text: string | undefined, max: number): string | undefined {
   if (text === undefined) return undefined;
-  const clean = text.slice(0, max * 4).replace(unsafe, " ").replace(/\s+/g, " ").trim();
+  const clean = text
+    .slice(0, max * 4)
+    .replace(unsafe, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   const chars = [...clean];
   const cut = chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : clean;
   return cut === "" ? undefined : cut;
@@ -333,13 +399,26 @@ function safeIcon(url: string | undefined): string | undefined {
   return parsed.protocol === "https:" && !parsed.username && !parsed.password ? parsed.href : undefined;
 }
 
-/** Unix seconds (or milliseconds, when too large for seconds) or an ISO string, as a Date; `undefined` for anything else. */
+/**
+ * Unix seconds (or milliseconds, when too large for seconds) or an ISO string, as a Date; `undefined` for anything
+ * else.
+ */
 function toDate(value: unknown): Date | undefined {
-  const ms = typeof value === "number" ? (value > 1e11 ? value : value * 1000) : typeof value === "string" && /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : NaN;
+  const ms =
+    typeof value === "number"
+      ? value > 1e11
+        ? value
+        : value * 1000
+      : typeof value === "string" && /^\d{4}-\d{2}-\d{2}/.test(value)
+        ? Date.parse(value)
+        : NaN;
   return Number.isFinite(ms) && ms > 0 ? new Date(ms) : undefined;
 }
 
-/** Would this client pay the listing, and if not, why: the client's policy, budgets and extensions' reviews, without calling the resource. */
+/**
+ * Would this client pay the listing, and if not, why: the client's policy, budgets and extensions' reviews, without
+ * calling the resource.
+ */
 export interface ListingQuote {
   readonly listing: DiscoveryListing;
   /** The option the client would pay (unless its `selectRequirement` picks another), else `undefined`. */
@@ -348,9 +427,22 @@ export interface ListingQuote {
   readonly rejected: readonly RejectedRequirement[];
 }
 
-/** Quotes a listing with the client's own rules (`client.quote`); signs, reserves and asks nothing, and sends nothing to the resource. */
-export async function quoteListing(client: X402Client, listing: DiscoveryListing, { method = "GET" }: { method?: string } = {}): Promise<ListingQuote> {
-  const url = listing.tool && !listing.resource.includes("#") ? `${listing.resource}#${encodeURIComponent(listing.tool)}` : listing.resource;
-  const { options, rejected } = await client.quote(listing.challenge, { url, method: listing.type === "mcp" ? "tools/call" : method });
+/**
+ * Quotes a listing with the client's own rules (`client.quote`); signs, reserves and asks nothing, and sends nothing to
+ * the resource.
+ */
+export async function quoteListing(
+  client: X402Client,
+  listing: DiscoveryListing,
+  { method = "GET" }: { method?: string } = {},
+): Promise<ListingQuote> {
+  const url =
+    listing.tool && !listing.resource.includes("#")
+      ? `${listing.resource}#${encodeURIComponent(listing.tool)}`
+      : listing.resource;
+  const { options, rejected } = await client.quote(listing.challenge, {
+    url,
+    method: listing.type === "mcp" ? "tools/call" : method,
+  });
   return { listing, payable: options[0], options, rejected };
 }

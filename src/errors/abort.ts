@@ -1,4 +1,6 @@
-/** Cancellation: the request's AbortSignal reaches every phase, and an abort before sending is never "outcome unknown". */
+/**
+ * Cancellation: the request's AbortSignal reaches every phase, and an abort before sending is never "outcome unknown".
+ */
 import { PaymentAbortedError, type RequestDetails } from "./classes";
 
 function aborted(signal: AbortSignal, details?: RequestDetails) {
@@ -17,7 +19,11 @@ export function throwIfAborted(signal: AbortSignal | undefined, details?: Reques
  * Settles as `work` does, or rejects with `PaymentAbortedError` as soon as `signal` fires, without
  * waiting for `work` (a wallet prompt left open). Whatever `work` produces later is dropped.
  */
-export function raceAbort<T>(work: T | PromiseLike<T>, signal: AbortSignal | undefined, details?: RequestDetails): Promise<T> {
+export function raceAbort<T>(
+  work: T | PromiseLike<T>,
+  signal: AbortSignal | undefined,
+  details?: RequestDetails,
+): Promise<T> {
   if (!signal) return Promise.resolve(work);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(aborted(signal, details));

@@ -123,7 +123,10 @@ export interface X402ErrorOptions<D extends object = Record<string, unknown>> {
 /** docs/errors.md has one section per code, headed by the code: its anchor is the code in lower case. */
 const DOCS = "https://github.com/x402-pay/x402-pay/blob/main/docs/errors.md#";
 
-export class X402Error<C extends X402ErrorCode = X402ErrorCode, D extends object = Record<string, unknown>> extends Error {
+export class X402Error<
+  C extends X402ErrorCode = X402ErrorCode,
+  D extends object = Record<string, unknown>,
+> extends Error {
   // `declare`: assigned in the constructor, so no class-field code is emitted for them.
   declare readonly code: C;
   declare readonly phase: ErrorPhase;

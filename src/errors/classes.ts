@@ -12,7 +12,10 @@ export interface RequestDetails {
 }
 
 /** The request details of an error about `request`. */
-export const requestDetails = (request: { readonly url: string; readonly method: string }): RequestDetails => ({ url: request.url, method: request.method });
+export const requestDetails = (request: { readonly url: string; readonly method: string }): RequestDetails => ({
+  url: request.url,
+  method: request.method,
+});
 
 /** A signed payment. `paymentHeader` and `payload` are not enumerable: logging `details` does not log them. */
 export interface PaymentDetails extends RequestDetails {
@@ -32,7 +35,9 @@ export interface RejectedRequirement {
   readonly amount: unknown;
   readonly asset: unknown;
   readonly payTo: unknown;
-  /** Machine-readable: `invalid` (malformed), `unsupported` (no scheme pays it), `policy` (the spend policy refuses it). */
+  /**
+   * Machine-readable: `invalid` (malformed), `unsupported` (no scheme pays it), `policy` (the spend policy refuses it).
+   */
   readonly code: "invalid" | "unsupported" | "policy";
   readonly reason: string;
 }
@@ -44,9 +49,15 @@ export interface X402ErrorClass<C extends X402ErrorCode, D extends object> {
 }
 
 /** `INVALID_CONFIG` → `InvalidConfigError`. */
-const nameOf = (code: string) => `${code.toLowerCase().replace(/(?:^|_)(.)/g, (_, letter: string) => letter.toUpperCase())}Error`;
+const nameOf = (code: string) =>
+  `${code.toLowerCase().replace(/(?:^|_)(.)/g, (_, letter: string) => letter.toUpperCase())}Error`;
 
-function defineError<C extends X402ErrorCode, D extends object>(code: C, phase: ErrorPhase, name = nameOf(code), className = name): X402ErrorClass<C, D> {
+function defineError<C extends X402ErrorCode, D extends object>(
+  code: C,
+  phase: ErrorPhase,
+  name = nameOf(code),
+  className = name,
+): X402ErrorClass<C, D> {
   const kind = { name, code, phase };
   const defined = class extends X402Error<C, D> {
     constructor(message: string, options?: X402ErrorOptions<D>) {
@@ -58,15 +69,22 @@ function defineError<C extends X402ErrorCode, D extends object>(code: C, phase: 
 }
 
 /** The options, a wallet or the policy given to x402-pay are unusable. Thrown at construction where possible. */
-export const InvalidConfigError: X402ErrorClass<"INVALID_CONFIG", { readonly option?: string }> = /* @__PURE__ */ defineError("INVALID_CONFIG", "config");
+export const InvalidConfigError: X402ErrorClass<"INVALID_CONFIG", { readonly option?: string }> =
+  /* @__PURE__ */ defineError("INVALID_CONFIG", "config");
 export type InvalidConfigError = X402Error<"INVALID_CONFIG", { readonly option?: string }>;
 
-/** A 402 arrived but its challenge is malformed: bad base64, not JSON, wrong version, bad shape, too large or too deep. */
-export const InvalidChallengeError: X402ErrorClass<"INVALID_CHALLENGE", RequestDetails> = /* @__PURE__ */ defineError("INVALID_CHALLENGE", "challenge");
+/**
+ * A 402 arrived but its challenge is malformed: bad base64, not JSON, wrong version, bad shape, too large or too deep.
+ */
+export const InvalidChallengeError: X402ErrorClass<"INVALID_CHALLENGE", RequestDetails> = /* @__PURE__ */ defineError(
+  "INVALID_CHALLENGE",
+  "challenge",
+);
 export type InvalidChallengeError = X402Error<"INVALID_CHALLENGE", RequestDetails>;
 
 /** A 402 arrived with no challenge that can be read (an HTML paywall; CORS hiding PAYMENT-REQUIRED). */
-export const ChallengeNotFoundError: X402ErrorClass<"CHALLENGE_NOT_FOUND", RequestDetails> = /* @__PURE__ */ defineError("CHALLENGE_NOT_FOUND", "challenge");
+export const ChallengeNotFoundError: X402ErrorClass<"CHALLENGE_NOT_FOUND", RequestDetails> =
+  /* @__PURE__ */ defineError("CHALLENGE_NOT_FOUND", "challenge");
 export type ChallengeNotFoundError = X402Error<"CHALLENGE_NOT_FOUND", RequestDetails>;
 
 /** How many rejected requirements a message names before it only counts the rest. */
@@ -81,11 +99,16 @@ export class NoPayableRequirementError extends /* @__PURE__ */ defineError<
   constructor(rejected: readonly RejectedRequirement[], options: X402ErrorOptions<RequestDetails> = {}) {
     // However long the list, the message names the first few and counts the rest.
     const named = rejected.slice(0, NAMED_IN_MESSAGE).map((r) => {
-      const what = `#${r.index} ${clip(r.scheme, 66)} on ${clip(r.network, 66)} (${clip(r.amount, 66)} of ${clip(r.asset, 66)})`;
+      const what =
+        `#${r.index} ${clip(r.scheme, 66)} on ${clip(r.network, 66)} (${clip(r.amount, 66)} of ` +
+        `${clip(r.asset, 66)})`;
       return `${what}: ${clip(r.reason)}`;
     });
     const more = rejected.length - named.length;
-    const summary = rejected.length === 0 ? "the server offered no payment requirements" : named.join("; ") + (more > 0 ? `; and ${more} more` : "");
+    const summary =
+      rejected.length === 0
+        ? "the server offered no payment requirements"
+        : named.join("; ") + (more > 0 ? `; and ${more} more` : "");
     super(`Nothing payable: ${summary}.`, {
       ...options,
       details: { ...options.details, rejected },
@@ -101,47 +124,84 @@ export function clip(value: unknown, max = 200): string {
 }
 
 /** `selectRequirement` or `onBeforePayment` refused (or threw), so nothing was signed. */
-export const PaymentRefusedError: X402ErrorClass<"PAYMENT_REFUSED", RequestDetails> = /* @__PURE__ */ defineError("PAYMENT_REFUSED", "select");
+export const PaymentRefusedError: X402ErrorClass<"PAYMENT_REFUSED", RequestDetails> = /* @__PURE__ */ defineError(
+  "PAYMENT_REFUSED",
+  "select",
+);
 export type PaymentRefusedError = X402Error<"PAYMENT_REFUSED", RequestDetails>;
 
-/** The wallet's user declined to sign (EIP-1193 code 4001, viem's `UserRejectedRequestError`, ...). Nothing was sent. */
-export const UserRejectedError: X402ErrorClass<"USER_REJECTED", RequestDetails> = /* @__PURE__ */ defineError("USER_REJECTED", "sign");
+/**
+ * The wallet's user declined to sign (EIP-1193 code 4001, viem's `UserRejectedRequestError`, ...). Nothing was sent.
+ */
+export const UserRejectedError: X402ErrorClass<"USER_REJECTED", RequestDetails> = /* @__PURE__ */ defineError(
+  "USER_REJECTED",
+  "sign",
+);
 export type UserRejectedError = X402Error<"USER_REJECTED", RequestDetails>;
 
 /** The wallet failed to sign, or the requirement could not be turned into a payload. Nothing was sent. */
-export const SigningError: X402ErrorClass<"SIGNING_FAILED", RequestDetails> = /* @__PURE__ */ defineError("SIGNING_FAILED", "sign", "SigningError");
+export const SigningError: X402ErrorClass<"SIGNING_FAILED", RequestDetails> = /* @__PURE__ */ defineError(
+  "SIGNING_FAILED",
+  "sign",
+  "SigningError",
+);
 export type SigningError = X402Error<"SIGNING_FAILED", RequestDetails>;
 
 /** A chain read (Solana RPC) failed or timed out while building the payment. Nothing was sent. */
-export const RpcError: X402ErrorClass<"RPC_FAILED", RequestDetails & { readonly rpcUrl?: string; readonly rpcMethod: string }> =
-  /* @__PURE__ */ defineError("RPC_FAILED", "sign", "RpcError");
-export type RpcError = X402Error<"RPC_FAILED", RequestDetails & { readonly rpcUrl?: string; readonly rpcMethod: string }>;
+export const RpcError: X402ErrorClass<
+  "RPC_FAILED",
+  RequestDetails & { readonly rpcUrl?: string; readonly rpcMethod: string }
+> = /* @__PURE__ */ defineError("RPC_FAILED", "sign", "RpcError");
+export type RpcError = X402Error<
+  "RPC_FAILED",
+  RequestDetails & { readonly rpcUrl?: string; readonly rpcMethod: string }
+>;
 
 /**
  * The chosen requirement turned out to be unpayable while building the payment (the mint does not
  * exist, a wallet changed the transaction in a way the facilitator refuses). Nothing was sent.
  */
-export const UnpayableRequirementError: X402ErrorClass<"UNPAYABLE_REQUIREMENT", RequestDetails> = /* @__PURE__ */ defineError("UNPAYABLE_REQUIREMENT", "sign");
+export const UnpayableRequirementError: X402ErrorClass<"UNPAYABLE_REQUIREMENT", RequestDetails> =
+  /* @__PURE__ */ defineError("UNPAYABLE_REQUIREMENT", "sign");
 export type UnpayableRequirementError = X402Error<"UNPAYABLE_REQUIREMENT", RequestDetails>;
 
 /** A request that already carried a payment header got a 402; x402-pay never signs a second time. */
-export const PaymentAlreadyAttemptedError: X402ErrorClass<"PAYMENT_ALREADY_ATTEMPTED", RequestDetails & { readonly reason?: string }> =
-  /* @__PURE__ */ defineError("PAYMENT_ALREADY_ATTEMPTED", "send");
-export type PaymentAlreadyAttemptedError = X402Error<"PAYMENT_ALREADY_ATTEMPTED", RequestDetails & { readonly reason?: string }>;
+export const PaymentAlreadyAttemptedError: X402ErrorClass<
+  "PAYMENT_ALREADY_ATTEMPTED",
+  RequestDetails & { readonly reason?: string }
+> = /* @__PURE__ */ defineError("PAYMENT_ALREADY_ATTEMPTED", "send");
+export type PaymentAlreadyAttemptedError = X402Error<
+  "PAYMENT_ALREADY_ATTEMPTED",
+  RequestDetails & { readonly reason?: string }
+>;
 
-/** The request cannot be sent again exactly as it was (a stream body; a redirect the browser hides). Nothing was signed. */
-export const BodyNotReplayableError: X402ErrorClass<"BODY_NOT_REPLAYABLE", RequestDetails> = /* @__PURE__ */ defineError("BODY_NOT_REPLAYABLE", "send");
+/**
+ * The request cannot be sent again exactly as it was (a stream body; a redirect the browser hides). Nothing was signed.
+ */
+export const BodyNotReplayableError: X402ErrorClass<"BODY_NOT_REPLAYABLE", RequestDetails> =
+  /* @__PURE__ */ defineError("BODY_NOT_REPLAYABLE", "send");
 export type BodyNotReplayableError = X402Error<"BODY_NOT_REPLAYABLE", RequestDetails>;
 
 /**
  * The request's AbortSignal fired before the paid request left: nothing was sent, nothing can settle.
  * Its `name` is `"AbortError"`, like fetch's; `cause` is the signal's reason.
  */
-export const PaymentAbortedError: X402ErrorClass<"ABORTED", RequestDetails> = /* @__PURE__ */ defineError("ABORTED", "send", "AbortError", "PaymentAbortedError");
+export const PaymentAbortedError: X402ErrorClass<"ABORTED", RequestDetails> = /* @__PURE__ */ defineError(
+  "ABORTED",
+  "send",
+  "AbortError",
+  "PaymentAbortedError",
+);
 export type PaymentAbortedError = X402Error<"ABORTED", RequestDetails>;
 
-/** The browser refused to send the paid request (a CORS preflight that does not allow the payment header). Nothing was sent. */
-export const PaymentNotSentError: X402ErrorClass<"PAYMENT_NOT_SENT", PaymentDetails> = /* @__PURE__ */ defineError("PAYMENT_NOT_SENT", "send");
+/**
+ * The browser refused to send the paid request (a CORS preflight that does not allow the payment header). Nothing was
+ * sent.
+ */
+export const PaymentNotSentError: X402ErrorClass<"PAYMENT_NOT_SENT", PaymentDetails> = /* @__PURE__ */ defineError(
+  "PAYMENT_NOT_SENT",
+  "send",
+);
 export type PaymentNotSentError = X402Error<"PAYMENT_NOT_SENT", PaymentDetails>;
 
 export interface RejectedDetails extends PaymentDetails {
@@ -153,7 +213,10 @@ export interface RejectedDetails extends PaymentDetails {
 }
 
 /** The server refused the signed payment (a 402 or 412 after paying, or a failed settlement). Nothing was charged. */
-export class PaymentRejectedError extends /* @__PURE__ */ defineError<"PAYMENT_REJECTED", RejectedDetails>("PAYMENT_REJECTED", "settle") {
+export class PaymentRejectedError extends /* @__PURE__ */ defineError<"PAYMENT_REJECTED", RejectedDetails>(
+  "PAYMENT_REJECTED",
+  "settle",
+) {
   declare readonly reason: string;
   constructor(sentence: string, options: X402ErrorOptions<RejectedDetails>) {
     super(sentence, options);
@@ -161,7 +224,9 @@ export class PaymentRejectedError extends /* @__PURE__ */ defineError<"PAYMENT_R
   }
 }
 
-/** After the server's 412, also the payment and its answer (`reason`, `status`); before signing, the `allowance` read. */
+/**
+ * After the server's 412, also the payment and its answer (`reason`, `status`); before signing, the `allowance` read.
+ */
 export interface Permit2AllowanceDetails extends Partial<RejectedDetails> {
   /** The token (`asset`) Permit2 may not yet move. */
   readonly token: string;
@@ -183,7 +248,8 @@ export interface Permit2AllowanceDetails extends Partial<RejectedDetails> {
  * `permit2ApprovalTransaction` from `x402-pay/evm`, then retry.
  */
 /** What to do about a PERMIT2_ALLOWANCE_REQUIRED, said the same wherever it is found. */
-export const PERMIT2_APPROVAL_HINT = "Send permit2ApprovalTransaction({ token, amount }) from x402-pay/evm once from that wallet, then retry.";
+export const PERMIT2_APPROVAL_HINT =
+  "Send permit2ApprovalTransaction({ token, amount }) from x402-pay/evm once from that wallet, then retry.";
 
 export const Permit2AllowanceError: X402ErrorClass<"PERMIT2_ALLOWANCE_REQUIRED", Permit2AllowanceDetails> =
   /* @__PURE__ */ defineError("PERMIT2_ALLOWANCE_REQUIRED", "settle", "Permit2AllowanceError");
@@ -201,7 +267,8 @@ export interface PaymentIdConflictDetails extends PaymentDetails {
  * refused this one, so nothing was charged for it. The earlier payment under that id may have been:
  * resend its own header (`x402: resendPayment(error)`) to be served from the server's idempotency cache.
  */
-export const PaymentIdConflictError: X402ErrorClass<"PAYMENT_ID_CONFLICT", PaymentIdConflictDetails> = /* @__PURE__ */ defineError("PAYMENT_ID_CONFLICT", "settle");
+export const PaymentIdConflictError: X402ErrorClass<"PAYMENT_ID_CONFLICT", PaymentIdConflictDetails> =
+  /* @__PURE__ */ defineError("PAYMENT_ID_CONFLICT", "settle");
 export type PaymentIdConflictError = X402Error<"PAYMENT_ID_CONFLICT", PaymentIdConflictDetails>;
 
 export interface OutcomeUnknownDetails extends PaymentDetails {
@@ -209,7 +276,10 @@ export interface OutcomeUnknownDetails extends PaymentDetails {
   readonly status?: number;
   /** The server's reason, when it refused the payment after it had been sent more than once. */
   readonly reason?: string;
-  /** True when the identical signed header was sent more than once (payment-identifier's idempotent retry, or `resendPayment`). */
+  /**
+   * True when the identical signed header was sent more than once (payment-identifier's idempotent retry, or
+   * `resendPayment`).
+   */
   readonly resent?: boolean;
   /** The decoded PAYMENT-RESPONSE, when one came (a successful settlement beside a refusal). */
   readonly settlement?: Readonly<Record<string, unknown>>;
@@ -231,7 +301,8 @@ export interface OutcomeUnknownDetails extends PaymentDetails {
  * `details.paymentHeader` holds the exact signed header to reconcile or resend (`x402: resendPayment(error)`):
  * resending it cannot pay twice (the nonce is one-time).
  */
-export const PaymentOutcomeUnknownError: X402ErrorClass<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails> = /* @__PURE__ */ defineError("PAYMENT_OUTCOME_UNKNOWN", "send");
+export const PaymentOutcomeUnknownError: X402ErrorClass<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails> =
+  /* @__PURE__ */ defineError("PAYMENT_OUTCOME_UNKNOWN", "send");
 export type PaymentOutcomeUnknownError = X402Error<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails>;
 
 export interface PendingDetails extends PaymentDetails {
@@ -253,7 +324,10 @@ export interface PendingDetails extends PaymentDetails {
  * move: the amount stays counted by budgets, and the ledger records it as `pending` with the hash.
  * `checkSettlement(client, error)` looks the transaction up on the chain and says whether it settled.
  */
-export const PaymentPendingError: X402ErrorClass<"PAYMENT_PENDING", PendingDetails> = /* @__PURE__ */ defineError("PAYMENT_PENDING", "settle");
+export const PaymentPendingError: X402ErrorClass<"PAYMENT_PENDING", PendingDetails> = /* @__PURE__ */ defineError(
+  "PAYMENT_PENDING",
+  "settle",
+);
 export type PaymentPendingError = X402Error<"PAYMENT_PENDING", PendingDetails>;
 
 /** Why a sign-in-with-x challenge was refused before anything was signed (`SignInRefusedError.reason`). */
@@ -286,7 +360,10 @@ export interface SignInRefusedDetails extends RequestDetails {
  * stale, expired, with a weak nonce or malformed; or, on a route with no payment option, one no
  * registered wallet can sign. Nothing was signed and nothing was paid. `details.reason` says which.
  */
-export const SignInRefusedError: X402ErrorClass<"SIGN_IN_REFUSED", SignInRefusedDetails> = /* @__PURE__ */ defineError("SIGN_IN_REFUSED", "challenge");
+export const SignInRefusedError: X402ErrorClass<"SIGN_IN_REFUSED", SignInRefusedDetails> = /* @__PURE__ */ defineError(
+  "SIGN_IN_REFUSED",
+  "challenge",
+);
 export type SignInRefusedError = X402Error<"SIGN_IN_REFUSED", SignInRefusedDetails>;
 
 /** A budget's state when a payment did not fit: USD amounts as `"$4.99"`. */
@@ -301,23 +378,39 @@ export interface BudgetExceededDetails extends RequestDetails {
   readonly amount: string;
 }
 
-/** The payment does not fit a cumulative budget (`createX402Client({ budget })`). Refused before any wallet prompt: nothing was signed. */
-export const BudgetExceededError: X402ErrorClass<"BUDGET_EXCEEDED", BudgetExceededDetails> = /* @__PURE__ */ defineError("BUDGET_EXCEEDED", "select");
+/**
+ * The payment does not fit a cumulative budget (`createX402Client({ budget })`). Refused before any wallet prompt:
+ * nothing was signed.
+ */
+export const BudgetExceededError: X402ErrorClass<"BUDGET_EXCEEDED", BudgetExceededDetails> =
+  /* @__PURE__ */ defineError("BUDGET_EXCEEDED", "select");
 export type BudgetExceededError = X402Error<"BUDGET_EXCEEDED", BudgetExceededDetails>;
 
-/** A budget's store failed or did not answer in time (Redis down): budgets fail closed, so nothing was signed or paid. */
-export const BudgetUnavailableError: X402ErrorClass<"BUDGET_UNAVAILABLE", RequestDetails & { readonly budget: string }> = /* @__PURE__ */ defineError("BUDGET_UNAVAILABLE", "select");
+/**
+ * A budget's store failed or did not answer in time (Redis down): budgets fail closed, so nothing was signed or paid.
+ */
+export const BudgetUnavailableError: X402ErrorClass<
+  "BUDGET_UNAVAILABLE",
+  RequestDetails & { readonly budget: string }
+> = /* @__PURE__ */ defineError("BUDGET_UNAVAILABLE", "select");
 export type BudgetUnavailableError = X402Error<"BUDGET_UNAVAILABLE", RequestDetails & { readonly budget: string }>;
 
-/** What a failed discovery read names: the URL, the HTTP status if one came, and a bounded, sanitised excerpt of the answer. */
+/**
+ * What a failed discovery read names: the URL, the HTTP status if one came, and a bounded, sanitised excerpt of the
+ * answer.
+ */
 export interface DiscoveryFailedDetails {
   readonly url: string;
   readonly status?: number;
   readonly excerpt?: string;
 }
 
-/** A facilitator's discovery endpoint failed: unreachable, too slow, too large, not 2xx, or not a discovery page. Nothing is paid by discovering. */
-export const DiscoveryFailedError: X402ErrorClass<"DISCOVERY_FAILED", DiscoveryFailedDetails> = /* @__PURE__ */ defineError("DISCOVERY_FAILED", "discover");
+/**
+ * A facilitator's discovery endpoint failed: unreachable, too slow, too large, not 2xx, or not a discovery page.
+ * Nothing is paid by discovering.
+ */
+export const DiscoveryFailedError: X402ErrorClass<"DISCOVERY_FAILED", DiscoveryFailedDetails> =
+  /* @__PURE__ */ defineError("DISCOVERY_FAILED", "discover");
 export type DiscoveryFailedError = X402Error<"DISCOVERY_FAILED", DiscoveryFailedDetails>;
 
 /** Every error x402-pay throws; `switch (error.code)` narrows to one of them. */

@@ -1,4 +1,11 @@
-export { X402Error, isX402Error, redactSecrets, type ErrorPhase, type X402ErrorCode, type X402ErrorOptions } from "./base";
+export {
+  X402Error,
+  isX402Error,
+  redactSecrets,
+  type ErrorPhase,
+  type X402ErrorCode,
+  type X402ErrorOptions,
+} from "./base";
 export {
   InvalidConfigError,
   InvalidChallengeError,

@@ -2,7 +2,10 @@
 import { isX402Error } from "./base";
 import { SigningError, UserRejectedError, type AnyX402Error, type RequestDetails } from "./classes";
 
-/** EIP-1193 4001, ethers' ACTION_REJECTED, viem's UserRejectedRequestError, wallet adapters' "User rejected the request". */
+/**
+ * EIP-1193 4001, ethers' ACTION_REJECTED, viem's UserRejectedRequestError, wallet adapters' "User rejected the
+ * request".
+ */
 function isUserRejection(error: unknown): boolean {
   try {
     for (let e = error, i = 0; e && typeof e === "object" && i < 16; e = (e as { cause?: unknown }).cause, i++) {

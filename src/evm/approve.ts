@@ -21,12 +21,16 @@ export interface Permit2ApprovalOptions {
  */
 export function permit2ApprovalTransaction({ token, amount }: Permit2ApprovalOptions): { to: Hex; data: Hex } {
   if (typeof token !== "string" || !isEvmAddress(token)) {
-    throw new InvalidConfigError(`permit2ApprovalTransaction: token ${JSON.stringify(token)} is not an EVM address.`, { details: { option: "token" } });
+    throw new InvalidConfigError(`permit2ApprovalTransaction: token ${JSON.stringify(token)} is not an EVM address.`, {
+      details: { option: "token" },
+    });
   }
-  const value = amount === "unlimited" ? MAX_UINT256 : typeof amount === "bigint" ? amount : (parseAtomicAmount(amount) ?? -1n);
+  const value =
+    amount === "unlimited" ? MAX_UINT256 : typeof amount === "bigint" ? amount : (parseAtomicAmount(amount) ?? -1n);
   if (value <= 0n || value > MAX_UINT256) {
     throw new InvalidConfigError(
-      `permit2ApprovalTransaction: amount ${typeof amount === "bigint" ? `${amount}n` : JSON.stringify(amount)} is not a positive number of base units or "unlimited".`,
+      `permit2ApprovalTransaction: amount ${typeof amount === "bigint" ? `${amount}n` : JSON.stringify(amount)} is ` +
+        `not a positive number of base units or "unlimited".`,
       { details: { option: "amount" } },
     );
   }

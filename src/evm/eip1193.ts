@@ -6,10 +6,20 @@
 import { InvalidConfigError } from "../errors";
 import { bytesToHex, checksumAddress, utf8 } from "../protocol";
 import type { EvmRequester } from "./chain";
-import { isEvmAddress, normalizeSignature, type EvmMessageSigner, type EvmSigner, type Hex, type TypedDataRequest } from "./signer";
+import {
+  isEvmAddress,
+  normalizeSignature,
+  type EvmMessageSigner,
+  type EvmSigner,
+  type Hex,
+  type TypedDataRequest,
+} from "./signer";
 
 export interface Eip1193SignerOptions {
-  /** Ask the wallet to connect (`eth_requestAccounts`, which may prompt) instead of reading `eth_accounts`. Default false. */
+  /**
+   * Ask the wallet to connect (`eth_requestAccounts`, which may prompt) instead of reading `eth_accounts`. Default
+   * false.
+   */
   connect?: boolean | undefined;
   /** Which connected account pays, when the wallet has several. Default: the first. */
   address?: string | undefined;
@@ -29,13 +39,21 @@ const domainFields: [string, string][] = [
  * `InvalidConfigError` when the wallet exposes no account (not connected: pass `{ connect: true }`,
  * or connect first).
  */
-export async function eip1193Signer(provider: EvmRequester, options: Eip1193SignerOptions = {}): Promise<EvmSigner & EvmMessageSigner> {
+export async function eip1193Signer(
+  provider: EvmRequester,
+  options: Eip1193SignerOptions = {},
+): Promise<EvmSigner & EvmMessageSigner> {
   if (typeof provider?.request !== "function") {
-    throw new InvalidConfigError("eip1193Signer needs an EIP-1193 provider, such as window.ethereum.", { details: { option: "provider" } });
+    throw new InvalidConfigError("eip1193Signer needs an EIP-1193 provider, such as window.ethereum.", {
+      details: { option: "provider" },
+    });
   }
   const accounts = await provider.request({ method: options.connect ? "eth_requestAccounts" : "eth_accounts" });
-  const list = Array.isArray(accounts) ? accounts.filter((a): a is string => typeof a === "string" && isEvmAddress(a)) : [];
-  const chosen = options.address === undefined ? list[0] : list.find((a) => a.toLowerCase() === options.address!.toLowerCase());
+  const list = Array.isArray(accounts)
+    ? accounts.filter((a): a is string => typeof a === "string" && isEvmAddress(a))
+    : [];
+  const chosen =
+    options.address === undefined ? list[0] : list.find((a) => a.toLowerCase() === options.address!.toLowerCase());
   if (!chosen) {
     throw new InvalidConfigError(
       options.address === undefined
@@ -48,14 +66,21 @@ export async function eip1193Signer(provider: EvmRequester, options: Eip1193Sign
   return {
     address,
     async signTypedData({ domain, types, primaryType, message }: TypedDataRequest) {
-      const EIP712Domain = domainFields.filter(([name]) => domain[name] !== undefined).map(([name, type]) => ({ name, type }));
+      const EIP712Domain = domainFields
+        .filter(([name]) => domain[name] !== undefined)
+        .map(([name, type]) => ({ name, type }));
       // eth_signTypedData_v4 takes JSON: bigints as decimal strings.
-      const json = JSON.stringify({ types: { EIP712Domain, ...types }, domain, primaryType, message }, (_, v) => (typeof v === "bigint" ? v.toString() : v));
+      const json = JSON.stringify({ types: { EIP712Domain, ...types }, domain, primaryType, message }, (_, v) =>
+        typeof v === "bigint" ? v.toString() : v,
+      );
       return normalizeSignature(await provider.request({ method: "eth_signTypedData_v4", params: [address, json] }));
     },
     // personal_sign takes the message's UTF-8 bytes as hex, then the account; the signature is passed
     // on as the wallet made it (a smart wallet's ERC-1271 or ERC-6492 signature included).
     signMessage: ({ message }: { message: string }) =>
-      provider.request({ method: "personal_sign", params: [bytesToHex(utf8.encode(message)), address] }) as Promise<Hex>,
+      provider.request({
+        method: "personal_sign",
+        params: [bytesToHex(utf8.encode(message)), address],
+      }) as Promise<Hex>,
   };
 }

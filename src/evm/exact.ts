@@ -1,4 +1,7 @@
-/** EVM `exact`: EIP-3009 `transferWithAuthorization` (protocol v1 and v2) or Permit2 (`assetTransferMethod: "permit2"`, v2). */
+/**
+ * EVM `exact`: EIP-3009 `transferWithAuthorization` (protocol v1 and v2) or Permit2 (`assetTransferMethod: "permit2"`,
+ * v2).
+ */
 import type { PaymentScheme } from "../contracts";
 import { bytesToHex, checksumAddress, type PaymentRequirement } from "../protocol";
 import { EVM_KNOWN_ASSETS, EVM_V1_NETWORKS, toEvmChainId } from "./networks";
@@ -22,7 +25,10 @@ const transferWithAuthorization = [
   { name: "nonce", type: "bytes32" },
 ] as const;
 
-/** Pays `exact` requirements on EVM chains: an EIP-3009 authorisation, or a Permit2 transfer where the server asks for one. */
+/**
+ * Pays `exact` requirements on EVM chains: an EIP-3009 authorisation, or a Permit2 transfer where the server asks for
+ * one.
+ */
 export function exactEvm(options: ExactEvmOptions): PaymentScheme {
   const { signer, randomBytes, window } = schemeTools(options);
   const { settlement } = options;
@@ -42,10 +48,13 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
         // Permit2 signs for Permit2's own domain: no token domain needed. A v1 server cannot ask for it.
         return requirement.x402Version === 1 ? "Permit2 is not part of protocol v1" : checkEvmRequirement(requirement);
       }
-      if (method !== undefined && method !== "eip3009") return `asset transfer method ${JSON.stringify(method)} is not supported (only eip3009 and permit2)`;
+      if (method !== undefined && method !== "eip3009")
+        return `asset transfer method ${JSON.stringify(method)} is not supported (only eip3009 and permit2)`;
       const { name, version } = requirement.extra;
       if (typeof name !== "string" || !name || typeof version !== "string" || !version) {
-        return checkEvmRequirement(requirement) ?? "extra.name and extra.version (the token's EIP-712 domain) are missing";
+        return (
+          checkEvmRequirement(requirement) ?? "extra.name and extra.version (the token's EIP-712 domain) are missing"
+        );
       }
       return checkEvmRequirement(requirement);
     },
@@ -55,7 +64,11 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
       const nonce = randomBytes(32);
       if (requirement.extra.assetTransferMethod === "permit2") {
         const transfer = { time, nonce, spender: EXACT_PERMIT2_PROXY } as const;
-        return payWithPermit2(signer, requirement, context, { scheme: "exactEvm", allowance: options.permit2, transfer });
+        return payWithPermit2(signer, requirement, context, {
+          scheme: "exactEvm",
+          allowance: options.permit2,
+          transfer,
+        });
       }
       const authorization = {
         from: signer.address,

@@ -30,13 +30,20 @@ export async function payWithPermit2(
   signer: EvmSigner,
   requirement: PaymentRequirement,
   { challenge, signal }: PaymentContext,
-  { scheme, allowance, transfer }: { scheme: string; allowance: Permit2Allowance | undefined; transfer: Permit2Transfer },
+  {
+    scheme,
+    allowance,
+    transfer,
+  }: { scheme: string; allowance: Permit2Allowance | undefined; transfer: Permit2Transfer },
 ) {
-  const declared = [EIP2612_GAS_SPONSORING, ERC20_APPROVAL_GAS_SPONSORING].filter((key) => challenge.extensions && Object.hasOwn(challenge.extensions, key));
+  const declared = [EIP2612_GAS_SPONSORING, ERC20_APPROVAL_GAS_SPONSORING].filter(
+    (key) => challenge.extensions && Object.hasOwn(challenge.extensions, key),
+  );
   const sponsor = allowance ? await allowance.prepare(requirement, signer, declared, signal) : false;
   if (sponsor === false && declared.length > 0) {
     throw new InvalidConfigError(
-      `The server sponsors the Permit2 approval (${declared.join(", ")}), which needs the allowance read first: give ${scheme} a chain for ${requirement.caip2}, ${scheme}({ signer, permit2: permit2Allowance({ rpc }) }).`,
+      `The server sponsors the Permit2 approval (${declared.join(", ")}), which needs the allowance read first: give ` +
+        `${scheme} a chain for ${requirement.caip2}, ${scheme}({ signer, permit2: permit2Allowance({ rpc }) }).`,
       { details: { option: "permit2" } },
     );
   }
@@ -48,7 +55,9 @@ const address = "address";
 const uint256 = "uint256";
 const field = (name: string, type: string) => ({ name, type });
 
-/** What a Permit2 transfer is signed with besides the requirement: its validity, nonce, spender and (upto) facilitator. */
+/**
+ * What a Permit2 transfer is signed with besides the requirement: its validity, nonce, spender and (upto) facilitator.
+ */
 export interface Permit2Transfer {
   readonly time: { validAfter: string; deadline: string };
   readonly nonce: Uint8Array;
@@ -59,8 +68,16 @@ export interface Permit2Transfer {
 }
 
 /** Signs a Permit2 witness transfer of `requirement.amount` of its asset to its payee, spendable only by `spender`. */
-async function signPermit2(signer: EvmSigner, requirement: PaymentRequirement, { time, nonce: nonceBytes, spender, facilitator }: Permit2Transfer) {
-  const witness = { to: checksumAddress(requirement.payTo), ...(facilitator && { facilitator: checksumAddress(facilitator) }), validAfter: time.validAfter };
+async function signPermit2(
+  signer: EvmSigner,
+  requirement: PaymentRequirement,
+  { time, nonce: nonceBytes, spender, facilitator }: Permit2Transfer,
+) {
+  const witness = {
+    to: checksumAddress(requirement.payTo),
+    ...(facilitator && { facilitator: checksumAddress(facilitator) }),
+    validAfter: time.validAfter,
+  };
   const permit2Authorization = {
     from: signer.address,
     permitted: { token: checksumAddress(requirement.asset), amount: requirement.amount },
@@ -80,7 +97,11 @@ async function signPermit2(signer: EvmSigner, requirement: PaymentRequirement, {
         field("witness", "Witness"),
       ],
       TokenPermissions: [field("token", address), field("amount", uint256)],
-      Witness: [field("to", address), ...(facilitator ? [field("facilitator", address)] : []), field("validAfter", uint256)],
+      Witness: [
+        field("to", address),
+        ...(facilitator ? [field("facilitator", address)] : []),
+        field("validAfter", uint256),
+      ],
     },
     primaryType: "PermitWitnessTransferFrom",
     message: {

@@ -17,7 +17,10 @@ const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a
 const AUTHORIZATION_STATE = "0xe94a0102";
 const NONCE_BITMAP = "0x4fe02b44";
 
-/** The signed authorization a payload carries: whose, which nonce, where its state is kept, and until when it can move money. */
+/**
+ * The signed authorization a payload carries: whose, which nonce, where its state is kept, and until when it can move
+ * money.
+ */
 interface Authorization {
   readonly kind: "eip3009" | "permit2";
   readonly from: Hex;
@@ -27,7 +30,10 @@ interface Authorization {
 }
 
 export interface EvmSettlementOptions {
-  /** Chain reads: an RPC URL, a viem PublicClient or an EIP-1193 provider; one per network (`{ "eip155:8453": url }`) or one for the chain it serves. */
+  /**
+   * Chain reads: an RPC URL, a viem PublicClient or an EIP-1193 provider; one per network (`{ "eip155:8453": url }`) or
+   * one for the chain it serves.
+   */
   rpc: EvmRpcOption;
   /** Longest wait for one chain read, in ms. Default 10,000. */
   rpcTimeoutMs?: number | undefined;
@@ -44,12 +50,18 @@ export interface EvmSettlement {
  */
 export function evmSettlement(options: EvmSettlementOptions): EvmSettlement {
   const owner = "evmSettlement";
-  const reads = routeChainReads(Object(options).rpc, options.rpcTimeoutMs ?? 10_000, owner, "whether the payment settled is still unknown");
+  const reads = routeChainReads(
+    Object(options).rpc,
+    options.rpcTimeoutMs ?? 10_000,
+    owner,
+    "whether the payment settled is still unknown",
+  );
   return {
     check(query, signal) {
       const chain = reads(query.network, signal);
       if (!chain) {
-        const message = `${owner} has no RPC for ${query.network}: give it one, ${owner}({ rpc: { "${query.network}": url } }).`;
+        const message =
+          `${owner} has no RPC for ${query.network}: give it one, ${owner}({ rpc: { ` + `"${query.network}": url } }).`;
         return Promise.reject(new InvalidConfigError(message, { details: { option: "rpc" } }));
       }
       return checkEvmSettlement(chain, query);
@@ -62,24 +74,50 @@ async function checkEvmSettlement(chain: ChainReads, query: SettlementQuery): Pr
   const receipt = hash ? await chain.receipt(hash) : null;
   const moved = receipt?.status === "0x1" ? transferred(receipt, query) : 0n;
   if (moved > 0n) {
-    const reason = `transaction ${hash} moved ${moved} base units of ${query.asset} from ${query.payer} to ${query.payTo}`;
+    const reason =
+      `transaction ${hash} moved ${moved} base units of ${query.asset} from ${query.payer} to ` + `${query.payTo}`;
     return { state: "settled", transaction: hash, amount: String(moved), reason };
   }
-  const seen = !hash ? "no transaction was named" : !receipt ? `transaction ${hash} is not mined yet` : receipt.status === "0x1" ? `transaction ${hash} moved none of this payment` : `transaction ${hash} reverted`;
+  const seen = !hash
+    ? "no transaction was named"
+    : !receipt
+      ? `transaction ${hash} is not mined yet`
+      : receipt.status === "0x1"
+        ? `transaction ${hash} moved none of this payment`
+        : `transaction ${hash} reverted`;
   const authorization = authorizationOf(query.payload);
   const state = authorization && (await used(chain, query.asset, authorization));
   if (authorization && state !== undefined) {
     if (state) {
       // Used by whichever transaction: the exact amount moved, or for upto at most the maximum.
       const amount = query.scheme === "upto" ? undefined : query.amount;
-      return { state: "settled", transaction: undefined, amount, reason: `${seen}, but the signed authorization was used on chain` };
+      return {
+        state: "settled",
+        transaction: undefined,
+        amount,
+        reason: `${seen}, but the signed authorization was used on chain`,
+      };
     }
     const until = new Date(Number(authorization.deadline) * 1000).toISOString();
     // The chain's clock, not ours: a transaction can only land in a block later than the latest.
-    if ((await chain.time()) > authorization.deadline) return { state: "failed", transaction: hash, reason: `${seen}, and the signed authorization expired unused at ${until}` };
-    return { state: "pending", transaction: hash, reason: `${seen}; the signed authorization can still move money until ${until}` };
+    if ((await chain.time()) > authorization.deadline)
+      return {
+        state: "failed",
+        transaction: hash,
+        reason: `${seen}, and the signed authorization expired unused at ${until}`,
+      };
+    return {
+      state: "pending",
+      transaction: hash,
+      reason: `${seen}; the signed authorization can still move money until ${until}`,
+    };
   }
-  if (!receipt) return { state: "pending", transaction: hash, reason: hash ? seen : `${seen}, and the signed payment is not known` };
+  if (!receipt)
+    return {
+      state: "pending",
+      transaction: hash,
+      reason: hash ? seen : `${seen}, and the signed payment is not known`,
+    };
   return { state: "failed", transaction: hash, reason: seen };
 }
 
@@ -89,7 +127,11 @@ function transferred(receipt: EvmReceipt, query: SettlementQuery): bigint {
   let sum = 0n;
   for (const log of receipt.logs) {
     const [event, from, to] = log.topics.map((t) => t.toLowerCase());
-    const matches = sameAddress(log.address, query.asset) && event === TRANSFER_TOPIC && from === topic(query.payer) && to === topic(query.payTo);
+    const matches =
+      sameAddress(log.address, query.asset) &&
+      event === TRANSFER_TOPIC &&
+      from === topic(query.payer) &&
+      to === topic(query.payTo);
     if (matches && /^0x[0-9a-fA-F]{1,64}$/.test(log.data)) sum += BigInt(log.data);
   }
   return sum;
@@ -104,7 +146,8 @@ function authorizationOf(payload: Readonly<Record<string, unknown>> | undefined)
     const deadline = fields[deadlineField];
     const isUint = (v: unknown): v is string => typeof v === "string" && /^\d{1,78}$/.test(v);
     if (typeof from !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(from) || !isUint(deadline)) return undefined;
-    if (kind === "eip3009" ? typeof nonce !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(nonce) : !isUint(nonce)) return undefined;
+    if (kind === "eip3009" ? typeof nonce !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(nonce) : !isUint(nonce))
+      return undefined;
     return { kind, from: from as Hex, nonce: nonce as string, deadline: BigInt(deadline) };
   };
   return read(inner.authorization, "eip3009", "validBefore") ?? read(inner.permit2Authorization, "permit2", "deadline");
@@ -122,6 +165,8 @@ async function used(chain: ChainReads, asset: string, authorization: Authorizati
     return state === undefined ? undefined : state !== 0n;
   }
   const nonce = BigInt(authorization.nonce);
-  const bitmap = word(await chain.call(PERMIT2_ADDRESS as Hex, erc20Call(NONCE_BITMAP, [authorization.from, nonce >> 8n]), "nonceBitmap"));
+  const bitmap = word(
+    await chain.call(PERMIT2_ADDRESS as Hex, erc20Call(NONCE_BITMAP, [authorization.from, nonce >> 8n]), "nonceBitmap"),
+  );
   return bitmap === undefined ? undefined : ((bitmap >> (nonce & 255n)) & 1n) === 1n;
 }

@@ -36,7 +36,9 @@ export function schemeTools(options: EvmSchemeOptions) {
   const signer: EvmSigner = toEvmSigner(options.signer);
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
-  /** `validAfter` back-dated for clock skew; the deadline in BigInt (a timeout near 2^53 would round as a float sum). */
+  /**
+   * `validAfter` back-dated for clock skew; the deadline in BigInt (a timeout near 2^53 would round as a float sum).
+   */
   const window = (requirement: PaymentRequirement) => {
     const seconds = Math.floor(now() / 1000);
     return {
@@ -49,21 +51,27 @@ export function schemeTools(options: EvmSchemeOptions) {
 
 /** Why an EVM requirement cannot be paid whatever the transfer method, else `undefined`. */
 export function checkEvmRequirement(requirement: PaymentRequirement): string | undefined {
-  if (toEvmChainId(requirement.caip2 ?? "") === undefined) return `network ${requirement.network} is not an EVM chain (eip155:<chain id>)`;
+  if (toEvmChainId(requirement.caip2 ?? "") === undefined)
+    return `network ${requirement.network} is not an EVM chain (eip155:<chain id>)`;
   const reason = checkAddress("payTo", requirement.payTo) ?? checkAddress("asset", requirement.asset);
   if (reason) return reason;
   if (requirement.maxTimeoutSeconds <= MIN_TIMEOUT_SECONDS) {
-    return `maxTimeoutSeconds ${requirement.maxTimeoutSeconds} is too short: facilitators need more than ${MIN_TIMEOUT_SECONDS}`;
+    return (
+      `maxTimeoutSeconds ${requirement.maxTimeoutSeconds} is too short: facilitators need more than ` +
+      `${MIN_TIMEOUT_SECONDS}`
+    );
   }
   return undefined;
 }
 
 /** Why `value` (named `name`) is not an EVM address the server meant, else `undefined`. */
 export function checkAddress(name: string, value: unknown): string | undefined {
-  if (typeof value !== "string" || !isEvmAddress(value)) return `${name} ${JSON.stringify(value)} is not an EVM address`;
+  if (typeof value !== "string" || !isEvmAddress(value))
+    return `${name} ${JSON.stringify(value)} is not an EVM address`;
   // Mixed case is an EIP-55 checksum (all lower or all upper case carries none); a wrong one is
   // a typo in the address, not a format.
   const hex = value.slice(2);
-  if (hex !== hex.toLowerCase() && hex !== hex.toUpperCase() && checksumAddress(value) !== value) return `${name} ${value} has a wrong EIP-55 checksum (a mistyped address)`;
+  if (hex !== hex.toLowerCase() && hex !== hex.toUpperCase() && checksumAddress(value) !== value)
+    return `${name} ${value} has a wrong EIP-55 checksum (a mistyped address)`;
   return undefined;
 }

@@ -23,11 +23,16 @@ export interface TransactionToSign {
   maxPriorityFeePerGas: bigint;
 }
 
-/** What x402-pay needs from an EVM wallet: typed-data signatures, and for a sponsored ERC-20 approval, a signed transaction. */
+/**
+ * What x402-pay needs from an EVM wallet: typed-data signatures, and for a sponsored ERC-20 approval, a signed
+ * transaction.
+ */
 export interface EvmSigner {
   readonly address: Hex;
   signTypedData(request: TypedDataRequest): Promise<Hex>;
-  /** Signs without sending (viem accounts can; most browser wallets cannot). Only the sponsored ERC-20 approval uses it. */
+  /**
+   * Signs without sending (viem accounts can; most browser wallets cannot). Only the sponsored ERC-20 approval uses it.
+   */
   signTransaction?(transaction: TransactionToSign): Promise<Hex>;
 }
 
@@ -56,28 +61,40 @@ const addressShape = /^0x[0-9a-fA-F]{40}$/;
 /** Normalises the wallets x402-pay accepts into an `EvmSigner`. Throws `InvalidConfigError` otherwise. */
 export function toEvmSigner(input: EvmSignerInput): EvmSigner {
   if (!input || typeof (input as { signTypedData?: unknown }).signTypedData !== "function") {
-    throw new InvalidConfigError("The EVM signer must be a viem account, a WalletClient with an account, or { address, signTypedData }.");
+    throw new InvalidConfigError(
+      "The EVM signer must be a viem account, a WalletClient with an account, or { address, signTypedData }.",
+    );
   }
   const direct = (input as { address?: unknown }).address;
   if (typeof direct === "string") {
     // The value is not repeated: a key pasted in the wrong place must not reach a log.
-    if (!addressShape.test(direct)) throw new InvalidConfigError("The EVM signer's address is not a 20-byte hex address.", { details: { option: "signer" } });
+    if (!addressShape.test(direct))
+      throw new InvalidConfigError("The EVM signer's address is not a 20-byte hex address.", {
+        details: { option: "signer" },
+      });
     const signer = input as EvmSigner;
     return {
       address: direct as Hex,
       signTypedData: (request) => signer.signTypedData(request),
-      ...(typeof signer.signTransaction === "function" && { signTransaction: (transaction: TransactionToSign) => signer.signTransaction!(transaction) }),
+      ...(typeof signer.signTransaction === "function" && {
+        signTransaction: (transaction: TransactionToSign) => signer.signTransaction!(transaction),
+      }),
     };
   }
   const wallet = input as WalletClientLike;
   const account = wallet.account;
   if (!account || typeof account.address !== "string" || !addressShape.test(account.address)) {
-    throw new InvalidConfigError("The WalletClient has no account: create it with `account` (from eth_requestAccounts).");
+    throw new InvalidConfigError(
+      "The WalletClient has no account: create it with `account` (from eth_requestAccounts).",
+    );
   }
   return {
     address: account.address,
     signTypedData: (request) => wallet.signTypedData({ ...request, account } as never),
-    ...(typeof wallet.signTransaction === "function" && { signTransaction: (transaction: TransactionToSign) => wallet.signTransaction!({ ...transaction, account } as never) }),
+    ...(typeof wallet.signTransaction === "function" && {
+      signTransaction: (transaction: TransactionToSign) =>
+        wallet.signTransaction!({ ...transaction, account } as never),
+    }),
   };
 }
 
@@ -85,7 +102,9 @@ export function isEvmAddress(value: string): boolean {
   return addressShape.test(value);
 }
 
-/** Wallets that return a 65-byte signature with v = 0/1 get v = 27/28; longer (smart-wallet) signatures pass through. */
+/**
+ * Wallets that return a 65-byte signature with v = 0/1 get v = 27/28; longer (smart-wallet) signatures pass through.
+ */
 export function normalizeSignature(signature: unknown): Hex {
   if (typeof signature !== "string" || !/^0x(?:[0-9a-fA-F]{2})+$/.test(signature)) {
     throw new SigningError("The wallet returned something that is not a hex signature.");

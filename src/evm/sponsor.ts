@@ -13,12 +13,14 @@ import { toEvmChainId } from "./networks";
 import { normalizeSignature, type EvmSigner, type Hex } from "./signer";
 import { ERC20, erc20Call, MAX_UINT256 } from "./words";
 
-
 /** Gas for the sponsored approval: enough for an ERC-20 `approve` (the reference's limit). */
 const APPROVE_GAS = 70_000n;
 
 export interface Permit2AllowanceOptions {
-  /** Chain reads: an RPC URL, a viem PublicClient or an EIP-1193 provider; one per network (`{ "eip155:8453": url }`) or one for the chain it serves. */
+  /**
+   * Chain reads: an RPC URL, a viem PublicClient or an EIP-1193 provider; one per network (`{ "eip155:8453": url }`) or
+   * one for the chain it serves.
+   */
   rpc: EvmRpcOption;
   /**
    * What a sponsored ERC-20 approval lets Permit2 move: exactly this payment (`"exact"`, the default:
@@ -29,7 +31,10 @@ export interface Permit2AllowanceOptions {
   rpcTimeoutMs?: number | undefined;
 }
 
-/** Allowance checks for a Permit2 scheme: returned by `permit2Allowance`, passed as `exactEvm({ permit2 })` / `uptoEvm({ permit2 })`. */
+/**
+ * Allowance checks for a Permit2 scheme: returned by `permit2Allowance`, passed as `exactEvm({ permit2 })` / `uptoEvm({
+ * permit2 })`.
+ */
 export interface Permit2Allowance {
   /**
    * Before signing: `undefined` when Permit2 may already move the amount; otherwise the extension data
@@ -61,7 +66,10 @@ export function permit2Allowance(options: Permit2AllowanceOptions): Permit2Allow
       };
       const allowance = await readUint("allowance", [owner, PERMIT2_ADDRESS]);
       if (allowance === undefined) {
-        throw new UnpayableRequirementError(`Refused before signing: ${token} on ${requirement.caip2} does not answer ERC-20 allowance(): not a token there.`);
+        throw new UnpayableRequirementError(
+          `Refused before signing: ${token} on ${requirement.caip2} does not answer ERC-20 allowance(): not a token ` +
+            `there.`,
+        );
       }
       if (allowance >= amount) return undefined;
 
@@ -70,7 +78,11 @@ export function permit2Allowance(options: Permit2AllowanceOptions): Permit2Allow
       const info = { from: owner, asset: token, spender: PERMIT2_ADDRESS };
       // A token without EIP-2612 answers nonces() with nothing: then the permit is not offered to it.
       const nonce =
-        declared.includes(EIP2612_GAS_SPONSORING) && typeof name === "string" && name && typeof version === "string" && version
+        declared.includes(EIP2612_GAS_SPONSORING) &&
+        typeof name === "string" &&
+        name &&
+        typeof version === "string" &&
+        version
           ? await readUint("nonces", [owner])
           : undefined;
       if (nonce !== undefined) {
@@ -81,7 +93,14 @@ export function permit2Allowance(options: Permit2AllowanceOptions): Permit2Allow
             primaryType: "Permit",
             message: { owner, spender: PERMIT2_ADDRESS, value: amount, nonce, deadline: BigInt(deadline) },
           });
-          const permit = { ...info, amount: requirement.amount, nonce: String(nonce), deadline, signature: normalizeSignature(signature), version: "1" };
+          const permit = {
+            ...info,
+            amount: requirement.amount,
+            nonce: String(nonce),
+            deadline,
+            signature: normalizeSignature(signature),
+            version: "1",
+          };
           return { [EIP2612_GAS_SPONSORING]: { info: permit } };
         };
       }
@@ -91,15 +110,36 @@ export function permit2Allowance(options: Permit2AllowanceOptions): Permit2Allow
         const [nonce, fees] = [await chain.nonce(owner), await chain.fees()];
         return async () => {
           const data = erc20Call(ERC20.approve, [PERMIT2_ADDRESS, value]);
-          const signedTransaction = await signTransaction({ type: "eip1559", chainId, to: token, data, nonce, gas: APPROVE_GAS, ...fees });
-          return { [ERC20_APPROVAL_GAS_SPONSORING]: { info: { ...info, amount: String(value), signedTransaction, version: "1" } } };
+          const signedTransaction = await signTransaction({
+            type: "eip1559",
+            chainId,
+            to: token,
+            data,
+            nonce,
+            gas: APPROVE_GAS,
+            ...fees,
+          });
+          return {
+            [ERC20_APPROVAL_GAS_SPONSORING]: {
+              info: { ...info, amount: String(value), signedTransaction, version: "1" },
+            },
+          };
         };
       }
       const network = requirement.caip2!;
       throw new Permit2AllowanceError(
-        `Refused before signing: ${owner} lets Permit2 (${PERMIT2_ADDRESS}) spend ${allowance} base units of ${token} on ${network}, less than ${amount}, and the server sponsors no approval this wallet can sign. Nothing was signed.`,
+        `Refused before signing: ${owner} lets Permit2 (${PERMIT2_ADDRESS}) spend ${allowance} base units of ` +
+          `${token} on ${network}, less than ${amount}, and the server sponsors no approval this wallet can sign. ` +
+          `Nothing was signed.`,
         {
-          details: { token, owner, spender: PERMIT2_ADDRESS, network, amount: requirement.amount, allowance: String(allowance) },
+          details: {
+            token,
+            owner,
+            spender: PERMIT2_ADDRESS,
+            network,
+            amount: requirement.amount,
+            allowance: String(allowance),
+          },
           hint: PERMIT2_APPROVAL_HINT,
         },
       );

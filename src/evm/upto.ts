@@ -36,7 +36,9 @@ export function uptoEvm(options: UptoEvmOptions): PaymentScheme {
       const facilitator = requirement.extra.facilitatorAddress;
       return (
         checkEvmRequirement(requirement) ??
-        (facilitator === undefined ? "extra.facilitatorAddress (who may settle an upto payment) is missing" : checkAddress("extra.facilitatorAddress", facilitator)) ??
+        (facilitator === undefined
+          ? "extra.facilitatorAddress (who may settle an upto payment) is missing"
+          : checkAddress("extra.facilitatorAddress", facilitator)) ??
         (/^0x0{40}$/.test(facilitator as string) ? "extra.facilitatorAddress is the zero address" : undefined) ??
         (facilitators && !facilitators.some((f) => sameAddress(f, facilitator as string))
           ? `facilitator ${facilitator as string} is not in the scheme's facilitators`
@@ -46,7 +48,12 @@ export function uptoEvm(options: UptoEvmOptions): PaymentScheme {
 
     async createPayload(requirement: PaymentRequirement, context) {
       const facilitator = requirement.extra.facilitatorAddress as Hex;
-      const transfer = { time: window(requirement), nonce: randomBytes(32), spender: UPTO_PERMIT2_PROXY, facilitator } as const;
+      const transfer = {
+        time: window(requirement),
+        nonce: randomBytes(32),
+        spender: UPTO_PERMIT2_PROXY,
+        facilitator,
+      } as const;
       return payWithPermit2(signer, requirement, context, { scheme: "uptoEvm", allowance: options.permit2, transfer });
     },
   };

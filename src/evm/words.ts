@@ -6,10 +6,14 @@
  */
 import type { Hex } from "./signer";
 
-/** Calldata for a call of static arguments (addresses, words, integers): a 4-byte selector, then each argument as a word. */
+/**
+ * Calldata for a call of static arguments (addresses, words, integers): a 4-byte selector, then each argument as a
+ * word.
+ */
 export function erc20Call(selector: ERC20Selector | Hex, args: readonly (Hex | bigint)[]): Hex {
   let data: string = selector;
-  for (const arg of args) data += (typeof arg === "bigint" ? arg.toString(16) : arg.slice(2).toLowerCase()).padStart(64, "0");
+  for (const arg of args)
+    data += (typeof arg === "bigint" ? arg.toString(16) : arg.slice(2).toLowerCase()).padStart(64, "0");
   return data as Hex;
 }
 

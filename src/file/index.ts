@@ -59,7 +59,9 @@ function parse(line: string): LedgerRecord | undefined {
   if (line === "") return undefined;
   try {
     const value: unknown = JSON.parse(line);
-    return typeof value === "object" && value !== null && typeof (value as LedgerRecord).id === "string" ? (value as LedgerRecord) : undefined;
+    return typeof value === "object" && value !== null && typeof (value as LedgerRecord).id === "string"
+      ? (value as LedgerRecord)
+      : undefined;
   } catch {
     return undefined;
   }

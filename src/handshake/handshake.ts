@@ -43,7 +43,10 @@ import { recordReceipt } from "./receipts";
 export interface Transport<R> {
   /** The request as it was when the 402 came (URL, method), with the caller's signal. */
   readonly request: X402Request;
-  /** Only a payment travels this way (an MCP tool call): no extension tries instead of paying (a sign-in), and no quote is cached. */
+  /**
+   * Only a payment travels this way (an MCP tool call): no extension tries instead of paying (a sign-in), and no quote
+   * is cached.
+   */
   readonly paymentOnly?: boolean | undefined;
   /** Why the request cannot be sent again exactly (a stream body), if it cannot: refused before anything is signed. */
   readonly notReplayable?: string | undefined;
@@ -76,7 +79,8 @@ export function planRequest(client: X402Client, request: X402Request, carriesPay
   const { prepay } = engineOf(client);
   if (!prepay || carriesPayment) return undefined;
   return prepay.prepay!(request).then(({ challenge, done }) => ({
-    prepaid: challenge && (<R>(transport: Transport<R>) => handlePaymentRequired(client, transport, undefined, challenge)),
+    prepaid:
+      challenge && (<R>(transport: Transport<R>) => handlePaymentRequired(client, transport, undefined, challenge)),
     done,
   }));
 }
@@ -88,7 +92,12 @@ export function planRequest(client: X402Client, request: X402Request, carriesPay
  * (a cached quote) and no response, the request goes out paid at once; if the server answers 402
  * all the same, nothing was charged, and its new terms are paid the usual way.
  */
-export async function handlePaymentRequired<R>(client: X402Client, transport: Transport<R>, response: R | undefined, quoted?: PaymentChallenge): Promise<R> {
+export async function handlePaymentRequired<R>(
+  client: X402Client,
+  transport: Transport<R>,
+  response: R | undefined,
+  quoted?: PaymentChallenge,
+): Promise<R> {
   const { request } = transport;
   const where = requestDetails(request);
   const engine = engineOf(client);
@@ -105,14 +114,16 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
       if (PAYMENT_HEADERS.some((name) => transport.requestHeader(name))) {
         const reason = await serverReason(transport, response!);
         throw new PaymentAlreadyAttemptedError(
-          `The request already carried a payment and the server still answered 402${reason ? ` (${clip(reason)})` : ""}; x402-pay will not sign another.`,
+          `The request already carried a payment and the server still answered ` +
+            `402${reason ? ` (${clip(reason)})` : ""}; x402-pay will not sign another.`,
           { details: { ...where, reason } },
         );
       }
       if (transport.notReplayable) throw new BodyNotReplayableError(transport.notReplayable, { details: where });
       challenge = await readChallenge(transport, response!);
       // A route answered directly, where no plug-in would try instead of paying (a sign-in), is quoted.
-      if (prepay?.learn && !engine.tries(challenge) && !transport.redirected(response!)) prepay.learn(request, challenge);
+      if (prepay?.learn && !engine.tries(challenge) && !transport.redirected(response!))
+        prepay.learn(request, challenge);
       // Read: released now, not held (with its connection's state) while the payment is made and sent.
       transport.discard(unseen.pop()!);
       response = undefined;
@@ -140,11 +151,12 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
     if (payment) {
       throwIfAborted(request.signal, where);
       const { paid, resent } = await send(transport, payment, where);
-      if (quoted && transport.status(paid) === 402 && !transport.redirected(paid) && !resent && !readSettlement(transport, paid)?.success) {
+      if (quoted && refusedQuote(transport, paid, resent)) {
         // The quote went stale (a new price, a new nonce): the server refused it, charging nothing.
         forget();
         const error = new PaymentRejectedError(
-          "The server refused the payment made from the cached quote (402 with new terms): nothing was charged, and its new terms are paid instead.",
+          "The server refused the payment made from the cached quote (402 with new terms): nothing was charged, and " +
+            "its new terms are paid instead.",
           aboutPayment(payment, where, { reason: "quote_stale", status: 402 }),
         );
         await engine.report({ settled: false, error, challenge: challenge!, request });
@@ -154,14 +166,21 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
         const { receipt, unknown } = await conclude(transport, payment, paid, { resent, where, unseen, describe });
         // Served without a word of settlement: not a route to pay before being asked.
         if (quoted && !receipt.settled) forget();
-        await engine.report(unknown ? { settled: false, error: unknown, challenge, request } : { settled: true, receipt, challenge: challenge!, request });
+        await engine.report(
+          unknown
+            ? { settled: false, error: unknown, challenge, request }
+            : { settled: true, receipt, challenge: challenge!, request },
+        );
         return paid;
       }
     }
   } catch (thrown) {
     forget();
     // An abort that surfaced as the HTTP library's own error (during a sign-in retry or a body read).
-    const error = !isX402Error(thrown) && request.signal?.aborted ? new PaymentAbortedError("The request was aborted: nothing was paid.", { cause: thrown, details: where }) : thrown;
+    const error =
+      !isX402Error(thrown) && request.signal?.aborted
+        ? new PaymentAbortedError("The request was aborted: nothing was paid.", { cause: thrown, details: where })
+        : thrown;
     if (isX402Error(error)) await engine.report({ settled: false, error, challenge, request });
     throw error;
   } finally {
@@ -171,10 +190,21 @@ export async function handlePaymentRequired<R>(client: X402Client, transport: Tr
 }
 
 /**
+ * The direct 402 answer to a payment made from a cached quote, sent once, no settlement reported: refused, nothing
+ * charged.
+ */
+const refusedQuote = <R>(transport: Transport<R>, paid: R, resent: boolean) =>
+  transport.status(paid) === 402 && !transport.redirected(paid) && !resent && !readSettlement(transport, paid)?.success;
+
+/**
  * After a quote that could not be used (outside the attempt that reported it): the 402 that refused
  * it, paid the usual way; or the request sent unpaid after all, and a 402 to it paid the usual way.
  */
-async function continued<R>(client: X402Client, transport: Transport<R>, then: { stale: R } | { unpaid: true }): Promise<R> {
+async function continued<R>(
+  client: X402Client,
+  transport: Transport<R>,
+  then: { stale: R } | { unpaid: true },
+): Promise<R> {
   const answer = "stale" in then ? then.stale : await transport.resend({});
   return transport.status(answer) === 402 ? handlePaymentRequired(client, transport, answer) : answer;
 }
@@ -193,11 +223,23 @@ export interface ResendablePayment {
  * `InvalidConfigError` at once for anything but such a payment.
  */
 export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions {
-  const { paymentHeader, requirement, payer } = Object(Object(earlier).details) as Partial<ResendablePayment["details"]>;
+  const { paymentHeader, requirement, payer } = Object(Object(earlier).details) as Partial<
+    ResendablePayment["details"]
+  >;
   const { name, value } = Object(paymentHeader) as { name?: unknown; value?: unknown };
   const payload = Object(decodeBase64Json(String(value))).value as Record<string, unknown> | undefined;
-  if (!PAYMENT_HEADERS.includes(String(name).toUpperCase() as never) || !payload || typeof payload !== "object" || !requirement || typeof payer !== "string") {
-    fail("resendPayment", "give it a PAYMENT_OUTCOME_UNKNOWN error, or { details: { paymentHeader: { name, value }, requirement, payer } } kept from one");
+  if (
+    !PAYMENT_HEADERS.includes(String(name).toUpperCase() as never) ||
+    !payload ||
+    typeof payload !== "object" ||
+    !requirement ||
+    typeof payer !== "string"
+  ) {
+    fail(
+      "resendPayment",
+      "give it a PAYMENT_OUTCOME_UNKNOWN error, or { details: { paymentHeader: { name, value }, requirement, payer } " +
+        "} kept from one",
+    );
   }
   // The terms a receipt names, read from the requirement as offered (v1 names its amount maxAmountRequired).
   const { scheme, network, asset, payTo, amount, maxAmountRequired } = requirement as Record<string, string>;
@@ -232,8 +274,12 @@ export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions
   return { resend };
 }
 
-/** A signed payment as its outcome needs it: made now (with its parsed requirement), or kept from an earlier attempt. */
-type Signed = Pick<PreparedPayment, "headerName" | "headerValue" | "payload" | "payer" | "terms"> & { readonly requirement?: PaymentRequirement };
+/**
+ * A signed payment as its outcome needs it: made now (with its parsed requirement), or kept from an earlier attempt.
+ */
+type Signed = Pick<PreparedPayment, "headerName" | "headerValue" | "payload" | "payer" | "terms"> & {
+  readonly requirement?: PaymentRequirement;
+};
 
 /** Answers of a gateway that lost the seller's answer or never reached it. */
 const GATEWAY_ERRORS = [502, 503, 504];
@@ -246,18 +292,31 @@ const GATEWAY_ERRORS = [502, 503, 504];
  * Never signed again: a new signature under the same id is a conflict to the seller. `resent`: the
  * header was sent before (the caller resends it), so it goes once.
  */
-async function send<R>(transport: Transport<R>, payment: Signed, where: RequestDetails, resent = false): Promise<{ paid: R; resent: boolean }> {
+async function send<R>(
+  transport: Transport<R>,
+  payment: Signed,
+  where: RequestDetails,
+  resent = false,
+): Promise<{ paid: R; resent: boolean }> {
   const headers = { [payment.headerName]: payment.headerValue };
   let again = !resent && paymentIdOf(payment.payload) !== undefined;
   for (;;) {
     try {
       const paid = await transport.resend(headers);
-      if (!again || !GATEWAY_ERRORS.includes(transport.status(paid)) || readSettlement(transport, paid) || transport.request.signal?.aborted) return { paid, resent };
+      if (
+        !again ||
+        !GATEWAY_ERRORS.includes(transport.status(paid)) ||
+        readSettlement(transport, paid) ||
+        transport.request.signal?.aborted
+      )
+        return { paid, resent };
       transport.discard(paid);
     } catch (error) {
       const options = { cause: error, ...aboutPayment(payment, where, resent ? { resent } : {}) };
-      if (!resent && isX402Error(error) && error.code === "PAYMENT_NOT_SENT") throw new PaymentNotSentError(error.message, options);
-      if (!resent && isX402Error(error) && error.code === "ABORTED") throw new PaymentAbortedError(error.message, { cause: error.cause, details: where });
+      if (!resent && isX402Error(error) && error.code === "PAYMENT_NOT_SENT")
+        throw new PaymentNotSentError(error.message, options);
+      if (!resent && isX402Error(error) && error.code === "ABORTED")
+        throw new PaymentAbortedError(error.message, { cause: error.cause, details: where });
       if (!again || transport.request.signal?.aborted) {
         throw new PaymentOutcomeUnknownError("The paid request got no usable answer: the payment may have settled.", {
           ...options,
@@ -270,7 +329,10 @@ async function send<R>(transport: Transport<R>, payment: Signed, where: RequestD
   }
 }
 
-/** What `conclude` needs beside the answer: how it was sent, where, the answers to discard, and how plug-ins describe a settlement. */
+/**
+ * What `conclude` needs beside the answer: how it was sent, where, the answers to discard, and how plug-ins describe a
+ * settlement.
+ */
 interface Concluding<R> {
   resent: boolean;
   where: RequestDetails;
@@ -295,7 +357,8 @@ async function conclude<R>(
   // true or false when the server reported the settlement, else undefined.
   const success = settlement?.success;
   // A transaction is on its way: whatever the status, the money may still move.
-  const pending = settlement && !success && isPending(settlement) ? pendingError(payment, where, status, settlement) : undefined;
+  const pending =
+    settlement && !success && isPending(settlement) ? pendingError(payment, where, status, settlement) : undefined;
   if (pending && !(status >= 200 && status < 400)) {
     unseen.push(paid);
     throw pending;
@@ -303,7 +366,12 @@ async function conclude<R>(
   const paymentId = paymentIdOf(payment.payload);
   // payment-identifier: a 409 is the seller's "another payment holds this id".
   const conflict = status === 409 && !!paymentId && !settlement;
-  const refused = !pending && (status === 402 || (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) || success === false || conflict);
+  const refused =
+    !pending &&
+    (status === 402 ||
+      (status === 412 && transport.header(paid, PAYMENT_REQUIRED_HEADER)) ||
+      success === false ||
+      conflict);
   if (refused) {
     unseen.push(paid);
     // A refusal proves nothing was charged only as the direct answer to the payment sent once, with no
@@ -314,19 +382,27 @@ async function conclude<R>(
       const reason = success || conflict ? undefined : await serverReason(transport, paid, settlement);
       const how = success ? "reported settled" : redirected ? "redirected" : "sent again";
       throw new PaymentOutcomeUnknownError(
-        `The paid request was ${how}, then answered ${status}${reason ? ` (${clip(reason)})` : ""}: the payment may have gone through.`,
-        aboutPayment(payment, where, { status, settlement, ...(reason !== undefined && { reason }), ...(resent && { resent }) }),
+        `The paid request was ${how}, then answered ${status}${reason ? ` (${clip(reason)})` : ""}: the payment may ` +
+          `have gone through.`,
+        aboutPayment(payment, where, {
+          status,
+          settlement,
+          ...(reason !== undefined && { reason }),
+          ...(resent && { resent }),
+        }),
       );
     }
     if (conflict) {
       throw new PaymentIdConflictError(
-        `The server holds another payment under the id ${paymentId} (409) and refused this one: nothing was charged for it.`,
+        `The server holds another payment under the id ${paymentId} (409) and refused this one: nothing was charged ` +
+          `for it.`,
         aboutPayment(payment, where, { paymentId, status }),
       );
     }
     const reason = await serverReason(transport, paid, settlement);
     const about = aboutPayment(payment, where, { reason: reason ?? "", status, settlement });
-    if (payment.requirement && reason && /permit2_allowance/i.test(reason)) throw permit2AllowanceError(payment.requirement, payment.payer, about);
+    if (payment.requirement && reason && /permit2_allowance/i.test(reason))
+      throw permit2AllowanceError(payment.requirement, payment.payer, about);
     const said = settlement?.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
     throw new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, about);
   }
@@ -356,8 +432,12 @@ async function conclude<R>(
   return { receipt, unknown };
 }
 
-/** A failed settlement that names a broadcast transaction (`settlement_pending`, or a failure with a hash): it may still land. */
-const isPending = (settlement: SettleResponse) => settlement.errorReason === SETTLEMENT_PENDING || !!settlement.transaction;
+/**
+ * A failed settlement that names a broadcast transaction (`settlement_pending`, or a failure with a hash): it may still
+ * land.
+ */
+const isPending = (settlement: SettleResponse) =>
+  settlement.errorReason === SETTLEMENT_PENDING || !!settlement.transaction;
 
 /** The outcome of a settlement still on its way: the transaction, its network, and how to settle the question. */
 function pendingError(payment: Signed, where: RequestDetails, status: number, settlement: SettleResponse) {
@@ -367,21 +447,30 @@ function pendingError(payment: Signed, where: RequestDetails, status: number, se
   const named = transaction ? `transaction ${clip(transaction, 100)}` : "a transaction it did not name";
   const sentence =
     reason === SETTLEMENT_PENDING
-      ? `The server reports the settlement pending: ${named} on ${clip(network, 66)} was broadcast and is not yet confirmed. The payment may still complete.`
-      : `The server reports the settlement failed (${clip(reason)}) yet names ${named} on ${clip(network, 66)}: until the chain says otherwise, the payment may have gone through.`;
+      ? `The server reports the settlement pending: ${named} on ${clip(network, 66)} was broadcast and is not yet ` +
+        `confirmed. The payment may still complete.`
+      : `The server reports the settlement failed (${clip(reason)}) yet names ${named} on ${clip(network, 66)}: ` +
+        `until the chain says otherwise, the payment may have gone through.`;
   const said = settlement.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
   return new PaymentPendingError(sentence + said, {
     ...aboutPayment(payment, where, { transaction, network, reason, status, settlement }),
-    hint: "Ask the chain with checkSettlement(client, error) before paying again; budgets keep the amount counted meanwhile.",
+    hint:
+      "Ask the chain with checkSettlement(client, error) before paying again; budgets keep the amount counted " +
+      "meanwhile.",
   });
 }
 
 /** The payer never approved Permit2 for the token: what to approve, named in full. */
-function permit2AllowanceError(requirement: PaymentRequirement, owner: string, about: ReturnType<typeof aboutPayment<{ reason: string }>>) {
+function permit2AllowanceError(
+  requirement: PaymentRequirement,
+  owner: string,
+  about: ReturnType<typeof aboutPayment<{ reason: string }>>,
+) {
   const { asset: token, amount, caip2, network } = requirement;
   const on = caip2 ?? network;
   return new Permit2AllowanceError(
-    `The server refused the payment (${about.details.reason}): ${owner} must first let Permit2 (${PERMIT2_ADDRESS}) spend at least ${amount} base units of ${token} on ${on}. Nothing was charged.`,
+    `The server refused the payment (${about.details.reason}): ${owner} must first let Permit2 (${PERMIT2_ADDRESS}) ` +
+      `spend at least ${amount} base units of ${token} on ${on}. Nothing was charged.`,
     {
       details: { ...about.details, token, owner, spender: PERMIT2_ADDRESS, network: on, amount },
       hidden: about.hidden,
@@ -415,7 +504,6 @@ async function readChallenge<R>(transport: Transport<R>, response: R) {
 function readSettlement<R>(transport: Transport<R>, response: R): SettleResponse | undefined {
   return SETTLEMENT_HEADERS.map((name) => decodeSettlement(transport.header(response, name))).find(Boolean);
 }
-
 
 /** The server's reason code for a 402: a failed settlement's, else the challenge's `error`. */
 async function serverReason<R>(transport: Transport<R>, response: R, settlement = readSettlement(transport, response)) {

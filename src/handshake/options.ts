@@ -18,7 +18,11 @@ export interface PaymentRequestOptions {
 /** The request's `x402` options, or `InvalidConfigError` naming the one that is wrong. */
 export function readPaymentOptions(value: unknown): PaymentRequestOptions {
   if (value === undefined) return {};
-  if (typeof value !== "object" || value === null || Array.isArray(value)) fail("x402", `${show(value)} is not an object { paymentId?, resend? }`);
-  checkOptions("x402.", value, { paymentId: checkPaymentId, resend: (v) => (typeof v === "function" ? undefined : "must come from resendPayment(error)") });
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    fail("x402", `${show(value)} is not an object { paymentId?, resend? }`);
+  checkOptions("x402.", value, {
+    paymentId: checkPaymentId,
+    resend: (v) => (typeof v === "function" ? undefined : "must come from resendPayment(error)"),
+  });
   return value;
 }

@@ -2,10 +2,8 @@ import type { PaymentReceipt } from "../contracts";
 
 // One store per realm, shared by every copy of this module (ESM and CJS builds, bundles).
 const storeKey = Symbol.for("x402-pay.receipts");
-const store: WeakMap<object, PaymentReceipt> = ((globalThis as Record<symbol, unknown>)[storeKey] ??= new WeakMap()) as WeakMap<
-  object,
-  PaymentReceipt
->;
+const store: WeakMap<object, PaymentReceipt> = ((globalThis as Record<symbol, unknown>)[storeKey] ??=
+  new WeakMap()) as WeakMap<object, PaymentReceipt>;
 
 /** The receipt of a response that x402-pay paid for (or of a clone of it), or `undefined` if it paid nothing for it. */
 export function getPaymentReceipt(response: object): PaymentReceipt | undefined {

@@ -55,7 +55,6 @@ export function redirectHop(
   };
 }
 
-
 /** A request as sent to one URL, as far as the redirect loop reads it (each library's own type beyond). */
 export interface SentTo {
   readonly url: string;

@@ -82,9 +82,7 @@ export async function readRpc<T>(
     throwIfAborted(signal);
     const timedOut = controller.signal.reason === timeout;
     const cause = timedOut ? timeout : error;
-    const what = timedOut
-      ? `did not answer ${method} within ${timeoutMs} ms`
-      : `failed on ${method} (${brief(cause)})`;
+    const what = timedOut ? `did not answer ${method} within ${timeoutMs} ms` : `failed on ${method} (${brief(cause)})`;
     throw new RpcError(`${rpc.name[0]!.toUpperCase()}${rpc.name.slice(1)} ${what}: ${consequence}.`, {
       cause,
       details: { rpcUrl: rpc.url, rpcMethod: method },

@@ -38,7 +38,11 @@ export interface McpCallToolParams {
   [key: string]: unknown;
 }
 export interface McpClientLike {
-  callTool(params: McpCallToolParams, resultSchema?: never, options?: { signal?: AbortSignal | undefined }): Promise<object>;
+  callTool(
+    params: McpCallToolParams,
+    resultSchema?: never,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<object>;
   getServerVersion?(): { name?: string } | undefined;
 }
 
@@ -62,10 +66,73 @@ export interface McpPaymentOptions {
   servers?: readonly string[] | undefined;
   /** Allow-list of tool names (`*` matches any run of characters). `[]` allows none. */
   tools?: readonly string[] | undefined;
-  /** Largest payment per tool call in USD, by tool name (`"*"`: every other tool): `{ "search": "$0.05", "*": "$0.01" }`. */
+  /**
+   * Largest payment per tool call in USD, by tool name (`"*"`: every other tool): `{ "search": "$0.05", "*": "$0.01"
+   * }`.
+   */
   maxAmountPerTool?: Readonly<Record<string, Money>> | undefined;
-  /** Last word before signing, with the tool's name and arguments; `false` or `{ abort: true }` refuses. Fails closed. */
+  /**
+   * Last word before signing, with the tool's name and arguments; `false` or `{ abort: true }` refuses. Fails closed.
+   */
   onPaymentRequested?: ((request: McpPaymentRequest) => MaybePromise<BeforePaymentResult>) | undefined;
+}
+
+/** The wrapper's options, checked at construction (INVALID_CONFIG naming the option). */
+function checkMcpOptions(options: McpPaymentOptions): void {
+  const patterns = every(is(nonEmpty, "a pattern"));
+  checkOptions("mcp.", options, {
+    server: is(
+      (s) => (typeof s === "string" || s instanceof URL) && URL.canParse(String(s)),
+      "a URL such as https://tools.example.com/mcp or mcp://weather",
+    ),
+    servers: every(
+      is(
+        (s) => typeof s === "string" && URL.canParse(s.replace(/\*/g, "x")),
+        "an origin pattern such as https://*.example.com or mcp://weather",
+      ),
+    ),
+    tools: patterns,
+    maxAmountPerTool: is(
+      (caps) =>
+        isObject(caps) && Object.values(caps).every((cap) => typeof cap === "string" && parseUsd(cap) !== undefined),
+      'tool names to USD amounts such as { "*": "$0.01" }',
+    ),
+    onPaymentRequested: is((f) => typeof f === "function", "a function"),
+  });
+}
+
+/** A tool call as the handshake's transport: the payment travels in `_meta`, a challenge in the result is a 402. */
+function toolTransport(
+  params: McpCallToolParams,
+  request: X402Request,
+  call: (params: McpCallToolParams) => ReturnType<McpClientLike["callTool"]>,
+): Transport<Answer> {
+  return {
+    request,
+    paymentOnly: true,
+    requestHeader: (name) =>
+      PAYMENT_HEADERS.includes(name.toUpperCase() as never) &&
+      isObject(params._meta) &&
+      params._meta[MCP_PAYMENT_META_KEY] !== undefined
+        ? "present"
+        : null,
+    async resend(headers) {
+      const signed = Object.entries(headers).find(([name]) => PAYMENT_HEADERS.includes(name.toUpperCase() as never));
+      const payload = signed && decodeBase64Json(signed[1]);
+      // Merged, not replaced: the caller's own `_meta` (a progress token...) travels with the payment.
+      const _meta = { ...params._meta, ...(payload?.ok && { [MCP_PAYMENT_META_KEY]: payload.value }) };
+      return answerOf(() => call({ ...params, _meta }));
+    },
+    status: (answer) => (challengeIn(answer) ? 402 : (answer as { isError?: unknown }).isError === true ? 500 : 200),
+    header(answer, name) {
+      if (!/^(x-)?payment-response$/i.test(name)) return null;
+      const settlement = settlementIn(answer);
+      return settlement === undefined ? null : encodeBase64Json(settlement);
+    },
+    redirected: () => false,
+    body: (answer) => challengeIn(answer),
+    discard: () => {},
+  };
 }
 
 /**
@@ -73,20 +140,22 @@ export interface McpPaymentOptions {
  * calling it again with the payment in `_meta["x402/payment"]`. Every other method is the client's own.
  * A second payment-required answer after paying is a `PAYMENT_REJECTED` with the server's reason.
  */
-export function wrapMcpClientWithPayment<C extends McpClientLike>(mcp: C, client: X402Client, options: McpPaymentOptions = {}): C {
+export function wrapMcpClientWithPayment<C extends McpClientLike>(
+  mcp: C,
+  client: X402Client,
+  options: McpPaymentOptions = {},
+): C {
   engineOf(client);
-  if (!mcp || typeof mcp.callTool !== "function") fail("wrapMcpClientWithPayment", "give it an MCP SDK Client (new Client(...) from @modelcontextprotocol/sdk)");
-  const patterns = every(is(nonEmpty, "a pattern"));
-  checkOptions("mcp.", options, {
-    server: is((s) => (typeof s === "string" || s instanceof URL) && URL.canParse(String(s)), "a URL such as https://tools.example.com/mcp or mcp://weather"),
-    servers: every(is((s) => typeof s === "string" && URL.canParse(s.replace(/\*/g, "x")), "an origin pattern such as https://*.example.com or mcp://weather")),
-    tools: patterns,
-    maxAmountPerTool: is((caps) => isObject(caps) && Object.values(caps).every((cap) => typeof cap === "string" && parseUsd(cap) !== undefined), 'tool names to USD amounts such as { "*": "$0.01" }'),
-    onPaymentRequested: is((f) => typeof f === "function", "a function"),
-  });
+  if (!mcp || typeof mcp.callTool !== "function")
+    fail("wrapMcpClientWithPayment", "give it an MCP SDK Client (new Client(...) from @modelcontextprotocol/sdk)");
+  checkMcpOptions(options);
   const caps = new Map(Object.entries(options.maxAmountPerTool ?? {}).map(([tool, cap]) => [tool, parseUsd(cap)!]));
 
-  async function callTool(params: McpCallToolParams, resultSchema?: never, callOptions?: { signal?: AbortSignal | undefined }): Promise<object> {
+  async function callTool(
+    params: McpCallToolParams,
+    resultSchema?: never,
+    callOptions?: { signal?: AbortSignal | undefined },
+  ): Promise<object> {
     const call = (with_: McpCallToolParams) => mcp.callTool(with_, resultSchema, callOptions);
     const first = await answerOf(() => call(params));
     if (!challengeIn(first)) return unwrap(first);
@@ -99,41 +168,38 @@ export function wrapMcpClientWithPayment<C extends McpClientLike>(mcp: C, client
       guard: {
         name: "onPaymentRequested",
         check: (requirement, asset) => refusal(server, tool, requirement, asset),
-        approve: options.onPaymentRequested && ((payment) => options.onPaymentRequested!({ server, tool, arguments: Object.freeze({ ...params.arguments }), payment: payment as PaymentSnapshot })),
+        approve:
+          options.onPaymentRequested &&
+          ((payment) =>
+            options.onPaymentRequested!({
+              server,
+              tool,
+              arguments: Object.freeze({ ...params.arguments }),
+              payment: payment as PaymentSnapshot,
+            })),
       },
     };
-    const transport: Transport<Answer> = {
-      request,
-      paymentOnly: true,
-      requestHeader: (name) => (PAYMENT_HEADERS.includes(name.toUpperCase() as never) && isObject(params._meta) && params._meta[MCP_PAYMENT_META_KEY] !== undefined ? "present" : null),
-      async resend(headers) {
-        const signed = Object.entries(headers).find(([name]) => PAYMENT_HEADERS.includes(name.toUpperCase() as never));
-        const payload = signed && decodeBase64Json(signed[1]);
-        // Merged, not replaced: the caller's own `_meta` (a progress token...) travels with the payment.
-        const _meta = { ...params._meta, ...(payload?.ok && { [MCP_PAYMENT_META_KEY]: payload.value }) };
-        return answerOf(() => call({ ...params, _meta }));
-      },
-      status: (answer) => (challengeIn(answer) ? 402 : (answer as { isError?: unknown }).isError === true ? 500 : 200),
-      header(answer, name) {
-        if (!/^(x-)?payment-response$/i.test(name)) return null;
-        const settlement = settlementIn(answer);
-        return settlement === undefined ? null : encodeBase64Json(settlement);
-      },
-      redirected: () => false,
-      body: (answer) => challengeIn(answer),
-      discard: () => {},
-    };
+    const transport = toolTransport(params, request, call);
     return unwrap(await handlePaymentRequired(client, transport, first));
   }
 
   /** Why the tool guard refuses a requirement (a `policy` rejection), else `undefined`. */
-  function refusal(server: string, tool: string, requirement: PaymentRequirement, asset: KnownAsset | undefined): string | undefined {
-    if (options.servers && !options.servers.some((p) => matchesPattern(p.toLowerCase(), originOf(server), "[^:/]"))) return `server ${originOf(server)} is not in mcp.servers`;
-    if (options.tools && !options.tools.some((p) => matchesPattern(p, tool))) return `tool ${JSON.stringify(tool)} is not in mcp.tools`;
+  function refusal(
+    server: string,
+    tool: string,
+    requirement: PaymentRequirement,
+    asset: KnownAsset | undefined,
+  ): string | undefined {
+    if (options.servers && !options.servers.some((p) => matchesPattern(p.toLowerCase(), originOf(server), "[^:/]")))
+      return `server ${originOf(server)} is not in mcp.servers`;
+    if (options.tools && !options.tools.some((p) => matchesPattern(p, tool)))
+      return `tool ${JSON.stringify(tool)} is not in mcp.tools`;
     const cap = caps.get(tool) ?? caps.get("*");
     if (cap === undefined) return undefined;
     if (!asset) return `asset ${requirement.asset} has no known USD value for mcp.maxAmountPerTool`;
-    return isWithinUsd(BigInt(requirement.amount), asset.decimals, cap) ? undefined : `${requirement.amount} base units is over mcp.maxAmountPerTool for ${JSON.stringify(tool)}`;
+    return isWithinUsd(BigInt(requirement.amount), asset.decimals, cap)
+      ? undefined
+      : `${requirement.amount} base units is over mcp.maxAmountPerTool for ${JSON.stringify(tool)}`;
   }
 
   // Everything else is the client's own, called on the client itself (its state stays in one place).
@@ -180,8 +246,13 @@ function challengeIn(answer: Answer): Record<string, unknown> | undefined {
     const r = answer as Record<PropertyKey, unknown>;
     if (jsonRpcError in r) found = r.data as Record<string, unknown>;
     else if (r.isError === true) {
-      const first = Array.isArray(r.content) ? (r.content[0] as { type?: unknown; text?: unknown } | undefined) : undefined;
-      const text = first?.type === "text" && typeof first.text === "string" && first.text.length <= 1024 * 1024 ? parseJson(first.text) : undefined;
+      const first = Array.isArray(r.content)
+        ? (r.content[0] as { type?: unknown; text?: unknown } | undefined)
+        : undefined;
+      const text =
+        first?.type === "text" && typeof first.text === "string" && first.text.length <= 1024 * 1024
+          ? parseJson(first.text)
+          : undefined;
       const wrapped = isObject(text) && isObject(text["x402/error"]) ? text["x402/error"].data : undefined;
       found = [r.structuredContent, text, wrapped].find(isChallenge) ?? null;
     }
@@ -191,7 +262,10 @@ function challengeIn(answer: Answer): Record<string, unknown> | undefined {
 }
 
 const isChallenge = (value: unknown): value is Record<string, unknown> =>
-  isObject(value) && (value.x402Version === 1 || value.x402Version === 2) && Array.isArray(value.accepts) && value.accepts.length > 0;
+  isObject(value) &&
+  (value.x402Version === 1 || value.x402Version === 2) &&
+  Array.isArray(value.accepts) &&
+  value.accepts.length > 0;
 
 function parseJson(text: string): unknown {
   try {
@@ -201,7 +275,10 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The settlement an answer reports: `_meta["x402/payment-response"]`, else the one a failed settlement's challenge carries. */
+/**
+ * The settlement an answer reports: `_meta["x402/payment-response"]`, else the one a failed settlement's challenge
+ * carries.
+ */
 function settlementIn(answer: Answer): unknown {
   const meta = (answer as { _meta?: unknown })._meta;
   if (isObject(meta) && meta[MCP_PAYMENT_RESPONSE_META_KEY] !== undefined) return meta[MCP_PAYMENT_RESPONSE_META_KEY];

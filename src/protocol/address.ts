@@ -25,7 +25,10 @@ export function checksumAddress(address: string): `0x${string}` {
 
 const checksums = /* @__PURE__ */ new Map<string, `0x${string}`>();
 
-/** Random bytes from the platform's CSPRNG, drawn 4 KiB at a time: each `getRandomValues` call costs more than the bytes (Node validates and wraps it). */
+/**
+ * Random bytes from the platform's CSPRNG, drawn 4 KiB at a time: each `getRandomValues` call costs more than the bytes
+ * (Node validates and wraps it).
+ */
 export function randomBytes(length: number): Uint8Array {
   if (length > POOL_BYTES) return crypto.getRandomValues(new Uint8Array(length));
   if (poolAt + length > POOL_BYTES) {
@@ -58,11 +61,14 @@ export function bytesToBase58(bytes: Uint8Array): string {
   for (const byte of bytes) n = (n << 8n) | BigInt(byte);
   let out = "";
   for (; n > 0n; n /= 58n) out = BASE58_ALPHABET[Number(n % 58n)] + out;
-  for (let i = 0; i < bytes.length && bytes[i] === 0; i++) out = "1" + out;
+  for (let i = 0; i < bytes.length && bytes[i] === 0; i++) out = `1${out}`;
   return out;
 }
 
-/** `base` to the power `exponent`, modulo `modulus` (square-and-multiply): curve point checks of Solana addresses and P-256 keys. */
+/**
+ * `base` to the power `exponent`, modulo `modulus` (square-and-multiply): curve point checks of Solana addresses and
+ * P-256 keys.
+ */
 export function powerMod(base: bigint, exponent: bigint, modulus: bigint): bigint {
   let result = 1n;
   for (base = ((base % modulus) + modulus) % modulus; exponent > 0n; exponent >>= 1n, base = (base * base) % modulus) {

@@ -4,8 +4,17 @@
 export const utf8 = /* @__PURE__ */ new TextEncoder();
 const base64Shape = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** Node's Buffer, where there is one: its base64 is several times faster than `atob`/`btoa` by the character. Never imported, so bundles do not carry a polyfill. */
-const NodeBuffer = (globalThis as { Buffer?: { from(data: Uint8Array | string, encoding?: "base64"): Uint8Array & { toString(encoding: "base64"): string } } }).Buffer;
+/**
+ * Node's Buffer, where there is one: its base64 is several times faster than `atob`/`btoa` by the character. Never
+ * imported, so bundles do not carry a polyfill.
+ */
+const NodeBuffer = (
+  globalThis as {
+    Buffer?: {
+      from(data: Uint8Array | string, encoding?: "base64"): Uint8Array & { toString(encoding: "base64"): string };
+    };
+  }
+).Buffer;
 
 /** Bytes → standard base64 with padding. Shared with the Solana wire transaction. */
 export function bytesToBase64(bytes: Uint8Array): string {

@@ -3,7 +3,13 @@ import { ChallengeNotFoundError, InvalidChallengeError } from "../errors";
 import { decodeBase64Json } from "./base64";
 import { MAX_HEADER_BYTES, PAYMENT_REQUIRED_HEADER } from "./headers";
 import { isCaip2 } from "./networks";
-import type { PaymentRequiredV1, PaymentRequiredV2, PaymentRequirementsV1, PaymentRequirementsV2, ResourceInfo } from "./schemas";
+import type {
+  PaymentRequiredV1,
+  PaymentRequiredV2,
+  PaymentRequirementsV1,
+  PaymentRequirementsV2,
+  ResourceInfo,
+} from "./schemas";
 import {
   problemOfPaymentRequiredV1,
   problemOfPaymentRequiredV2,
@@ -59,11 +65,17 @@ const MAX_BODY_CHARS = 1024 * 1024;
  * string or an already-parsed value). Throws `InvalidChallengeError` for a malformed challenge and
  * `ChallengeNotFoundError` when there is none.
  */
-export function parseChallenge(input: { header: string | null | undefined; body?: unknown; contentType?: string | null }): PaymentChallenge {
+export function parseChallenge(input: {
+  header: string | null | undefined;
+  body?: unknown;
+  contentType?: string | null;
+}): PaymentChallenge {
   const { header } = input;
   if (header) {
     if (header.length > MAX_HEADER_BYTES) {
-      throw new InvalidChallengeError(`The ${PAYMENT_REQUIRED_HEADER} header is ${header.length} bytes, over the ${MAX_HEADER_BYTES}-byte limit.`);
+      throw new InvalidChallengeError(
+        `The ${PAYMENT_REQUIRED_HEADER} header is ${header.length} bytes, over the ${MAX_HEADER_BYTES}-byte limit.`,
+      );
     }
     const decoded = decodeBase64Json(header);
     if (!decoded.ok) throw new InvalidChallengeError(`The ${PAYMENT_REQUIRED_HEADER} header ${decoded.reason}.`);
@@ -79,7 +91,8 @@ export function parseChallenge(input: { header: string | null | undefined; body?
     {
       hint: html
         ? "Do not send `Accept: text/html`, or ask the server for its API response."
-        : `In a browser, a server on another origin must list ${PAYMENT_REQUIRED_HEADER} in Access-Control-Expose-Headers.`,
+        : `In a browser, a server on another origin must list ${PAYMENT_REQUIRED_HEADER} in ` +
+          `Access-Control-Expose-Headers.`,
     },
   );
 }
@@ -96,14 +109,18 @@ function readJsonBody(body: unknown): unknown {
 
 function toChallenge(value: unknown, source: "header" | "body"): PaymentChallenge {
   if (!isObject(value)) {
-    throw new InvalidChallengeError(`The ${source === "header" ? PAYMENT_REQUIRED_HEADER + " header" : "402 body"} is not a JSON object.`);
+    throw new InvalidChallengeError(
+      `The ${source === "header" ? `${PAYMENT_REQUIRED_HEADER} header` : "402 body"} is not a JSON object.`,
+    );
   }
   if (isTooDeep(value)) {
     throw new InvalidChallengeError(`The challenge is nested more than ${MAX_JSON_DEPTH} levels deep.`);
   }
   const version = (value as { x402Version?: unknown }).x402Version;
   if (version !== 1 && version !== 2) {
-    throw new InvalidChallengeError(`Unsupported x402Version ${JSON.stringify(version) ?? "undefined"}: expected 1 or 2.`);
+    throw new InvalidChallengeError(
+      `Unsupported x402Version ${JSON.stringify(version) ?? "undefined"}: expected 1 or 2.`,
+    );
   }
   const reason = (version === 2 ? problemOfPaymentRequiredV2 : problemOfPaymentRequiredV1)(value);
   if (reason) throw new InvalidChallengeError(`The x402 v${version} challenge is malformed: ${reason}.`);

@@ -21,16 +21,24 @@ export const generatePaymentId = (): string => `pay_${randomId()}`;
 /** The payment id a PaymentPayload carries, if any: only one sent with it can be resent without risk of a conflict. */
 export function paymentIdOf(payload: unknown): string | undefined {
   const entry: unknown = Object(Object(payload).extensions)[PAYMENT_IDENTIFIER];
-  return problemOfPaymentIdentifierPayload(entry) === undefined ? (entry as { info: { id: string } }).info.id : undefined;
+  return problemOfPaymentIdentifierPayload(entry) === undefined
+    ? (entry as { info: { id: string } }).info.id
+    : undefined;
 }
 
-/** builder-code (ERC-8021 Schema 2 attribution): the payload's `extensions[key].info`, `a` the server's, `s` service codes. */
+/**
+ * builder-code (ERC-8021 Schema 2 attribution): the payload's `extensions[key].info`, `a` the server's, `s` service
+ * codes.
+ */
 export const BUILDER_CODE = "builder-code";
 
 /** A builder code: 1 to 32 characters of `a-z 0-9 _`. */
 export const isBuilderCode = (value: unknown): value is string => typeof value === "string" && isBuilderCodeText(value);
 
-/** The service codes of a builder-code declaration (`info.s`, one code or a list; none if not declared), or `undefined` if the declaration is malformed. */
+/**
+ * The service codes of a builder-code declaration (`info.s`, one code or a list; none if not declared), or `undefined`
+ * if the declaration is malformed.
+ */
 export function declaredServiceCodes(declaration: unknown): string[] | undefined {
   if (declaration === undefined) return [];
   if (problemOfBuilderCode(declaration) !== undefined) return undefined;
@@ -38,6 +46,9 @@ export function declaredServiceCodes(declaration: unknown): string[] | undefined
   return s === undefined ? [] : [s].flat();
 }
 
-/** Service codes a client may add (`MAX_CLIENT_SERVICE_CODES`), and how many the payload's `s` may hold in all (client and server reservations). */
+/**
+ * Service codes a client may add (`MAX_CLIENT_SERVICE_CODES`), and how many the payload's `s` may hold in all (client
+ * and server reservations).
+ */
 export const MAX_CLIENT_SERVICE_CODES = 5;
 export const MAX_ECHOED_SERVICE_CODES = 10;

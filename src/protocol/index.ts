@@ -1,5 +1,13 @@
 export { encodeBase64Json, decodeBase64Json, bytesToBase64, base64ToBytes, utf8, type DecodeResult } from "./base64";
-export { checksumAddress, bytesToBase58, base58ToBytes, bytesToHex, BASE58_ALPHABET, powerMod, randomBytes } from "./address";
+export {
+  checksumAddress,
+  bytesToBase58,
+  base58ToBytes,
+  bytesToHex,
+  BASE58_ALPHABET,
+  powerMod,
+  randomBytes,
+} from "./address";
 export {
   PAYMENT_REQUIRED_HEADER,
   PAYMENT_SIGNATURE_HEADER,
@@ -43,7 +51,8 @@ export {
   MAX_CLIENT_SERVICE_CODES,
   MAX_ECHOED_SERVICE_CODES,
 } from "./extensions";
-// The generated validators the other modules read extension shapes with (the sentence of zod's first issue, or undefined).
+// The generated validators the other modules read extension shapes with (the sentence of zod's first issue, or
+// undefined).
 export {
   problemOfDiscoveryPage,
   problemOfDiscoveryResource,

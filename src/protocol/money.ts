@@ -17,7 +17,11 @@ export interface KnownAsset {
 export const sameAddress = (a: string, b: string) => (/^0x/i.test(a) ? a.toLowerCase() === b.toLowerCase() : a === b);
 
 /** The asset at `address` on `network` in `assets`, if any (0x addresses compare case-insensitively). */
-export function findKnownAsset(network: string | undefined, address: string, assets: readonly KnownAsset[]): KnownAsset | undefined {
+export function findKnownAsset(
+  network: string | undefined,
+  address: string,
+  assets: readonly KnownAsset[],
+): KnownAsset | undefined {
   return network ? assets.find((a) => a.network === network && sameAddress(a.address, address)) : undefined;
 }
 
@@ -27,7 +31,9 @@ const USD_SCALE = 18;
 /** Parses a USD amount into 10^-18 dollar units. `undefined` when it is not a plain decimal amount. */
 export function parseUsd(money: Money): bigint | undefined {
   const [, whole, fraction = ""] = /^\$?\s*([0-9]+)(?:\.([0-9]*))?$/.exec(money.trim().replace(/_/g, "")) ?? [];
-  return whole === undefined || fraction.length > USD_SCALE ? undefined : BigInt(whole + fraction.padEnd(USD_SCALE, "0"));
+  return whole === undefined || fraction.length > USD_SCALE
+    ? undefined
+    : BigInt(whole + fraction.padEnd(USD_SCALE, "0"));
 }
 
 /** Is `atomic` units of a token with `decimals` worth at most `limit` (from `parseUsd`)? */

@@ -34,5 +34,7 @@ export function patternSpecificity(pattern: string): number {
   return pattern.includes("*") ? pattern.replace(/\*/g, "").length : 10_000;
 }
 
-/** Uniswap's Permit2, at the same address on every EVM chain: Permit2 payments need the payer's ERC-20 allowance for it. */
+/**
+ * Uniswap's Permit2, at the same address on every EVM chain: Permit2 payments need the payer's ERC-20 allowance for it.
+ */
 export const PERMIT2_ADDRESS = "0x000000000022D473030F116dDEE9F6B43aC78BA3";

@@ -29,7 +29,13 @@ export function buildPaymentPayload(
   }
   const extensions = mergeExtensions(challenge.extensions, result.extensions);
   const { resource } = challenge.raw;
-  return { x402Version: 2, payload: result.payload, ...(extensions && { extensions }), ...(resource !== undefined && { resource }), accepted: requirement.raw };
+  return {
+    x402Version: 2,
+    payload: result.payload,
+    ...(extensions && { extensions }),
+    ...(resource !== undefined && { resource }),
+    accepted: requirement.raw,
+  };
 }
 
 function mergeExtensions(
@@ -53,12 +59,15 @@ function addTo(declared: unknown, added: Record<string, unknown>): Record<string
     const old = merged[key];
     if (!Object.hasOwn(merged, key)) merged[key] = value;
     else if (isObject(old) && isObject(value)) merged[key] = addTo(old, value);
-    else if (Array.isArray(value) && (Array.isArray(old) ? old : [old]).every((entry) => value.includes(entry))) merged[key] = value;
+    else if (Array.isArray(value) && (Array.isArray(old) ? old : [old]).every((entry) => value.includes(entry)))
+      merged[key] = value;
   }
   return merged;
 }
 
-/** A settlement's `errorReason` when the facilitator broadcast a transaction that was not yet confirmed (spec v2 §9). */
+/**
+ * A settlement's `errorReason` when the facilitator broadcast a transaction that was not yet confirmed (spec v2 §9).
+ */
 export const SETTLEMENT_PENDING = "settlement_pending";
 
 /** Decodes a PAYMENT-RESPONSE / X-PAYMENT-RESPONSE value; `undefined` if it is not a settlement. */

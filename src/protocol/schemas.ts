@@ -10,7 +10,15 @@
  * fixed sentence.
  */
 import * as z from "zod/mini";
-import { isAtomicAmount, isBuilderCodeText, isCaip2, isNonEmpty, isPaymentIdText, isPositiveInteger, type SETTLEMENT_TEXT_FIELDS } from "./wire";
+import {
+  isAtomicAmount,
+  isBuilderCodeText,
+  isCaip2,
+  isNonEmpty,
+  isPaymentIdText,
+  isPositiveInteger,
+  type SETTLEMENT_TEXT_FIELDS,
+} from "./wire";
 
 // Builders marked free of side effects, so a bundler drops the schemas an app never uses (esbuild
 // does not see zod's own marks across modules).
@@ -62,7 +70,10 @@ const timeout = seconds();
 const record = object({}, "must be an object");
 const optionalRecord = nullish(record);
 const optionalText = nullish(text);
-/** `accepts`: its elements are checked one by one against the version's requirements schema, so that one malformed option does not void the others. It may be empty (SIWX auth-only routes). */
+/**
+ * `accepts`: its elements are checked one by one against the version's requirements schema, so that one malformed
+ * option does not void the others. It may be empty (SIWX auth-only routes).
+ */
 const accepts = /* @__PURE__ */ z.array(/* @__PURE__ */ z.unknown(), "must be an array");
 
 /** `{ url, description?, mimeType? }`: only `url` is read, so only `url` is checked. */
@@ -104,7 +115,12 @@ export const PaymentRequiredV2Schema = object({
 });
 
 /** The v1 402 challenge, a JSON body. */
-export const PaymentRequiredV1Schema = object({ x402Version: version(1), error: optionalText, accepts, extensions: optionalRecord });
+export const PaymentRequiredV1Schema = object({
+  x402Version: version(1),
+  error: optionalText,
+  accepts,
+  extensions: optionalRecord,
+});
 
 /** The v2 `PAYMENT-SIGNATURE` payload: `payload` is the scheme's, `accepted` one of the challenge's requirements. */
 export const PaymentPayloadV2Schema = object({
@@ -116,7 +132,12 @@ export const PaymentPayloadV2Schema = object({
 });
 
 /** The v1 `X-PAYMENT` payload. */
-export const PaymentPayloadV1Schema = object({ x402Version: version(1), scheme: nonEmpty, network: nonEmpty, payload: record });
+export const PaymentPayloadV1Schema = object({
+  x402Version: version(1),
+  scheme: nonEmpty,
+  network: nonEmpty,
+  payload: record,
+});
 
 /** The settlement reported in `PAYMENT-RESPONSE` (v2) or `X-PAYMENT-RESPONSE` (v1). */
 export const SettleResponseSchema = object({
@@ -162,7 +183,10 @@ export const SignInWithXDeclarationSchema = object({
   supportedChains: /* @__PURE__ */ z.array(/* @__PURE__ */ z.unknown(), "must be an array"),
 });
 
-/** The `SIGN-IN-WITH-X` header's payload (base64 of its JSON): the declaration's `info` echoed, the chain chosen, the signer's address and signature. */
+/**
+ * The `SIGN-IN-WITH-X` header's payload (base64 of its JSON): the declaration's `info` echoed, the chain chosen, the
+ * signer's address and signature.
+ */
 export const SignInWithXPayloadSchema = object({
   domain: text,
   address: nonEmpty,
@@ -177,22 +201,41 @@ export const SignInWithXPayloadSchema = object({
   notBefore: optionalString,
   requestId: optionalString,
   resources: optional(strings),
-  signatureScheme: optional(/* @__PURE__ */ z.literal(["eip191", "eip1271", "eip6492", "siws"], "must be eip191, eip1271, eip6492 or siws")),
+  signatureScheme: optional(
+    /* @__PURE__ */ z.literal(["eip191", "eip1271", "eip6492", "siws"], "must be eip191, eip1271, eip6492 or siws"),
+  ),
   signature: nonEmpty,
 });
 
 // payment-identifier (wire.md §7).
 
-/** `extensions["payment-identifier"]` of a 402: the server declares it with a boolean `info.required`, and x402-pay sends an id only then. */
-export const PaymentIdentifierDeclarationSchema = object({ info: object({ required: /* @__PURE__ */ z.boolean("must be a boolean") }) });
+/**
+ * `extensions["payment-identifier"]` of a 402: the server declares it with a boolean `info.required`, and x402-pay
+ * sends an id only then.
+ */
+export const PaymentIdentifierDeclarationSchema = object({
+  info: object({ required: /* @__PURE__ */ z.boolean("must be a boolean") }),
+});
 
-/** `extensions["payment-identifier"]` of a PaymentPayload: the declaration echoed with `info.id`, 16 to 128 characters of `a-z A-Z 0-9 _ -`. Only the id is read. */
-export const PaymentIdentifierPayloadSchema = object({ info: object({ id: string(isPaymentIdText, "must be 16 to 128 characters of a-z, A-Z, 0-9, _ and -") }) });
+/**
+ * `extensions["payment-identifier"]` of a PaymentPayload: the declaration echoed with `info.id`, 16 to 128 characters
+ * of `a-z A-Z 0-9 _ -`. Only the id is read.
+ */
+export const PaymentIdentifierPayloadSchema = object({
+  info: object({ id: string(isPaymentIdText, "must be 16 to 128 characters of a-z, A-Z, 0-9, _ and -") }),
+});
 
 // builder-code (ERC-8021 attribution, the reference's BUILDER_CODE_SCHEMA).
 
-/** A builder code. Its refinement aborts, so that inside `s`'s union zod reports the union's sentence, whichever option came closer. */
-const builderCode = /* @__PURE__ */ z.string("must be a string").check(/* @__PURE__ */ z.refine(isBuilderCodeText, { error: "must be 1 to 32 characters of a-z, 0-9 and _", abort: true }));
+/**
+ * A builder code. Its refinement aborts, so that inside `s`'s union zod reports the union's sentence, whichever option
+ * came closer.
+ */
+const builderCode = /* @__PURE__ */ z
+  .string("must be a string")
+  .check(
+    /* @__PURE__ */ z.refine(isBuilderCodeText, { error: "must be 1 to 32 characters of a-z, 0-9 and _", abort: true }),
+  );
 
 /**
  * `extensions["builder-code"]`, of a 402 and of a PaymentPayload alike: `info.a` the app's code (the
@@ -203,7 +246,12 @@ export const BuilderCodeSchema = object({
   info: object({
     a: optional(builderCode),
     w: optional(builderCode),
-    s: optional(/* @__PURE__ */ z.union([builderCode, /* @__PURE__ */ z.array(builderCode, "must be an array")], "must be a builder code or an array of builder codes")),
+    s: optional(
+      /* @__PURE__ */ z.union(
+        [builderCode, /* @__PURE__ */ z.array(builderCode, "must be an array")],
+        "must be a builder code or an array of builder codes",
+      ),
+    ),
   }),
 });
 
@@ -218,13 +266,18 @@ export const DiscoveryResourceSchema = object({
   type: optional(text),
   x402Version: /* @__PURE__ */ z.union([version(1), version(2)], "must be 1 or 2"),
   accepts,
-  lastUpdated: optional(/* @__PURE__ */ z.union([/* @__PURE__ */ z.number("must be a number"), text], "must be a number or a string")),
+  lastUpdated: optional(
+    /* @__PURE__ */ z.union([/* @__PURE__ */ z.number("must be a number"), text], "must be a number or a string"),
+  ),
   metadata: optionalRecord,
 });
 
 const count = /* @__PURE__ */ z.number("must be a number");
 
-/** A page of `GET /discovery/resources`: its items are checked one by one, so one malformed listing does not void the page. */
+/**
+ * A page of `GET /discovery/resources`: its items are checked one by one, so one malformed listing does not void the
+ * page.
+ */
 export const DiscoveryPageSchema = object({
   items: /* @__PURE__ */ z.array(/* @__PURE__ */ z.unknown(), "must be an array"),
   pagination: optional(object({ limit: optional(count), offset: optional(count), total: optional(count) })),
@@ -253,7 +306,9 @@ export type DiscoveryResource = z.infer<typeof DiscoveryResourceSchema>;
 type SettleResponseWire = z.infer<typeof SettleResponseSchema>;
 /** A settlement as `decodeSettlement` returns it: a text field sent as `null` is absent. */
 export type SettleResponse = {
-  [K in keyof SettleResponseWire]: K extends (typeof SETTLEMENT_TEXT_FIELDS)[number] ? Exclude<SettleResponseWire[K], null> : SettleResponseWire[K];
+  [K in keyof SettleResponseWire]: K extends (typeof SETTLEMENT_TEXT_FIELDS)[number]
+    ? Exclude<SettleResponseWire[K], null>
+    : SettleResponseWire[K];
 };
 
 /**

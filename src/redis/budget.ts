@@ -30,7 +30,8 @@ const EXPIRY_MARGIN_MS = 1000;
  */
 const SCRIPT = `
 local hash, times = KEYS[1], KEYS[2]
-local op, window, ttl, now, limit, id, amount = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7]
+local op, window, ttl, now = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+local limit, id, amount = ARGV[5], ARGV[6], ARGV[7]
 local function minus(value) return value == '0' and '0' or '-' .. value end
 if window then
   if not now then
@@ -86,18 +87,25 @@ return {1, spent, reserved}
  * good. A call that fails or outlasts `timeoutMs` refuses the payment: budgets fail closed.
  */
 export function redisBudgetStore(redis: RedisClientLike, options: RedisBudgetStoreOptions = {}): BudgetStore {
-  checkStoreOptions("redisBudgetStore", redis, options, { methods: ["evalSha", "eval"], checks: {
-    prefix: checkName,
-    now: (value) => (typeof value === "function" ? undefined : "must be a function returning milliseconds"),
-  } });
+  checkStoreOptions("redisBudgetStore", redis, options, {
+    methods: ["evalSha", "eval"],
+    checks: {
+      prefix: checkName,
+      now: (value) => (typeof value === "function" ? undefined : "must be a function returning milliseconds"),
+    },
+  });
   const { prefix = "x402:budget:", timeoutMs = DEFAULT_TIMEOUT_MS, now } = options;
   const sha = bytesToHex(sha1(utf8.encode(SCRIPT))).slice(2);
 
   const run = async (op: string, entry: BudgetEntry, id = "", amount = 0): Promise<number[]> => {
     checkCall(entry, id, amount);
     const tag = `${prefix}{${entry.key}}`;
-    const window = entry.windowMs === undefined ? ["", ""] : [String(entry.windowMs), String(entry.windowMs + EXPIRY_MARGIN_MS)];
-    const call = { keys: [tag, `${tag}:times`], arguments: [op, ...window, now ? String(now()) : "", String(entry.limit), id, String(amount)] };
+    const window =
+      entry.windowMs === undefined ? ["", ""] : [String(entry.windowMs), String(entry.windowMs + EXPIRY_MARGIN_MS)];
+    const call = {
+      keys: [tag, `${tag}:times`],
+      arguments: [op, ...window, now ? String(now()) : "", String(entry.limit), id, String(amount)],
+    };
     const reply = await bounded(redis, timeoutMs, `budget ${op}`, async () => {
       try {
         return await redis.evalSha(sha, call);
@@ -135,9 +143,18 @@ export function redisBudgetStore(redis: RedisClientLike, options: RedisBudgetSto
 
 /** Amounts and limits the script can count exactly: whole micro-dollars, at most 9e15. */
 function checkCall(entry: BudgetEntry, id: string, amount: number): void {
-  const whole = (value: unknown, least: number) => Number.isSafeInteger(value) && (value as number) >= least && (value as number) <= 9e15;
-  if (typeof entry?.key !== "string" || !whole(entry.limit, 1) || !(entry.windowMs === undefined || whole(entry.windowMs, 1))) {
-    throw new TypeError("redisBudgetStore: an entry is { key: string, limit: whole micro-dollars from 1 to 9e15, windowMs: undefined or whole milliseconds }.");
+  const whole = (value: unknown, least: number) =>
+    Number.isSafeInteger(value) && (value as number) >= least && (value as number) <= 9e15;
+  if (
+    typeof entry?.key !== "string" ||
+    !whole(entry.limit, 1) ||
+    !(entry.windowMs === undefined || whole(entry.windowMs, 1))
+  ) {
+    throw new TypeError(
+      "redisBudgetStore: an entry is { key: string, limit: whole micro-dollars from 1 to 9e15, windowMs: undefined " +
+        "or whole milliseconds }.",
+    );
   }
-  if (typeof id !== "string" || !whole(amount, 0)) throw new TypeError("redisBudgetStore: an id is a string and an amount whole micro-dollars from 0 to 9e15.");
+  if (typeof id !== "string" || !whole(amount, 0))
+    throw new TypeError("redisBudgetStore: an id is a string and an amount whole micro-dollars from 0 to 9e15.");
 }

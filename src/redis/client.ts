@@ -29,26 +29,42 @@ export function checkStoreOptions(
   { methods, checks }: { methods: readonly (keyof RedisClientLike)[]; checks: Readonly<Record<string, Check>> },
 ): void {
   const missing = methods.filter((method) => typeof (redis as Record<string, unknown> | null)?.[method] !== "function");
-  if (missing.length > 0) fail(`${store}.redis`, `must be a connected node-redis client (createClient() or createCluster() of the redis package), lacking ${missing.join(", ")}`);
+  if (missing.length > 0)
+    fail(
+      `${store}.redis`,
+      `must be a connected node-redis client (createClient() or createCluster() of the redis package), lacking ` +
+        `${missing.join(", ")}`,
+    );
   if (typeof options !== "object" || options === null) fail(store, "options must be an object");
   checkOptions(`${store}.`, options, { timeoutMs: checkTimeout, ...checks });
 }
 
 const checkTimeout = (value: unknown) =>
-  Number.isSafeInteger(value) && (value as number) > 0 && (value as number) <= MAX_TIMEOUT_MS ? undefined : `${show(value)} is not a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`;
+  Number.isSafeInteger(value) && (value as number) > 0 && (value as number) <= MAX_TIMEOUT_MS
+    ? undefined
+    : `${show(value)} is not a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`;
 
 /** A key prefix or name: a non-empty string. */
-export const checkName = (value: unknown) => (typeof value === "string" && value.length > 0 ? undefined : `${show(value)} is not a non-empty string`);
+export const checkName = (value: unknown) =>
+  typeof value === "string" && value.length > 0 ? undefined : `${show(value)} is not a non-empty string`;
 
 /**
  * Runs one call, failing at once if the client is not connected and with a `TimeoutError` if no
  * answer comes within `timeoutMs`: a store never hangs its caller.
  */
-export async function bounded<T>(redis: Pick<RedisClientLike, "isReady">, timeoutMs: number, what: string, call: () => Promise<T>): Promise<T> {
+export async function bounded<T>(
+  redis: Pick<RedisClientLike, "isReady">,
+  timeoutMs: number,
+  what: string,
+  call: () => Promise<T>,
+): Promise<T> {
   if (redis.isReady === false) throw new Error(`Redis is not connected: ${what} was not sent.`);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DOMException(`Redis did not answer ${what} within ${timeoutMs} ms.`, "TimeoutError")), timeoutMs);
+    timer = setTimeout(
+      () => reject(new DOMException(`Redis did not answer ${what} within ${timeoutMs} ms.`, "TimeoutError")),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([call(), late]);

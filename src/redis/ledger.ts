@@ -14,21 +14,25 @@ export interface RedisLedgerOptions {
 const PAGE = 500;
 
 /**
- * A `Ledger` in a Redis stream, as a plug-in (`createX402Client({ plugins: [redisLedger(redis)] })`): `append` adds an entry (XADD) whose
- * field `record` holds the record as JSON, and resolves once Redis has it; `records()` reads them in
- * order, a page at a time (XRANGE). Processes sharing the stream share the ledger. An entry that is
- * not a record (another writer's) is skipped.
+ * A `Ledger` in a Redis stream, as a plug-in (`createX402Client({ plugins: [redisLedger(redis)] })`): `append` adds an
+ * entry (XADD) whose field `record` holds the record as JSON, and resolves once Redis has it; `records()` reads them in
+ * order, a page at a time (XRANGE). Processes sharing the stream share the ledger. An entry that is not a record
+ * (another writer's) is skipped.
  */
 export function redisLedger(redis: RedisClientLike, options: RedisLedgerOptions = {}): Ledger & X402Plugin {
   checkStoreOptions("redisLedger", redis, options, { methods: ["xAdd", "xRange"], checks: { key: checkName } });
   const { key = "x402:ledger", timeoutMs = DEFAULT_TIMEOUT_MS } = options;
   return recordOutcomes({
     async append(record) {
-      await bounded(redis, timeoutMs, "a ledger append", () => redis.xAdd(key, "*", { record: JSON.stringify(record) }));
+      await bounded(redis, timeoutMs, "a ledger append", () =>
+        redis.xAdd(key, "*", { record: JSON.stringify(record) }),
+      );
     },
     async *records() {
       for (let start = "-"; ; ) {
-        const page = (await bounded(redis, timeoutMs, "a ledger read", () => redis.xRange(key, start, "+", { COUNT: PAGE }))) as StreamEntry[];
+        const page = (await bounded(redis, timeoutMs, "a ledger read", () =>
+          redis.xRange(key, start, "+", { COUNT: PAGE }),
+        )) as StreamEntry[];
         for (const entry of page) {
           const record = parse(entry.message?.record);
           if (record) yield record;
@@ -48,7 +52,9 @@ interface StreamEntry {
 function parse(json: unknown): LedgerRecord | undefined {
   try {
     const value: unknown = JSON.parse(String(json));
-    return typeof value === "object" && value !== null && typeof (value as LedgerRecord).id === "string" ? (value as LedgerRecord) : undefined;
+    return typeof value === "object" && value !== null && typeof (value as LedgerRecord).id === "string"
+      ? (value as LedgerRecord)
+      : undefined;
   } catch {
     return undefined;
   }

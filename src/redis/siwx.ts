@@ -14,10 +14,16 @@ export interface RedisSignInStoreOptions {
 
 /** A `SignInStore` for `signInWithX({ evm, store })` in Redis: GET and SET under a prefix. */
 export function redisSignInStore(redis: RedisClientLike, options: RedisSignInStoreOptions = {}): SignInStore {
-  checkStoreOptions("redisSignInStore", redis, options, { methods: ["get", "set"], checks: {
-    prefix: checkName,
-    ttlSeconds: (value) => (Number.isSafeInteger(value) && value > 0 ? undefined : `${show(value)} is not a whole number of seconds above 0`),
-  } });
+  checkStoreOptions("redisSignInStore", redis, options, {
+    methods: ["get", "set"],
+    checks: {
+      prefix: checkName,
+      ttlSeconds: (value) =>
+        Number.isSafeInteger(value) && value > 0
+          ? undefined
+          : `${show(value)} is not a whole number of seconds above 0`,
+    },
+  });
   const { prefix = "x402:siwx:", ttlSeconds, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
   const expiry = ttlSeconds === undefined ? undefined : { expiration: { type: "EX" as const, value: ttlSeconds } };
   return {

@@ -5,7 +5,10 @@
 import { schemesFor, type PaymentScheme, type SettlementQuery, type SettlementStatus } from "../contracts";
 import { InvalidConfigError, isX402Error, throwIfAborted } from "../errors";
 
-/** What `checkSettlement` takes: the error of a pending or unknown outcome, a ledger record or a receipt of one, or the query itself. */
+/**
+ * What `checkSettlement` takes: the error of a pending or unknown outcome, a ledger record or a receipt of one, or the
+ * query itself.
+ */
 export type SettlementSource =
   | { readonly code: "PAYMENT_PENDING" | "PAYMENT_OUTCOME_UNKNOWN"; readonly details: object }
   | {
@@ -20,14 +23,17 @@ export type SettlementSource =
     }
   | SettlementQuery;
 
-const USAGE = "give it a PAYMENT_PENDING or PAYMENT_OUTCOME_UNKNOWN error, or a ledger record of one (unreconciled(ledger))";
+const USAGE =
+  "give it a PAYMENT_PENDING or PAYMENT_OUTCOME_UNKNOWN error, or a ledger record of one (unreconciled(ledger))";
 
 /** The query a source describes; v1 network names are read as their CAIP-2 ids. */
 function toSettlementQuery(source: SettlementSource, v1Networks: Readonly<Record<string, string>>): SettlementQuery {
-  const caip2 = (network: unknown) => (typeof network === "string" && Object.hasOwn(v1Networks, network) ? v1Networks[network]! : network);
+  const caip2 = (network: unknown) =>
+    typeof network === "string" && Object.hasOwn(v1Networks, network) ? v1Networks[network]! : network;
   let query: Partial<Record<keyof SettlementQuery, unknown>>;
   if (isX402Error(source)) {
-    if (source.code !== "PAYMENT_PENDING" && source.code !== "PAYMENT_OUTCOME_UNKNOWN") throw invalid(`checkSettlement was given a ${source.code} error: nothing was paid to check`);
+    if (source.code !== "PAYMENT_PENDING" && source.code !== "PAYMENT_OUTCOME_UNKNOWN")
+      throw invalid(`checkSettlement was given a ${source.code} error: nothing was paid to check`);
     const details = source.details as Record<string, unknown>;
     const requirement = Object(details.requirement) as Record<string, unknown>;
     query = {
@@ -49,7 +55,8 @@ function toSettlementQuery(source: SettlementSource, v1Networks: Readonly<Record
   }
   const text = ["scheme", "network", "asset", "payTo", "payer", "amount"] as const;
   const missing = text.filter((key) => typeof query[key] !== "string" || query[key] === "");
-  if (missing.length > 0) throw invalid(`checkSettlement cannot tell what to look up (no ${missing.join(", ")}): ${USAGE}`);
+  if (missing.length > 0)
+    throw invalid(`checkSettlement cannot tell what to look up (no ${missing.join(", ")}): ${USAGE}`);
   return query as SettlementQuery;
 }
 
@@ -66,7 +73,8 @@ export async function checkSettlement(
 ): Promise<SettlementStatus> {
   throwIfAborted(signal);
   const schemes = Object(client).schemes as readonly PaymentScheme[] | undefined;
-  if (!Array.isArray(schemes)) throw invalid("checkSettlement needs the client that paid: checkSettlement(client, error)");
+  if (!Array.isArray(schemes))
+    throw invalid("checkSettlement needs the client that paid: checkSettlement(client, error)");
   const v1Networks: Record<string, string> = Object.assign({}, ...schemes.map((s) => s.v1Networks));
   const query = toSettlementQuery(source, v1Networks);
   const paying = schemesFor(schemes, query.scheme, query.network);
@@ -76,7 +84,8 @@ export async function checkSettlement(
     throw invalid(
       paying.length === 0
         ? `no registered scheme pays ${about}, so none can look it up`
-        : `the scheme that pays ${about} has no chain to look it up on: give it one, exactEvm({ signer, settlement: evmSettlement({ rpc }) }) or exactSvm({ signer, settlement: svmSettlement() })`,
+        : `the scheme that pays ${about} has no chain to look it up on: give it one, exactEvm({ signer, settlement: ` +
+            `evmSettlement({ rpc }) }) or exactSvm({ signer, settlement: svmSettlement() })`,
     );
   }
   return checker.checkSettlement!(query, signal);

@@ -49,7 +49,9 @@ const marker = /* @__PURE__ */ utf8.encode("ProgramDerivedAddress");
 /** The program-derived address of `seeds` under `program`, with the highest bump that is off the curve. */
 export async function findProgramAddress(seeds: Uint8Array[], program: Uint8Array): Promise<Uint8Array> {
   for (let bump = 255; bump >= 0; bump--) {
-    const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", concatBytes([...seeds, [bump], program, marker])));
+    const hash = new Uint8Array(
+      await crypto.subtle.digest("SHA-256", concatBytes([...seeds, [bump], program, marker])),
+    );
     if (!isOnCurve(hash)) return hash;
   }
   throw new Error("No program-derived address exists for these seeds.");

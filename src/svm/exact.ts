@@ -46,11 +46,15 @@ const U64_MAX = (1n << 64n) - 1n;
 function resolveOptions(options: ExactSvmOptions) {
   const buyer = options.signer?.address;
   if (!isAddress(buyer)) {
-    throw new InvalidConfigError("exactSvm needs a @solana/kit TransactionSigner with an address (e.g. createKeyPairSignerFromBytes).");
+    throw new InvalidConfigError(
+      "exactSvm needs a @solana/kit TransactionSigner with an address (e.g. createKeyPairSignerFromBytes).",
+    );
   }
   const computeUnitPrice = BigInt(options.computeUnitPrice ?? 1);
   if (computeUnitPrice < 0n || computeUnitPrice > MAX_COMPUTE_UNIT_PRICE) {
-    throw new InvalidConfigError(`computeUnitPrice must be from 0 to ${MAX_COMPUTE_UNIT_PRICE} µlamports: facilitators refuse more.`);
+    throw new InvalidConfigError(
+      `computeUnitPrice must be from 0 to ${MAX_COMPUTE_UNIT_PRICE} µlamports: facilitators refuse more.`,
+    );
   }
   const computeUnitLimit = options.computeUnitLimit ?? 20_000;
   if (!Number.isInteger(computeUnitLimit) || computeUnitLimit < 1 || computeUnitLimit > 1_400_000) {
@@ -59,11 +63,21 @@ function resolveOptions(options: ExactSvmOptions) {
   const timeoutMs = options.rpcTimeoutMs ?? 10_000;
   // The most setTimeout takes: a longer delay would fire at once.
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 2 ** 31 - 1) {
-    throw new InvalidConfigError(`rpcTimeoutMs must be a whole number of milliseconds from 1 to 2^31 - 1, not ${timeoutMs}.`, {
-      details: { option: "rpcTimeoutMs" },
-    });
+    throw new InvalidConfigError(
+      `rpcTimeoutMs must be a whole number of milliseconds from 1 to 2^31 - 1, not ${timeoutMs}.`,
+      {
+        details: { option: "rpcTimeoutMs" },
+      },
+    );
   }
-  return { buyer, computeUnitPrice, computeUnitLimit, timeoutMs, randomBytes: options.randomBytes ?? defaultRandomBytes, rpcFor: routeRpc(options.rpc) };
+  return {
+    buyer,
+    computeUnitPrice,
+    computeUnitLimit,
+    timeoutMs,
+    randomBytes: options.randomBytes ?? defaultRandomBytes,
+    rpcFor: routeRpc(options.rpc),
+  };
 }
 
 /** Pays `exact` requirements on Solana with an SPL Token or Token-2022 TransferChecked. */
@@ -88,7 +102,8 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       if (mismatch) return mismatch;
       // payTo, the mint and the facilitator's fee payer are addresses; payTo and the fee payer not the buyer's.
       for (const [name, value] of Object.entries({ payTo, asset, "extra.feePayer": feePayer })) {
-        if (!isAddress(value)) return `${name} is ${value === undefined ? "missing" : `${JSON.stringify(value)}, not a Solana address`}`;
+        if (!isAddress(value))
+          return `${name} is ${value === undefined ? "missing" : `${JSON.stringify(value)}, not a Solana address`}`;
         if (value === buyer && name !== "asset") return `${name} is the buyer's own address`;
       }
       if (BigInt(amount) > U64_MAX) return `amount ${amount} does not fit a token transfer (u64)`;
@@ -101,7 +116,11 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
     ...(settlement && {
       async checkSettlement(query: SettlementQuery, signal?: AbortSignal) {
         const endpoint = rpcFor(query.network);
-        if (!endpoint) throw new InvalidConfigError(`exactSvm has no RPC for ${query.network}: give it one, exactSvm({ rpc: { "${query.network}": url } }).`, { details: { option: "rpc" } });
+        if (!endpoint)
+          throw new InvalidConfigError(
+            `exactSvm has no RPC for ${query.network}: give it one, exactSvm({ rpc: { "${query.network}": url } }).`,
+            { details: { option: "rpc" } },
+          );
         if (endpoint.verify) await checkServed(endpoint, query.network, { signal, timeoutMs });
         return settlement.check(endpoint, query, { signal, timeoutMs });
       },
@@ -116,14 +135,18 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       const [mint, blockhash] = await Promise.all([
         readVia(endpoint, "getAccountInfo", (rpc, abortSignal) => getMint(rpc, asset, abortSignal), read),
         isAddress(recentBlockhash)
-          ? { blockhash: recentBlockhash, lastValidBlockHeight: /^\d+$/.test(String(height)) ? BigInt(String(height)) : U64_MAX }
+          ? {
+              blockhash: recentBlockhash,
+              lastValidBlockHeight: /^\d+$/.test(String(height)) ? BigInt(String(height)) : U64_MAX,
+            }
           : readVia(endpoint, "getLatestBlockhash", getLatestBlockhash, read),
         endpoint.verify && checkServed(endpoint, caip2!, read),
       ]);
       const owner = mint?.owner;
       if (!mint || (owner !== TOKEN_PROGRAM && owner !== TOKEN_2022_PROGRAM) || mint.data.length < 82) {
         throw new UnpayableRequirementError(
-          `The asset ${asset} on ${network} is not a mint of the SPL Token or Token-2022 program (${mint ? `owner ${owner}, ${mint.data.length} bytes` : "no such account"}).`,
+          `The asset ${asset} on ${network} is not a mint of the SPL Token or Token-2022 program ` +
+            `(${mint ? `owner ${owner}, ${mint.data.length} bytes` : "no such account"}).`,
         );
       }
       const transaction = await signTransfer({

@@ -57,18 +57,29 @@ function parseAnswer<T>(read: () => T | undefined): T {
 }
 
 /** The owner and data of a mint account, or `null` when there is no account. */
-export async function getMint(rpc: SolanaRpcLike, address: string, abortSignal: AbortSignal): Promise<MintAccount | null> {
-  const answer = await rpc.getAccountInfo(address, { encoding: "base64", commitment: "confirmed" }).send({ abortSignal });
+export async function getMint(
+  rpc: SolanaRpcLike,
+  address: string,
+  abortSignal: AbortSignal,
+): Promise<MintAccount | null> {
+  const answer = await rpc
+    .getAccountInfo(address, { encoding: "base64", commitment: "confirmed" })
+    .send({ abortSignal });
   return parseAnswer(() => {
     const { value } = answer;
     if (value === null) return null;
     const { owner, data } = value;
-    return typeof owner === "string" && typeof data[0] === "string" && data[1] === "base64" ? { owner, data: base64ToBytes(data[0]) } : undefined;
+    return typeof owner === "string" && typeof data[0] === "string" && data[1] === "base64"
+      ? { owner, data: base64ToBytes(data[0]) }
+      : undefined;
   });
 }
 
 /** A recent blockhash and the last block height at which a transaction using it is valid. */
-export async function getLatestBlockhash(rpc: SolanaRpcLike, abortSignal: AbortSignal): Promise<{ blockhash: string; lastValidBlockHeight: bigint }> {
+export async function getLatestBlockhash(
+  rpc: SolanaRpcLike,
+  abortSignal: AbortSignal,
+): Promise<{ blockhash: string; lastValidBlockHeight: bigint }> {
   const answer = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send({ abortSignal });
   return parseAnswer(() => {
     const { blockhash, lastValidBlockHeight } = answer.value;
@@ -84,7 +95,9 @@ export async function getClusterNetwork(rpc: SolanaRpcLike, abortSignal: AbortSi
   return parseAnswer(() => (isSolanaAddress(hash) ? `solana:${hash.slice(0, 32)}` : undefined));
 }
 
-/** JSON-RPC 2.0 over `fetch`, shaped like a kit RPC: `rpc.method(...params).send({ abortSignal })` resolves to `result`. */
+/**
+ * JSON-RPC 2.0 over `fetch`, shaped like a kit RPC: `rpc.method(...params).send({ abortSignal })` resolves to `result`.
+ */
 export function jsonRpc(url: string): SolanaRpcLike {
   let id = 0;
   const method =

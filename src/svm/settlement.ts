@@ -18,8 +18,13 @@ interface SettlementReads {
   getTransaction(
     signature: string,
     config: { encoding: "json"; maxSupportedTransactionVersion: 0; commitment: "confirmed" },
-  ): { send(options: { abortSignal: AbortSignal }): Promise<{ transaction: { signatures: readonly string[] } } | null> };
-  isBlockhashValid(blockhash: string, config: { commitment: "confirmed" }): { send(options: { abortSignal: AbortSignal }): Promise<{ value: boolean }> };
+  ): {
+    send(options: { abortSignal: AbortSignal }): Promise<{ transaction: { signatures: readonly string[] } } | null>;
+  };
+  isBlockhashValid(
+    blockhash: string,
+    config: { commitment: "confirmed" },
+  ): { send(options: { abortSignal: AbortSignal }): Promise<{ value: boolean }> };
 }
 
 interface SignatureStatus {
@@ -28,9 +33,13 @@ interface SignatureStatus {
 }
 
 /** A 64-byte signature in base58. */
-const isSignature = (value: unknown): value is string => typeof value === "string" && base58ToBytes(value)?.length === 64;
+const isSignature = (value: unknown): value is string =>
+  typeof value === "string" && base58ToBytes(value)?.length === 64;
 
-/** Looks Solana payments up through the scheme's own RPC: given to it as `exactSvm({ signer, settlement: svmSettlement() })`. */
+/**
+ * Looks Solana payments up through the scheme's own RPC: given to it as `exactSvm({ signer, settlement: svmSettlement()
+ * })`.
+ */
 export interface SvmSettlement {
   check(
     endpoint: SolanaEndpoint,
@@ -64,15 +73,25 @@ async function checkSvmSettlement(
     );
     const status = value?.[0];
     if (status && status.err !== null && status.err !== undefined) {
-      return { state: "failed", transaction: signature, reason: `transaction ${signature} failed on chain (${JSON.stringify(status.err)})` };
+      return {
+        state: "failed",
+        transaction: signature,
+        reason: `transaction ${signature} failed on chain (${JSON.stringify(status.err)})`,
+      };
     }
     const landed = status && (status.confirmationStatus === "confirmed" || status.confirmationStatus === "finalized");
-    seen = !status ? `transaction ${signature} has not landed` : landed ? `transaction ${signature} landed` : `transaction ${signature} is processed, not yet confirmed`;
+    seen = !status
+      ? `transaction ${signature} has not landed`
+      : landed
+        ? `transaction ${signature} landed`
+        : `transaction ${signature} is processed, not yet confirmed`;
     if (landed) {
       const ours =
         !signed ||
         (await read("getTransaction", async (rpc, abortSignal) => {
-          const found = await rpc.getTransaction(signature, { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "confirmed" }).send({ abortSignal });
+          const found = await rpc
+            .getTransaction(signature, { encoding: "json", maxSupportedTransactionVersion: 0, commitment: "confirmed" })
+            .send({ abortSignal });
           return !!found?.transaction?.signatures?.includes(signed.signature);
         }));
       if (ours) return { state: "settled", transaction: signature, amount: query.amount, reason: seen };
@@ -80,16 +99,36 @@ async function checkSvmSettlement(
     }
   }
   if (signed) {
-    const { value: valid } = await read("isBlockhashValid", (rpc, abortSignal) => rpc.isBlockhashValid(signed.blockhash, { commitment: "confirmed" }).send({ abortSignal }));
+    const { value: valid } = await read("isBlockhashValid", (rpc, abortSignal) =>
+      rpc.isBlockhashValid(signed.blockhash, { commitment: "confirmed" }).send({ abortSignal }),
+    );
     // Expired: the signed transaction can no longer land; if it had, the server would have named it.
-    if (!valid && signature) return { state: "failed", transaction: signature, reason: `${seen}, and its blockhash has expired: it can no longer land` };
-    if (!valid) return { state: "pending", transaction: undefined, reason: `${seen}; its blockhash has expired, so it landed already or never will: ask the server for the transaction` };
-    return { state: "pending", transaction: signature, reason: `${seen}; it can still land until its blockhash expires` };
+    if (!valid && signature)
+      return {
+        state: "failed",
+        transaction: signature,
+        reason: `${seen}, and its blockhash has expired: it can no longer land`,
+      };
+    if (!valid)
+      return {
+        state: "pending",
+        transaction: undefined,
+        reason:
+          `${seen}; its blockhash has expired, so it landed already or never will: ask the server for the ` +
+          `transaction`,
+      };
+    return {
+      state: "pending",
+      transaction: signature,
+      reason: `${seen}; it can still land until its blockhash expires`,
+    };
   }
   return { state: "pending", transaction: signature, reason: seen };
 }
 
-/** The payer's signature and the blockhash of the transaction a payload carries (base64 wire bytes), else `undefined`. */
+/**
+ * The payer's signature and the blockhash of the transaction a payload carries (base64 wire bytes), else `undefined`.
+ */
 function signedTransaction(payload: Readonly<Record<string, unknown>> | undefined, payer: string) {
   const wire = Object(Object(payload).payload).transaction;
   if (typeof wire !== "string") return undefined;
@@ -111,7 +150,8 @@ function signedTransaction(payload: Readonly<Record<string, unknown>> | undefine
     at += 3; // the header
     const keys = shortVec();
     let index = -1;
-    for (let i = 0; i < keys; i++) if (bytesToBase58(bytes.subarray(at + i * 32, at + i * 32 + 32)) === payer) index = i;
+    for (let i = 0; i < keys; i++)
+      if (bytesToBase58(bytes.subarray(at + i * 32, at + i * 32 + 32)) === payer) index = i;
     at += keys * 32;
     if (index < 0 || index >= signatures || at + 32 > bytes.length) return undefined;
     const signature = bytesToBase58(bytes.subarray(signatureAt + index * 64, signatureAt + index * 64 + 64));

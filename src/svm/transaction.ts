@@ -50,7 +50,8 @@ export interface SignableTransaction {
 type Instruction = [program: string, accounts: string[], data: ArrayLike<number>];
 
 /** `size` bytes, little-endian. */
-const littleEndian = (n: bigint, size: number) => Array.from({ length: size }, (_, i) => Number((n >> BigInt(8 * i)) & 255n));
+const littleEndian = (n: bigint, size: number) =>
+  Array.from({ length: size }, (_, i) => Number((n >> BigInt(8 * i)) & 255n));
 
 /** Solana's compact-u16 length prefix. */
 function shortVec(n: number): number[] {
@@ -58,7 +59,7 @@ function shortVec(n: number): number[] {
   for (;;) {
     const low = n & 0x7f;
     n >>= 7;
-    if (n === 0) return out.push(low), out;
+    if (n === 0) return (out.push(low), out);
     out.push(low | 0x80);
   }
 }
@@ -72,7 +73,10 @@ function addressBytes(key: string): Bytes {
 
 /** The associated token account of `owner` for `mint` under `tokenProgram`. */
 export async function findAssociatedTokenAddress(owner: string, mint: string, tokenProgram: string): Promise<Address> {
-  const pda = await findProgramAddress([addressBytes(owner), addressBytes(tokenProgram), addressBytes(mint)], addressBytes(ASSOCIATED_TOKEN_PROGRAM));
+  const pda = await findProgramAddress(
+    [addressBytes(owner), addressBytes(tokenProgram), addressBytes(mint)],
+    addressBytes(ASSOCIATED_TOKEN_PROGRAM),
+  );
   return getAddressDecoder().decode(pda);
 }
 
@@ -93,10 +97,13 @@ export async function signTransfer(plan: TransferPlan): Promise<string> {
   // before anything is sent.
   const message = decodeMessage(messageBytes);
   const problem = message ? checkTransfer(message, signatures, expected) : "the transaction message cannot be read";
-  if (problem) throw new UnpayableRequirementError(`The signed transaction would be refused: ${problem}. Nothing was sent.`);
+  if (problem)
+    throw new UnpayableRequirementError(`The signed transaction would be refused: ${problem}. Nothing was sent.`);
   // Wire format: the signatures in static-key order (missing ones as 64 zero bytes), then the message.
   const signers = message!.keys.slice(0, message!.requiredSignatures);
-  return bytesToBase64(concat([shortVec(signers.length), ...signers.map((k) => signatures[k] ?? new Uint8Array(64)), messageBytes]));
+  return bytesToBase64(
+    concat([shortVec(signers.length), ...signers.map((k) => signatures[k] ?? new Uint8Array(64)), messageBytes]),
+  );
 }
 
 /** What the signed transaction must still be: who pays the fee, who signs, the transfer and the memo. */
@@ -115,7 +122,11 @@ async function compileTransfer(plan: TransferPlan) {
   const [source, destination] = (await Promise.all(
     [buyer, plan.payTo].map((owner) => findAssociatedTokenAddress(owner, mint, tokenProgram)),
   )) as string[] as [string, string];
-  const transfer: Instruction = [tokenProgram, [source, mint, destination, buyer], [12, ...littleEndian(plan.amount, 8), plan.decimals]];
+  const transfer: Instruction = [
+    tokenProgram,
+    [source, mint, destination, buyer],
+    [12, ...littleEndian(plan.amount, 8), plan.decimals],
+  ];
 
   // The v0 message. Static keys: fee payer (writable signer), buyer (readonly signer), the two
   // token accounts (writable), then the mint and the programs (readonly).
@@ -177,11 +188,13 @@ function checkTransfer(
   if (ixs.length < 3 || ixs.length > 6) return `the transaction has ${ixs.length} instructions (3 to 6 allowed)`;
   const [[limitProgram, , limit], [priceProgram, , price]] = ixs as [Instruction, Instruction];
   if (limitProgram !== COMPUTE_BUDGET_PROGRAM || limit[0] !== 2) return "instruction 0 is not SetComputeUnitLimit";
-  if (priceProgram !== COMPUTE_BUDGET_PROGRAM || price[0] !== 3 || price.length !== 9) return "instruction 1 is not SetComputeUnitPrice";
+  if (priceProgram !== COMPUTE_BUDGET_PROGRAM || price[0] !== 3 || price.length !== 9)
+    return "instruction 1 is not SetComputeUnitPrice";
   if (Array.from(price).reduceRight((n, b, i) => (i ? (n << 8n) | BigInt(b) : n), 0n) > MAX_COMPUTE_UNIT_PRICE) {
     return "the compute-unit price is over 5,000,000 µlamports";
   }
-  if (instructionText(ixs[2]!) !== instructionText(transfer)) return "instruction 2 is not the expected TransferChecked";
+  if (instructionText(ixs[2]!) !== instructionText(transfer))
+    return "instruction 2 is not the expected TransferChecked";
   let memos = 0;
   for (let i = 3; i < ixs.length; i++) {
     const [program, , data] = ixs[i]!;

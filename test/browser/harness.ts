@@ -147,7 +147,10 @@ export type Answer = { redirect: number; location: string } | { rewrite: string 
  */
 export type Cors = "none" | "allow-origin" | "expose" | "expose-no-payment-header" | "any";
 
-const EXPOSED = { "access-control-allow-origin": "*", "access-control-expose-headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE" };
+const EXPOSED = {
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE",
+};
 const RESPONSE_CORS: Record<Cors, Record<string, string>> = {
   none: {},
   "allow-origin": { "access-control-allow-origin": "*" },
@@ -158,8 +161,16 @@ const RESPONSE_CORS: Record<Cors, Record<string, string>> = {
 const PREFLIGHT_CORS: Record<Cors, Record<string, string> | undefined> = {
   none: undefined,
   "allow-origin": undefined,
-  expose: { ...EXPOSED, "access-control-allow-methods": "GET, POST", "access-control-allow-headers": "content-type, payment-signature" },
-  "expose-no-payment-header": { ...EXPOSED, "access-control-allow-methods": "GET, POST", "access-control-allow-headers": "content-type" },
+  expose: {
+    ...EXPOSED,
+    "access-control-allow-methods": "GET, POST",
+    "access-control-allow-headers": "content-type, payment-signature",
+  },
+  "expose-no-payment-header": {
+    ...EXPOSED,
+    "access-control-allow-methods": "GET, POST",
+    "access-control-allow-headers": "content-type",
+  },
   any: { "access-control-allow-origin": "*", "access-control-allow-methods": "*", "access-control-allow-headers": "*" },
 };
 
@@ -178,7 +189,15 @@ export interface Site {
  * `{"elsewhere": <path>}`. `answer` lets it redirect, rewrite or hang up on a request instead; `cors`
  * adds CORS headers to everything it answers and decides what its preflight answer allows.
  */
-export async function startSite({ upstream, cors = "none", answer }: { upstream?: string; cors?: Cors; answer?: (seen: Seen) => Answer } = {}): Promise<Site> {
+export async function startSite({
+  upstream,
+  cors = "none",
+  answer,
+}: {
+  upstream?: string;
+  cors?: Cors;
+  answer?: (seen: Seen) => Answer;
+} = {}): Promise<Site> {
   const seen: Seen[] = [];
   const html = `<!doctype html><html><head><meta charset="utf-8"><title>x402-pay browser test</title><link rel="icon" href="data:,"></head>
 <body><script type="module" src="/page.js"></script></body></html>`;
@@ -191,7 +210,9 @@ export async function startSite({ upstream, cors = "none", answer }: { upstream?
       return;
     }
     if (req.method === "GET" && path === "/page.js") {
-      res.writeHead(200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-store" }).end(harness().bundle.code);
+      res
+        .writeHead(200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-store" })
+        .end(harness().bundle.code);
       return;
     }
     const signature = req.headers["payment-signature"];
@@ -217,25 +238,30 @@ export async function startSite({ upstream, cors = "none", answer }: { upstream?
     }
     if (!upstream) {
       req.resume();
-      res.writeHead(200, { ...corsHeaders, "content-type": "application/json" }).end(JSON.stringify({ elsewhere: path }));
+      res
+        .writeHead(200, { ...corsHeaders, "content-type": "application/json" })
+        .end(JSON.stringify({ elsewhere: path }));
       return;
     }
     const target = new URL(upstream);
     const upstreamPath = (answered && "rewrite" in answered && answered.rewrite) || path;
     const hangUp = Boolean(answered && "hangUp" in answered);
     // req.headers still holds the browser's Host (this server's 127.0.0.1:<port>): passed on as is.
-    const out = httpRequest({ hostname: target.hostname, port: target.port, method: req.method, path: upstreamPath, headers: req.headers }, (upstreamRes) => {
-      const settlement = upstreamRes.headers["payment-response"];
-      if (typeof settlement === "string") entry.paymentResponse = settlement;
-      if (hangUp) {
-        upstreamRes.resume().on("end", () => req.socket.destroy());
-        return;
-      }
-      const headers = { ...upstreamRes.headers, ...corsHeaders };
-      for (const hopByHop of ["connection", "keep-alive", "transfer-encoding"]) delete headers[hopByHop];
-      res.writeHead(upstreamRes.statusCode ?? 502, headers);
-      upstreamRes.pipe(res);
-    });
+    const out = httpRequest(
+      { hostname: target.hostname, port: target.port, method: req.method, path: upstreamPath, headers: req.headers },
+      (upstreamRes) => {
+        const settlement = upstreamRes.headers["payment-response"];
+        if (typeof settlement === "string") entry.paymentResponse = settlement;
+        if (hangUp) {
+          upstreamRes.resume().on("end", () => req.socket.destroy());
+          return;
+        }
+        const headers = { ...upstreamRes.headers, ...corsHeaders };
+        for (const hopByHop of ["connection", "keep-alive", "transfer-encoding"]) delete headers[hopByHop];
+        res.writeHead(upstreamRes.statusCode ?? 502, headers);
+        upstreamRes.pipe(res);
+      },
+    );
     out.on("error", (error) => {
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
       res.end(`proxy error: ${error.message}`);
@@ -253,7 +279,8 @@ export async function startSite({ upstream, cors = "none", answer }: { upstream?
  */
 export function redirectPaid(from: string, status: number, location: string): (seen: Seen) => Answer {
   const upstreamPath = new URL(location, "http://upstream").pathname;
-  return (seen) => (seen.path !== from ? undefined : seen.paymentSignature ? { redirect: status, location } : { rewrite: upstreamPath });
+  return (seen) =>
+    seen.path !== from ? undefined : seen.paymentSignature ? { redirect: status, location } : { rewrite: upstreamPath };
 }
 
 /** A site's answers when its `from` path moved to `location`: every request there is redirected with `status`. */
@@ -319,12 +346,19 @@ export function signedResourceUrl(header: string | undefined): string | undefine
 }
 
 /** The decoded PAYMENT-RESPONSE a site passed on (a settlement the page may never see). */
-export function settlementOf(seen: Seen | undefined): { success: boolean; transaction: string; payer?: string } | undefined {
+export function settlementOf(
+  seen: Seen | undefined,
+): { success: boolean; transaction: string; payer?: string } | undefined {
   return seen?.paymentResponse ? JSON.parse(Buffer.from(seen.paymentResponse, "base64").toString("utf8")) : undefined;
 }
 
 /** Checks a paid result: the status and body, one price moved on chain, a receipt with a mined settlement. */
-export async function expectPaid(result: PageResult, buyer: Buyer, before: { buyer: bigint; seller: bigint }, expectedBody: unknown) {
+export async function expectPaid(
+  result: PageResult,
+  buyer: Buyer,
+  before: { buyer: bigint; seller: bigint },
+  expectedBody: unknown,
+) {
   const { stack } = harness();
   expect(result).toMatchObject({ ok: true, status: 200, body: expectedBody });
   if (!result.ok) throw new Error("unreachable");

@@ -17,7 +17,10 @@ export interface PageRequest {
   method?: string;
   /** Sent as JSON with `content-type: application/json`. */
   json?: unknown;
-  /** The wrapped browser `fetch` (default), or an axios instance with its default (XHR) adapter, or with its fetch adapter. */
+  /**
+   * The wrapped browser `fetch` (default), or an axios instance with its default (XHR) adapter, or with its fetch
+   * adapter.
+   */
   via?: "fetch" | "axios" | "axios-fetch";
   /** The wallet: viem's account object (default), or an injected EIP-1193 provider through `eip1193Signer`. */
   wallet?: "account" | "eip1193";
@@ -69,7 +72,10 @@ XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, ...args: Paramet
   return open.apply(this, args);
 } as typeof open;
 
-async function pay(privateKey: `0x${string}`, { url, method = "GET", json, via = "fetch", wallet = "account" }: PageRequest): Promise<PageResult> {
+async function pay(
+  privateKey: `0x${string}`,
+  { url, method = "GET", json, via = "fetch", wallet = "account" }: PageRequest,
+): Promise<PageResult> {
   const account = privateKeyToAccount(privateKey);
   const trace: PageTrace = { signed: 0, outcomes: [], xhr: 0 };
   const xhrBefore = xhr;
@@ -78,7 +84,9 @@ async function pay(privateKey: `0x${string}`, { url, method = "GET", json, via =
       ? await eip1193Signer(injectedWallet(account, trace))
       : {
           address: account.address,
-          signTypedData: (request) => (trace.signed++, account.signTypedData(request as Parameters<typeof account.signTypedData>[0])),
+          signTypedData: (request) => (
+            trace.signed++, account.signTypedData(request as Parameters<typeof account.signTypedData>[0])
+          ),
         };
   const client = createX402Client({
     schemes: [exactEvm({ signer })],
@@ -91,7 +99,13 @@ async function pay(privateKey: `0x${string}`, { url, method = "GET", json, via =
     let receipt: PaymentReceipt | undefined;
     if (via !== "fetch") {
       const instance = wrapAxiosWithPayment(axios.create(via === "axios-fetch" ? { adapter: "fetch" } : {}), client);
-      const response = await instance.request({ url, method, data: json, responseType: "text", transformResponse: (text: string) => text });
+      const response = await instance.request({
+        url,
+        method,
+        data: json,
+        responseType: "text",
+        transformResponse: (text: string) => text,
+      });
       status = response.status;
       body = parse(response.data as string);
       receipt = getPaymentReceipt(response);
@@ -100,7 +114,9 @@ async function pay(privateKey: `0x${string}`, { url, method = "GET", json, via =
       const paidFetch = wrapFetchWithPayment(fetch, client);
       const response = await paidFetch(
         url,
-        json === undefined ? { method } : { method, headers: { "content-type": "application/json" }, body: JSON.stringify(json) },
+        json === undefined
+          ? { method }
+          : { method, headers: { "content-type": "application/json" }, body: JSON.stringify(json) },
       );
       status = response.status;
       body = parse(await response.text());

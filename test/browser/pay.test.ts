@@ -21,13 +21,23 @@ describe("x402-pay in headless Chromium (browser bundle)", () => {
     const { bundle } = h;
     const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
     expect(bundle.imports.filter((i) => i.external)).toEqual([]);
-    expect(bundle.inputs.filter((path) => builtins.has(path) || path.startsWith("node:") || path.startsWith("(disabled):"))).toEqual([]);
+    expect(
+      bundle.inputs.filter((path) => builtins.has(path) || path.startsWith("node:") || path.startsWith("(disabled):")),
+    ).toEqual([]);
     // The entries of the package actually made it in, from src.
     expect(bundle.inputs).toEqual(
-      expect.arrayContaining(["src/index.ts", "src/fetch/index.ts", "src/axios/index.ts", "src/evm/index.ts", "test/browser/page.ts"]),
+      expect.arrayContaining([
+        "src/index.ts",
+        "src/fetch/index.ts",
+        "src/axios/index.ts",
+        "src/evm/index.ts",
+        "test/browser/page.ts",
+      ]),
     );
     const modules = [...builtinModules].sort((a, b) => b.length - a.length).map((m) => m.replace(/[/]/g, "\\/"));
-    const nodeImport = new RegExp(`(?:\\bfrom|\\bimport|\\brequire)\\s*\\(?\\s*["'](?:node:[\\w/]+|(?:${modules.join("|")}))["']`);
+    const nodeImport = new RegExp(
+      `(?:\\bfrom|\\bimport|\\brequire)\\s*\\(?\\s*["'](?:node:[\\w/]+|(?:${modules.join("|")}))["']`,
+    );
     expect(bundle.code).not.toMatch(nodeImport);
     expect(bundle.code).not.toMatch(/(?<![\w.])Buffer\s*[.(]/);
   });
@@ -92,7 +102,13 @@ describe("x402-pay in headless Chromium (browser bundle)", () => {
     // the reference seller's body is `{}`: there is no challenge to read.
     expect(result).toMatchObject({
       ok: false,
-      error: { name: "ChallengeNotFoundError", code: "CHALLENGE_NOT_FOUND", phase: "challenge", isX402Error: true, isChallengeNotFoundError: true },
+      error: {
+        name: "ChallengeNotFoundError",
+        code: "CHALLENGE_NOT_FOUND",
+        phase: "challenge",
+        isX402Error: true,
+        isChallengeNotFoundError: true,
+      },
       signed: 0,
     });
     if (result.ok) throw new Error("unreachable");
@@ -112,6 +128,8 @@ describe("x402-pay in headless Chromium (browser bundle)", () => {
       ["GET", true],
     ]);
     // The paid request was preflighted, and the preflight asked for the payment header.
-    expect(seller.seen.filter((f) => f.method === "OPTIONS").map((f) => f.requestHeaders)).toEqual(["payment-signature"]);
+    expect(seller.seen.filter((f) => f.method === "OPTIONS").map((f) => f.requestHeaders)).toEqual([
+      "payment-signature",
+    ]);
   });
 });

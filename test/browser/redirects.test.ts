@@ -43,7 +43,10 @@ const vias = ["fetch", "axios", "axios-fetch"] as const;
 /** What reached a site (preflights aside): method, path, whether it carried PAYMENT-SIGNATURE, the status it got. */
 const rows = (site: Site) => site.requests().map((s) => [s.method, s.path, Boolean(s.paymentSignature), s.status]);
 
-/** Pays `request` from a page on `origin` with a fresh funded buyer; returns the result and the buyer's starting balances. */
+/**
+ * Pays `request` from a page on `origin` with a fresh funded buyer; returns the result and the buyer's starting
+ * balances.
+ */
 async function payFrom(origin: string, request: PageRequest) {
   const buyer = await fundedBuyer(h.stack.usdc);
   const before = await balances(buyer);
@@ -58,7 +61,9 @@ function expectError(result: PageResult, code: string): Extract<PageResult, { ok
   return result;
 }
 
-/** The payment left and no answer tells how it ended: PAYMENT_OUTCOME_UNKNOWN, with the signed header, reported once. */
+/**
+ * The payment left and no answer tells how it ended: PAYMENT_OUTCOME_UNKNOWN, with the signed header, reported once.
+ */
 function expectOutcomeUnknown(result: PageResult) {
   const failed = expectError(result, "PAYMENT_OUTCOME_UNKNOWN");
   expect(failed.error.hasPaymentHeader).toBe(true);
@@ -67,7 +72,11 @@ function expectOutcomeUnknown(result: PageResult) {
 }
 
 /** Exactly one price moved, in the transaction a site saw the seller report (the page never saw it). */
-async function expectSettledOnceAt(seen: Site["seen"][number] | undefined, buyer: Buyer, before: { buyer: bigint; seller: bigint }) {
+async function expectSettledOnceAt(
+  seen: Site["seen"][number] | undefined,
+  buyer: Buyer,
+  before: { buyer: bigint; seller: bigint },
+) {
   expect(await paidSince(buyer, before)).toBe(PRICE_ATOMIC);
   const settlement = settlementOf(seen);
   expect(settlement).toMatchObject({ success: true, payer: buyer.address });
@@ -78,26 +87,41 @@ describe.each(vias)("%s in the page, seller on the page's origin: redirects of t
   // axios sends the unpaid request by XHR (its default adapter); the paid one never goes that way.
   const xhr = via === "axios" ? 1 : 0;
 
-  it.each([302, 307])("a %i to another same-origin path, before the seller: paid once there, the receipt has the settlement", async (status) => {
-    const site = await startSite({ upstream: h.stack.seller.url, answer: redirectPaid("/moved/weather", status, "/weather") });
-    const { buyer, before, result } = await payFrom(site.url, { url: "/moved/weather", via });
+  it.each([302, 307])(
+    "a %i to another same-origin path, before the seller: paid once there, the receipt has the settlement",
+    async (status) => {
+      const site = await startSite({
+        upstream: h.stack.seller.url,
+        answer: redirectPaid("/moved/weather", status, "/weather"),
+      });
+      const { buyer, before, result } = await payFrom(site.url, { url: "/moved/weather", via });
 
-    await expectPaid(result, buyer, before, WEATHER);
-    expect(result).toMatchObject({ signed: 1, xhr, outcomes: [{ settled: true, transaction: result.ok && result.receipt?.transaction }] });
-    // The browser followed within the origin, with the payment header, and the seller settled there.
-    expect(rows(site)).toEqual([
-      ["GET", "/moved/weather", false, 402],
-      ["GET", "/moved/weather", true, status],
-      ["GET", "/weather", true, 200],
-    ]);
-    expect(site.seen[2]!.paymentSignature).toBe(site.seen[1]!.paymentSignature);
-    expect(settlementOf(site.seen[2])?.transaction).toBe(result.ok && result.receipt?.transaction);
-  });
+      await expectPaid(result, buyer, before, WEATHER);
+      expect(result).toMatchObject({
+        signed: 1,
+        xhr,
+        outcomes: [{ settled: true, transaction: result.ok && result.receipt?.transaction }],
+      });
+      // The browser followed within the origin, with the payment header, and the seller settled there.
+      expect(rows(site)).toEqual([
+        ["GET", "/moved/weather", false, 402],
+        ["GET", "/moved/weather", true, status],
+        ["GET", "/weather", true, 200],
+      ]);
+      expect(site.seen[2]!.paymentSignature).toBe(site.seen[1]!.paymentSignature);
+      expect(settlementOf(site.seen[2])?.transaction).toBe(result.ok && result.receipt?.transaction);
+    },
+  );
 
   it("a POST redirected 307 to another same-origin path: the browser sends the body again, paid once there", async () => {
     const site = await startSite({ upstream: h.stack.seller.url, answer: redirectPaid("/moved/echo", 307, "/echo") });
     const payload = { question: "Prémium ✓", n: [1, 2, 3] };
-    const { buyer, before, result } = await payFrom(site.url, { url: "/moved/echo", method: "POST", json: payload, via });
+    const { buyer, before, result } = await payFrom(site.url, {
+      url: "/moved/echo",
+      method: "POST",
+      json: payload,
+      via,
+    });
 
     await expectPaid(result, buyer, before, payload);
     expect(result).toMatchObject({ signed: 1, xhr });
@@ -122,7 +146,12 @@ describe.each(vias)("%s in the page, seller on the page's origin: redirects of t
     // PAYMENT-RESPONSE came on the 302, which the browser followed without showing it: the receipt
     // records a paid 200 whose settlement x402-pay could not see, and the payment counts as made.
     if (!result.ok) throw new Error("unreachable");
-    expect(result.receipt).toMatchObject({ status: 200, settled: false, payer: buyer.address, amount: String(PRICE_ATOMIC) });
+    expect(result.receipt).toMatchObject({
+      status: 200,
+      settled: false,
+      payer: buyer.address,
+      amount: String(PRICE_ATOMIC),
+    });
     expect(result.receipt?.settlement).toBeUndefined();
     expect(result.outcomes).toEqual([{ settled: true }]);
   });
@@ -142,20 +171,26 @@ describe.each(vias)("%s in the page, seller on the page's origin: redirects of t
     expectOutcomeUnknown(result);
   });
 
-  it.each([302, 307])("a %i to another origin, before the seller: never followed there, PAYMENT_OUTCOME_UNKNOWN, nothing settles", async (status) => {
-    const elsewhere = await startSite({ cors: "any" });
-    const site = await startSite({ upstream: h.stack.seller.url, answer: redirectPaid("/moved/weather", status, `${elsewhere.url}/weather`) });
-    const { buyer, before, result } = await payFrom(site.url, { url: "/moved/weather", via });
+  it.each([302, 307])(
+    "a %i to another origin, before the seller: never followed there, PAYMENT_OUTCOME_UNKNOWN, nothing settles",
+    async (status) => {
+      const elsewhere = await startSite({ cors: "any" });
+      const site = await startSite({
+        upstream: h.stack.seller.url,
+        answer: redirectPaid("/moved/weather", status, `${elsewhere.url}/weather`),
+      });
+      const { buyer, before, result } = await payFrom(site.url, { url: "/moved/weather", via });
 
-    expect(elsewhere.seen).toEqual([]); // not even a preflight
-    expect(rows(site)).toEqual([
-      ["GET", "/moved/weather", false, 402],
-      ["GET", "/moved/weather", true, status],
-    ]);
-    expectOutcomeUnknown(result);
-    expect(result.xhr).toBe(xhr);
-    expect(await balances(buyer)).toEqual(before);
-  });
+      expect(elsewhere.seen).toEqual([]); // not even a preflight
+      expect(rows(site)).toEqual([
+        ["GET", "/moved/weather", false, 402],
+        ["GET", "/moved/weather", true, status],
+      ]);
+      expectOutcomeUnknown(result);
+      expect(result.xhr).toBe(xhr);
+      expect(await balances(buyer)).toEqual(before);
+    },
+  );
 
   it("the seller settles and redirects to another origin: never followed there, PAYMENT_OUTCOME_UNKNOWN, paid once", async () => {
     const elsewhere = await startSite({ cors: "any" });
@@ -176,44 +211,54 @@ describe.each(vias)("%s in the page, seller on the page's origin: redirects of t
 describe.each(vias)("%s in the page, seller on another origin with full CORS: redirects of the paid request", (via) => {
   const xhr = via === "axios" ? 1 : 0;
 
-  it.each(["the seller's origin", "a third origin"])("a 307 to %s, before the seller: not followed, PAYMENT_OUTCOME_UNKNOWN, nothing settles", async (where) => {
-    const third = await startSite({ cors: "any" });
-    const seller = await startSite({
-      upstream: h.stack.seller.url,
-      cors: "expose",
-      answer: redirectPaid("/moved/weather", 307, where === "a third origin" ? `${third.url}/weather` : "/weather"),
-    });
-    const page = await startSite();
-    const { buyer, before, result } = await payFrom(page.url, { url: `${seller.url}/moved/weather`, via });
+  it.each(["the seller's origin", "a third origin"])(
+    "a 307 to %s, before the seller: not followed, PAYMENT_OUTCOME_UNKNOWN, nothing settles",
+    async (where) => {
+      const third = await startSite({ cors: "any" });
+      const seller = await startSite({
+        upstream: h.stack.seller.url,
+        cors: "expose",
+        answer: redirectPaid("/moved/weather", 307, where === "a third origin" ? `${third.url}/weather` : "/weather"),
+      });
+      const page = await startSite();
+      const { buyer, before, result } = await payFrom(page.url, { url: `${seller.url}/moved/weather`, via });
 
-    // The redirect came back opaque and went no further: neither the target nor anything else was asked.
-    expect(third.seen).toEqual([]);
-    expect(page.seen).toEqual([]);
-    expect(rows(seller)).toEqual([
-      ["GET", "/moved/weather", false, 402],
-      ["GET", "/moved/weather", true, 307],
-    ]);
-    const failed = expectOutcomeUnknown(result);
-    expect(failed.error.cause).toMatch(/redirected/);
-    expect(result.xhr).toBe(xhr);
-    expect(await balances(buyer)).toEqual(before);
-  });
+      // The redirect came back opaque and went no further: neither the target nor anything else was asked.
+      expect(third.seen).toEqual([]);
+      expect(page.seen).toEqual([]);
+      expect(rows(seller)).toEqual([
+        ["GET", "/moved/weather", false, 402],
+        ["GET", "/moved/weather", true, 307],
+      ]);
+      const failed = expectOutcomeUnknown(result);
+      expect(failed.error.cause).toMatch(/redirected/);
+      expect(result.xhr).toBe(xhr);
+      expect(await balances(buyer)).toEqual(before);
+    },
+  );
 
-  it.each(["the seller's origin", "a third origin"])("the seller settles and redirects to %s: not followed, PAYMENT_OUTCOME_UNKNOWN, paid once", async (where) => {
-    const third = await startSite({ cors: "any" });
-    const seller = await startSite({ upstream: h.stack.seller.url, cors: "expose" });
-    const page = await startSite();
-    const path = `/redirect?to=${where === "a third origin" ? `${third.url}/landing` : "/free"}`;
-    const { buyer, before, result } = await payFrom(page.url, { url: `${seller.url}${path}`, via });
+  it.each(["the seller's origin", "a third origin"])(
+    "the seller settles and redirects to %s: not followed, PAYMENT_OUTCOME_UNKNOWN, paid once",
+    async (where) => {
+      const third = await startSite({ cors: "any" });
+      const seller = await startSite({ upstream: h.stack.seller.url, cors: "expose" });
+      const page = await startSite();
+      const path = `/redirect?to=${where === "a third origin" ? `${third.url}/landing` : "/free"}`;
+      const { buyer, before, result } = await payFrom(page.url, { url: `${seller.url}${path}`, via });
 
-    expect(third.seen).toEqual([]);
-    expect(rows(seller)).toEqual([
-      ["GET", path, false, 402],
-      ["GET", path, true, 302],
-    ]);
-    expectOutcomeUnknown(result);
-    await expectSettledOnceAt(seller.seen.find((s) => s.paymentSignature), buyer, before);
-  });
+      expect(third.seen).toEqual([]);
+      expect(rows(seller)).toEqual([
+        ["GET", path, false, 402],
+        ["GET", path, true, 302],
+      ]);
+      expectOutcomeUnknown(result);
+      await expectSettledOnceAt(
+        seller.seen.find((s) => s.paymentSignature),
+        buyer,
+        before,
+      );
+    },
+  );
 });
 
 describe("a seller on another origin whose preflight does not allow PAYMENT-SIGNATURE", () => {
@@ -223,23 +268,32 @@ describe("a seller on another origin whose preflight does not allow PAYMENT-SIGN
     ["axios", "GET", { url: "/weather", method: "GET" }],
     ["axios", "POST", { url: "/echo", method: "POST", json: { n: 1 } }],
     ["axios-fetch", "GET", { url: "/weather", method: "GET" }],
-  ] as const)("%s, %s: PAYMENT_NOT_SENT naming Access-Control-Allow-Headers, the seller never sees the payment", async (via, _, request) => {
-    // Origin allowed, PAYMENT-REQUIRED and PAYMENT-RESPONSE exposed, but the preflight allows Content-Type only.
-    const seller = await startSite({ upstream: h.stack.seller.url, cors: "expose-no-payment-header" });
-    const page = await startSite();
-    const { buyer, before, result } = await payFrom(page.url, { ...request, url: `${seller.url}${request.url}`, via });
+  ] as const)(
+    "%s, %s: PAYMENT_NOT_SENT naming Access-Control-Allow-Headers, the seller never sees the payment",
+    async (via, _, request) => {
+      // Origin allowed, PAYMENT-REQUIRED and PAYMENT-RESPONSE exposed, but the preflight allows Content-Type only.
+      const seller = await startSite({ upstream: h.stack.seller.url, cors: "expose-no-payment-header" });
+      const page = await startSite();
+      const { buyer, before, result } = await payFrom(page.url, {
+        ...request,
+        url: `${seller.url}${request.url}`,
+        via,
+      });
 
-    // The browser asked for the header in a preflight, was refused, and sent nothing with it.
-    expect(seller.seen.filter((s) => s.paymentSignature)).toEqual([]);
-    expect(seller.seen.some((s) => s.method === "OPTIONS" && s.requestHeaders?.split(",").includes("payment-signature"))).toBe(true);
-    expect(seller.requests().filter((s) => s.method === request.method)).toHaveLength(1); // the unpaid request only
-    const failed = expectError(result, "PAYMENT_NOT_SENT");
-    expect(failed.error).toMatchObject({ name: "PaymentNotSentError", phase: "send", hasPaymentHeader: true });
-    expect(failed.error.message).toMatch(/Access-Control-Allow-Headers/);
-    expect(failed.error.message).toMatch(/PAYMENT-SIGNATURE/);
-    expect(result).toMatchObject({ signed: 1, outcomes: [{ settled: false, code: "PAYMENT_NOT_SENT" }] });
-    expect(await balances(buyer)).toEqual(before);
-  });
+      // The browser asked for the header in a preflight, was refused, and sent nothing with it.
+      expect(seller.seen.filter((s) => s.paymentSignature)).toEqual([]);
+      expect(
+        seller.seen.some((s) => s.method === "OPTIONS" && s.requestHeaders?.split(",").includes("payment-signature")),
+      ).toBe(true);
+      expect(seller.requests().filter((s) => s.method === request.method)).toHaveLength(1); // the unpaid request only
+      const failed = expectError(result, "PAYMENT_NOT_SENT");
+      expect(failed.error).toMatchObject({ name: "PaymentNotSentError", phase: "send", hasPaymentHeader: true });
+      expect(failed.error.message).toMatch(/Access-Control-Allow-Headers/);
+      expect(failed.error.message).toMatch(/PAYMENT-SIGNATURE/);
+      expect(result).toMatchObject({ signed: 1, outcomes: [{ settled: false, code: "PAYMENT_NOT_SENT" }] });
+      expect(await balances(buyer)).toEqual(before);
+    },
+  );
 });
 
 describe("a seller on another origin with full CORS that drops the connection of the paid request", () => {
@@ -266,7 +320,10 @@ describe("a seller on another origin with full CORS that drops the connection of
 
 describe.each(vias)("%s in the page: a first request the browser redirected to a 402", (via) => {
   it("a GET is paid where the 402 came from", async () => {
-    const site = await startSite({ upstream: h.stack.seller.url, answer: redirectAll("/moved/weather", 302, "/weather") });
+    const site = await startSite({
+      upstream: h.stack.seller.url,
+      answer: redirectAll("/moved/weather", 302, "/weather"),
+    });
     const { buyer, before, result } = await payFrom(site.url, { url: "/moved/weather", via });
 
     await expectPaid(result, buyer, before, WEATHER);
@@ -282,7 +339,12 @@ describe.each(vias)("%s in the page: a first request the browser redirected to a
 
   it("a POST is refused before signing: BODY_NOT_REPLAYABLE, nothing signed, nothing paid", async () => {
     const site = await startSite({ upstream: h.stack.seller.url, answer: redirectAll("/moved/echo", 307, "/echo") });
-    const { buyer, before, result } = await payFrom(site.url, { url: "/moved/echo", method: "POST", json: { n: 1 }, via });
+    const { buyer, before, result } = await payFrom(site.url, {
+      url: "/moved/echo",
+      method: "POST",
+      json: { n: 1 },
+      via,
+    });
 
     const failed = expectError(result, "BODY_NOT_REPLAYABLE");
     expect(failed.error.hasPaymentHeader).toBe(false);

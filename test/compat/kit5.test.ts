@@ -27,7 +27,9 @@ describe("x402-pay/svm with @solana/kit 5", () => {
       extra: { feePayer: FEE_PAYER },
     };
     const client = createX402Client({ schemes: [exactSvm({ signer: buyer, rpc })] });
-    const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: "https://a.example/x" }, accepts: [requirement] }) });
+    const challenge = parseChallenge({
+      header: encodeBase64Json({ x402Version: 2, resource: { url: "https://a.example/x" }, accepts: [requirement] }),
+    });
     const payment = await engineOf(client).createPayment(challenge, { url: "https://a.example/x", method: "GET" });
 
     const wire = kit.getBase64Encoder().encode((payment.payload.payload as { transaction: string }).transaction);
@@ -41,6 +43,8 @@ describe("x402-pay/svm with @solana/kit 5", () => {
       "MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr",
     ]);
     expect(tx.signatures[FEE_PAYER as kit.Address]).toBeNull();
-    expect(await kit.verifySignature(buyer.keyPair.publicKey, tx.signatures[buyer.address]!, tx.messageBytes)).toBe(true);
+    expect(await kit.verifySignature(buyer.keyPair.publicKey, tx.signatures[buyer.address]!, tx.messageBytes)).toBe(
+      true,
+    );
   });
 });

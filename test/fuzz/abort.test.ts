@@ -36,7 +36,9 @@ describe("createPayment for a request already aborted", () => {
     const controller = new AbortController();
     controller.abort();
     const challenge = parseChallenge({ header: encodeHeader(v2Challenge()) });
-    await expect(engineOf(client).createPayment(challenge, { url: `${SELLER}${PATH}`, method: "GET", signal: controller.signal })).rejects.toMatchObject({ code: "ABORTED" });
+    await expect(
+      engineOf(client).createPayment(challenge, { url: `${SELLER}${PATH}`, method: "GET", signal: controller.signal }),
+    ).rejects.toMatchObject({ code: "ABORTED" });
     expect(calls).toHaveLength(0);
   });
 });

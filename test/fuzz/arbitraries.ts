@@ -20,23 +20,37 @@ export const MINT = "EPjFWdd5AufqSSqeM2qN1xzybapC2G4wEGkZwyTDt1v";
 export const ABSENT: unique symbol = Symbol("absent");
 type Maybe = unknown;
 
-/** Builds a plain object from entries, leaving out ABSENT values; `__proto__` becomes an own key, as JSON.parse makes it. */
+/**
+ * Builds a plain object from entries, leaving out ABSENT values; `__proto__` becomes an own key, as JSON.parse makes
+ * it.
+ */
 export function object(entries: [string, Maybe][]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of entries) {
-    if (value !== ABSENT) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    if (value !== ABSENT)
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
 
 /** A field: usually one of `valid`, sometimes `invalid`, sometimes absent. `bias` is the weight of valid. */
 function field(valid: fc.Arbitrary<unknown>, invalid: fc.Arbitrary<unknown>, bias: number): fc.Arbitrary<Maybe> {
-  return fc.oneof({ arbitrary: valid, weight: bias }, { arbitrary: invalid, weight: 1 }, { arbitrary: fc.constant(ABSENT), weight: 1 });
+  return fc.oneof(
+    { arbitrary: valid, weight: bias },
+    { arbitrary: invalid, weight: 1 },
+    { arbitrary: fc.constant(ABSENT), weight: 1 },
+  );
 }
 
 // ------------------------------------------------------------------------------ values
 
-const scalar = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ maxLength: 8 }));
+const scalar = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.string({ maxLength: 8 }),
+);
 
 /** Strings of any UTF-16 code units, lone surrogates included. */
 export const anyText = fc.oneof(
@@ -53,14 +67,19 @@ export function nest(depth: number, array: boolean, leaf: unknown = 1): unknown 
   for (let i = 0; i < depth; i++) value = array ? [value] : { a: value };
   // fast-check prints counterexamples recursively: name deep values instead (not enumerable, so
   // JSON, Object.values and deep equality ignore it).
-  Object.defineProperty(value, fc.toStringMethod, { value: () => `nest(${depth}, ${array ? "[]" : "{}"}, ${JSON.stringify(leaf)})` });
+  Object.defineProperty(value, fc.toStringMethod, {
+    value: () => `nest(${depth}, ${array ? "[]" : "{}"}, ${JSON.stringify(leaf)})`,
+  });
   return value;
 }
 
 /** Nesting around the 32-level limit, and now and then far beyond it. */
 export const deep = fc
   .record({
-    depth: fc.oneof({ arbitrary: fc.integer({ min: 28, max: 36 }), weight: 8 }, { arbitrary: fc.constantFrom(64, 2_000), weight: 1 }),
+    depth: fc.oneof(
+      { arbitrary: fc.integer({ min: 28, max: 36 }), weight: 8 },
+      { arbitrary: fc.constantFrom(64, 2_000), weight: 1 },
+    ),
     array: fc.boolean(),
     leaf: scalar,
   })
@@ -81,7 +100,10 @@ const junk = fc.oneof(
 /** Object keys, including ones that are special on Object.prototype. */
 const key = fc.oneof(
   { arbitrary: fc.string({ maxLength: 10 }), weight: 4 },
-  { arbitrary: fc.constantFrom("__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "then", "length"), weight: 1 },
+  {
+    arbitrary: fc.constantFrom("__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "then", "length"),
+    weight: 1,
+  },
 );
 
 /** Fields no version defines. */
@@ -120,7 +142,10 @@ export const assetAddress = fc.oneof(
 export const payToAddress = fc.oneof(
   { arbitrary: fc.constantFrom(PAY_TO, PAY_TO, OTHER_PAY_TO), weight: 6 },
   { arbitrary: addressVariant(fc.oneof(fc.constantFrom(PAY_TO, OTHER_PAY_TO), randomAddress)), weight: 3 },
-  { arbitrary: fc.constantFrom(ZERO, ZERO.toUpperCase().replace("0X", "0x"), MINT, "1".repeat(32), "0x1234"), weight: 1 },
+  {
+    arbitrary: fc.constantFrom(ZERO, ZERO.toUpperCase().replace("0X", "0x"), MINT, "1".repeat(32), "0x1234"),
+    weight: 1,
+  },
 );
 
 const UINT256_MAX = (1n << 256n) - 1n;
@@ -128,7 +153,19 @@ const UINT256_MAX = (1n << 256n) - 1n;
 /** Amounts the wire allows: around the $1 cap of 6-decimal tokens, zero, the uint256 edge. */
 export const validAmount = fc.oneof(
   { arbitrary: fc.bigInt({ min: 0n, max: 2_000_000n }).map(String), weight: 6 },
-  { arbitrary: fc.constantFrom("0", "10000", "999999", "1000000", "1000001", "00010000", UINT256_MAX.toString(), `0${"9".repeat(77)}`), weight: 2 },
+  {
+    arbitrary: fc.constantFrom(
+      "0",
+      "10000",
+      "999999",
+      "1000000",
+      "1000001",
+      "00010000",
+      UINT256_MAX.toString(),
+      `0${"9".repeat(77)}`,
+    ),
+    weight: 2,
+  },
   { arbitrary: fc.bigInt({ min: 0n, max: UINT256_MAX }).map(String), weight: 1 },
   { arbitrary: fc.bigInt({ min: 0n, max: 10n ** 21n }).map(String), weight: 1 },
 );
@@ -136,8 +173,22 @@ export const validAmount = fc.oneof(
 /** Amounts it does not: decimals, signs, exponents, hex, non-ASCII digits, 79 digits, 2^256, numbers. */
 export const invalidAmount = fc.oneof(
   fc.constantFrom(
-    "0.1", "-1", "1e6", "", " 1", "1 ", "0x10", "+1", "١٢", "１", "1_000", "9".repeat(79), `1${"0".repeat(78)}`,
-    (1n << 256n).toString(), "NaN", "Infinity",
+    "0.1",
+    "-1",
+    "1e6",
+    "",
+    " 1",
+    "1 ",
+    "0x10",
+    "+1",
+    "١٢",
+    "１",
+    "1_000",
+    "9".repeat(79),
+    `1${"0".repeat(78)}`,
+    (1n << 256n).toString(),
+    "NaN",
+    "Infinity",
   ),
   fc.constantFrom(10000, 0, -1, 1.5, null, true),
   junk,
@@ -154,8 +205,15 @@ export const caip2Network = fc.oneof(
   { arbitrary: evmNetwork, weight: 8 },
   {
     arbitrary: fc.constantFrom(
-      "eip155:0", "eip155:01", "eip155:9007199254740993", "eip155:99999999999999999", "eip155:abc", "eip155:0x14a34",
-      SOLANA_MAINNET, "cosmos:cosmoshub-4", `eip155:${"1".repeat(64)}`,
+      "eip155:0",
+      "eip155:01",
+      "eip155:9007199254740993",
+      "eip155:99999999999999999",
+      "eip155:abc",
+      "eip155:0x14a34",
+      SOLANA_MAINNET,
+      "cosmos:cosmoshub-4",
+      `eip155:${"1".repeat(64)}`,
     ),
     weight: 2,
   },
@@ -163,7 +221,17 @@ export const caip2Network = fc.oneof(
 );
 
 const invalidNetwork = fc.oneof(
-  fc.constantFrom("", "eip155:", "EIP155:8453", "eip155:84532 ", " eip155:8453", "eip155", "ab:1", `eip155:${"1".repeat(65)}`, "eip155:8453\n"),
+  fc.constantFrom(
+    "",
+    "eip155:",
+    "EIP155:8453",
+    "eip155:84532 ",
+    " eip155:8453",
+    "eip155",
+    "ab:1",
+    `eip155:${"1".repeat(65)}`,
+    "eip155:8453\n",
+  ),
   fc.constantFrom(8453, null, ["eip155:8453"]),
   anyText,
 );
@@ -171,7 +239,10 @@ const invalidNetwork = fc.oneof(
 const v1NetworkName = fc.oneof(
   { arbitrary: fc.constantFrom("base-sepolia", "base"), weight: 6 },
   { arbitrary: fc.constantFrom(...Object.keys(V1_CHAIN_IDS)), weight: 2 },
-  { arbitrary: fc.constantFrom("solana-devnet", "base_sepolia", "Base", "__proto__", "constructor", "toString"), weight: 1 },
+  {
+    arbitrary: fc.constantFrom("solana-devnet", "base_sepolia", "Base", "__proto__", "constructor", "toString"),
+    weight: 1,
+  },
   { arbitrary: caip2Network, weight: 1 },
 );
 
@@ -183,7 +254,10 @@ const timeout = fc.oneof(
 );
 const invalidTimeout = fc.oneof(
   { arbitrary: fc.constantFrom(0, -1, 1.5, "60", null, 2 ** 53, 1e300, -0), weight: 3 },
-  { arbitrary: fc.double({ min: -1e6, max: 1e20, noNaN: true }).filter((n) => !Number.isSafeInteger(n) || n <= 0), weight: 2 },
+  {
+    arbitrary: fc.double({ min: -1e6, max: 1e20, noNaN: true }).filter((n) => !Number.isSafeInteger(n) || n <= 0),
+    weight: 2,
+  },
   { arbitrary: junk, weight: 1 },
 );
 
@@ -228,17 +302,60 @@ function requirement(version: 1 | 2, bias: Bias): fc.Arbitrary<unknown> {
   const b = bias.field;
   const t = (typical: fc.Arbitrary<unknown>, varied: fc.Arbitrary<unknown>) => usually(bias, typical, varied);
   const known: [string, fc.Arbitrary<Maybe>][] = [
-    ["scheme", field(t(fc.constant("exact"), fc.oneof(fc.constantFrom("upto", "EXACT"), fc.string({ minLength: 1, maxLength: 6 }))), fc.constantFrom("", 1, null, ["exact"]), b)],
-    ["network", field(version === 2 ? t(fc.constant("eip155:84532"), caip2Network) : t(fc.constant("base-sepolia"), v1NetworkName), invalidNetwork, b)],
-    [version === 2 ? "amount" : "maxAmountRequired", field(t(fc.bigInt({ min: 0n, max: 1_200_000n }).map(String), validAmount), invalidAmount, b)],
+    [
+      "scheme",
+      field(
+        t(fc.constant("exact"), fc.oneof(fc.constantFrom("upto", "EXACT"), fc.string({ minLength: 1, maxLength: 6 }))),
+        fc.constantFrom("", 1, null, ["exact"]),
+        b,
+      ),
+    ],
+    [
+      "network",
+      field(
+        version === 2 ? t(fc.constant("eip155:84532"), caip2Network) : t(fc.constant("base-sepolia"), v1NetworkName),
+        invalidNetwork,
+        b,
+      ),
+    ],
+    [
+      version === 2 ? "amount" : "maxAmountRequired",
+      field(t(fc.bigInt({ min: 0n, max: 1_200_000n }).map(String), validAmount), invalidAmount, b),
+    ],
     ["asset", field(t(fc.constant(USDC_BASE_SEPOLIA), assetAddress), fc.constantFrom("", 0, null, {}), b)],
-    ["payTo", field(t(fc.constantFrom(PAY_TO, OTHER_PAY_TO), payToAddress), fc.constantFrom("", 1234, null, {}, [PAY_TO]), b)],
+    [
+      "payTo",
+      field(t(fc.constantFrom(PAY_TO, OTHER_PAY_TO), payToAddress), fc.constantFrom("", 1234, null, {}, [PAY_TO]), b),
+    ],
     ["maxTimeoutSeconds", field(t(fc.constantFrom(60, 300, 3600), timeout), invalidTimeout, b)],
-    ["extra", fc.oneof({ arbitrary: t(fc.constant({ name: "USDC", version: "2" }), extraValue), weight: b }, { arbitrary: fc.constantFrom([], "USDC", 5, [{ name: "USDC" }]), weight: 1 }, { arbitrary: fc.constant(ABSENT), weight: 1 })],
+    [
+      "extra",
+      fc.oneof(
+        { arbitrary: t(fc.constant({ name: "USDC", version: "2" }), extraValue), weight: b },
+        { arbitrary: fc.constantFrom([], "USDC", 5, [{ name: "USDC" }]), weight: 1 },
+        { arbitrary: fc.constant(ABSENT), weight: 1 },
+      ),
+    ],
   ];
   if (version === 1) {
     known.push(
-      ["resource", field(t(fc.constant(RESOURCE), fc.constantFrom("https://other.example/premium", "HTTPS://SELLER.EXAMPLE/x", "/premium", "https://[::1", "ftp://other.example/x")), fc.constantFrom(5, null, {}), b)],
+      [
+        "resource",
+        field(
+          t(
+            fc.constant(RESOURCE),
+            fc.constantFrom(
+              "https://other.example/premium",
+              "HTTPS://SELLER.EXAMPLE/x",
+              "/premium",
+              "https://[::1",
+              "ftp://other.example/x",
+            ),
+          ),
+          fc.constantFrom(5, null, {}),
+          b,
+        ),
+      ],
       ["description", fc.constantFrom("", "premium data", ABSENT, 7)],
       ["mimeType", fc.constantFrom("application/json", ABSENT, null)],
     );
@@ -246,17 +363,27 @@ function requirement(version: 1 | 2, bias: Bias): fc.Arbitrary<unknown> {
   const shaped = fc
     .tuple(unknownFields, fc.tuple(...known.map(([, arb]) => arb)))
     // Unknown fields first, so a known field of the same name overwrites them unless it is absent.
-    .map(([unknown, values]) => object([...unknown, ...known.map(([name], i) => [name, values[i]] as [string, Maybe])]));
+    .map(([unknown, values]) =>
+      object([...unknown, ...known.map(([name], i) => [name, values[i]] as [string, Maybe])]),
+    );
   return fc.oneof({ arbitrary: shaped, weight: 30 }, { arbitrary: junk, weight: 1 });
 }
 
 function accepts(version: 1 | 2, bias: Bias, maxLength: number): fc.Arbitrary<unknown> {
   // Empty now and then (an auth-only route); otherwise one or more.
-  const list = fc.oneof({ arbitrary: fc.array(requirement(version, bias), { minLength: 1, maxLength }), weight: 8 }, { arbitrary: fc.constant([]), weight: 1 });
+  const list = fc.oneof(
+    { arbitrary: fc.array(requirement(version, bias), { minLength: 1, maxLength }), weight: 8 },
+    { arbitrary: fc.constant([]), weight: 1 },
+  );
   return fc.oneof(
     { arbitrary: list, weight: bias.envelope * 4 },
     { arbitrary: fc.constantFrom(null, "exact", {}, { 0: {} }), weight: 1 },
-    { arbitrary: fc.tuple(requirement(version, bias), fc.integer({ min: 100, max: 2_000 })).map(([r, n]) => new Array(n).fill(r)), weight: 1 },
+    {
+      arbitrary: fc
+        .tuple(requirement(version, bias), fc.integer({ min: 100, max: 2_000 }))
+        .map(([r, n]) => new Array(n).fill(r)),
+      weight: 1,
+    },
     { arbitrary: huge, weight: 1 },
   );
 }
@@ -279,7 +406,15 @@ const resource = fc.oneof(
 const invalidResource = fc.constantFrom({ url: "" }, {}, RESOURCE, null, { url: 5 }, []);
 
 const extensions = fc.oneof(
-  { arbitrary: fc.constantFrom({}, null, { "sign-in-with-x": { info: { domain: "seller.example" } } }, { bazaar: { info: {}, schema: {} } }), weight: 3 },
+  {
+    arbitrary: fc.constantFrom(
+      {},
+      null,
+      { "sign-in-with-x": { info: { domain: "seller.example" } } },
+      { bazaar: { info: {}, schema: {} } },
+    ),
+    weight: 3,
+  },
   { arbitrary: fc.dictionary(key, junk, { maxKeys: 3 }), weight: 2 },
   { arbitrary: deep.map((d) => ({ bazaar: d })), weight: 1 },
 );
@@ -290,11 +425,22 @@ export function challenge(bias: Bias = HOSTILE, maxAccepts = 4): fc.Arbitrary<Re
   const build = (version: 1 | 2) =>
     fc
       .record({
-        x402Version: fc.oneof({ arbitrary: fc.constant(version), weight: e * 3 }, { arbitrary: fc.constantFrom(1, 2, "2", 3, 0, 2.5, null, ABSENT), weight: 1 }),
-        error: fc.oneof({ arbitrary: fc.constantFrom(ABSENT, "Payment required", "X-PAYMENT header is required"), weight: e }, { arbitrary: fc.constantFrom(5, null, {}), weight: 1 }, { arbitrary: anyText, weight: 1 }),
+        x402Version: fc.oneof(
+          { arbitrary: fc.constant(version), weight: e * 3 },
+          { arbitrary: fc.constantFrom(1, 2, "2", 3, 0, 2.5, null, ABSENT), weight: 1 },
+        ),
+        error: fc.oneof(
+          { arbitrary: fc.constantFrom(ABSENT, "Payment required", "X-PAYMENT header is required"), weight: e },
+          { arbitrary: fc.constantFrom(5, null, {}), weight: 1 },
+          { arbitrary: anyText, weight: 1 },
+        ),
         resource: version === 2 ? field(resource, invalidResource, e) : fc.constant(ABSENT),
         accepts: accepts(version, bias, maxAccepts),
-        extensions: fc.oneof({ arbitrary: fc.constant(ABSENT), weight: e }, { arbitrary: extensions, weight: 2 }, { arbitrary: fc.constantFrom([], "x", 5), weight: 1 }),
+        extensions: fc.oneof(
+          { arbitrary: fc.constant(ABSENT), weight: e },
+          { arbitrary: extensions, weight: 2 },
+          { arbitrary: fc.constantFrom([], "x", 5), weight: 1 },
+        ),
         unknown: unknownFields,
       })
       .map(({ unknown, ...known }) => object([...unknown, ...Object.entries(known)]));
@@ -311,18 +457,26 @@ export const headerFor = (json: string) =>
     { arbitrary: fc.constant(b64(json)), weight: 6 },
     { arbitrary: fc.constant(b64(json).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")), weight: 1 },
     { arbitrary: fc.constant(b64(json).replace(/=+$/, "")), weight: 1 },
-    { arbitrary: fc.constantFrom(" ", "\t", "\n", "\u00a0", "\ufeff").map((ws) => `${ws}${b64(json)}${ws}`), weight: 1 },
+    {
+      arbitrary: fc.constantFrom(" ", "\t", "\n", "\u00a0", "\ufeff").map((ws) => `${ws}${b64(json)}${ws}`),
+      weight: 1,
+    },
     {
       // One character inserted, removed or replaced.
-      arbitrary: fc.tuple(fc.nat(), fc.constantFrom("=", "-", "_", "+", "/", " ", "%", "é", "A", ""), fc.boolean()).map(([at, ch, replace]) => {
-        const text = b64(json);
-        const i = text.length === 0 ? 0 : at % text.length;
-        return text.slice(0, i) + ch + text.slice(replace ? i + 1 : i);
-      }),
+      arbitrary: fc
+        .tuple(fc.nat(), fc.constantFrom("=", "-", "_", "+", "/", " ", "%", "é", "A", ""), fc.boolean())
+        .map(([at, ch, replace]) => {
+          const text = b64(json);
+          const i = text.length === 0 ? 0 : at % text.length;
+          return text.slice(0, i) + ch + text.slice(replace ? i + 1 : i);
+        }),
       weight: 2,
     },
     { arbitrary: fc.nat().map((n) => b64(json).slice(0, n % (b64(json).length + 1))), weight: 1 },
-    { arbitrary: fc.constant(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)]).toString("base64")), weight: 1 },
+    {
+      arbitrary: fc.constant(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)]).toString("base64")),
+      weight: 1,
+    },
   );
 
 /** Headers that are not a base64 JSON object at all. */
@@ -336,7 +490,21 @@ export const strangeHeader = fc.oneof(
 
 /** Body texts and values that are not a challenge (or are challenge-like). */
 export const strangeBody = fc.oneof(
-  { arbitrary: fc.constantFrom(undefined, null, "", "{}", "<!doctype html><p>Pay to read</p>", '{"x402Version":', "[1,2,3]", '"x402Version"', "null", '{"x402Version":2}'), weight: 4 },
+  {
+    arbitrary: fc.constantFrom(
+      undefined,
+      null,
+      "",
+      "{}",
+      "<!doctype html><p>Pay to read</p>",
+      '{"x402Version":',
+      "[1,2,3]",
+      '"x402Version"',
+      "null",
+      '{"x402Version":2}',
+    ),
+    weight: 4,
+  },
   { arbitrary: anyText, weight: 4 },
   { arbitrary: anyJson, weight: 4 },
   { arbitrary: deep, weight: 2 },
@@ -352,7 +520,9 @@ export interface ChallengeInput {
   contentType?: string | null;
 }
 
-/** A challenge, delivered as a header, as a JSON body (text or parsed), or mangled; or something that is none of those. */
+/**
+ * A challenge, delivered as a header, as a JSON body (text or parsed), or mangled; or something that is none of those.
+ */
 export const challengeInput: fc.Arbitrary<ChallengeInput> = fc.oneof(
   {
     arbitrary: challenge().chain((c) => {

@@ -29,7 +29,12 @@ async function failure(work: Promise<unknown>) {
 
 describe("reading a 402 body: chunks that are not a Uint8Array", () => {
   it("reads ArrayBuffer and other views as their bytes, after a Uint8Array (was: RangeError from Uint8Array.set)", async () => {
-    const body = streamOf(bytes('{"x402'), bytes('Version":').buffer, new DataView(bytes("2,").buffer), new Uint16Array(bytes('"a":1}').buffer.slice(0, 6)));
+    const body = streamOf(
+      bytes('{"x402'),
+      bytes('Version":').buffer,
+      new DataView(bytes("2,").buffer),
+      new Uint16Array(bytes('"a":1}').buffer.slice(0, 6)),
+    );
     await expect(readBody(body, undefined)).resolves.toBe('{"x402Version":2,"a":1}');
   });
 

@@ -11,7 +11,10 @@ import { DEPTH_LIMIT, HEADER_LIMIT, expectedSettlement, referenceDecode } from "
 import { bounded, check, ensure } from "./params";
 
 const show = (v: unknown) => JSON.stringify(v)?.slice(0, 300);
-/** Equal JSON values (both sides come from JSON.parse of the same text, so key order agrees). Not recursive in JS: deep values are fine. */
+/**
+ * Equal JSON values (both sides come from JSON.parse of the same text, so key order agrees). Not recursive in JS: deep
+ * values are fine.
+ */
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Every string a header can hold, and base64-looking strings in particular. */
@@ -38,7 +41,8 @@ describe("fuzz: header codec", () => {
         const got = bounded(() => decodeBase64Json(text));
         const want = referenceDecode(text);
         ensure(got.ok === want.ok, () => `ok=${got.ok}, expected ${want.ok} for ${show(text)}`);
-        if (got.ok && want.ok) ensure(sameJson(got.value, want.value), () => `decoded ${show(got.value)}, expected ${show(want.value)}`);
+        if (got.ok && want.ok)
+          ensure(sameJson(got.value, want.value), () => `decoded ${show(got.value)}, expected ${show(want.value)}`);
         if (!got.ok) ensure(typeof got.reason === "string" && got.reason !== "", "a failure names its reason");
       }),
       300,
@@ -54,7 +58,10 @@ describe("fuzz: header codec", () => {
         if (form === "url") text = text.replace(/\+/g, "-").replace(/\//g, "_");
         const got = decodeBase64Json(text);
         const want = referenceDecode(text);
-        ensure(got.ok === want.ok && (!got.ok || sameJson(got.value, (want as { value: unknown }).value)), () => `mismatch on ${text}`);
+        ensure(
+          got.ok === want.ok && (!got.ok || sameJson(got.value, (want as { value: unknown }).value)),
+          () => `mismatch on ${text}`,
+        );
       }),
       200,
     );
@@ -65,7 +72,10 @@ describe("fuzz: header codec", () => {
       "encode/decode round trip",
       fc.property(fc.oneof(jsonWithAnyText, deep), (value) => {
         const header = encodeBase64Json(value);
-        ensure(header === Buffer.from(JSON.stringify(value), "utf8").toString("base64"), "standard padded base64 of UTF-8 JSON");
+        ensure(
+          header === Buffer.from(JSON.stringify(value), "utf8").toString("base64"),
+          "standard padded base64 of UTF-8 JSON",
+        );
         const decoded = decodeBase64Json(header);
         ensure(decoded.ok, "decodes");
         // JSON itself maps -0 to 0; everything else comes back as it went.
@@ -78,7 +88,8 @@ describe("fuzz: header codec", () => {
 
 describe("fuzz: decodeSettlement", () => {
   /** Settlement-like objects: each field usually well-formed, sometimes absent or retyped. */
-  const mostly = <T, U>(valid: fc.Arbitrary<T>, invalid: fc.Arbitrary<U>) => fc.oneof({ arbitrary: valid, weight: 8 }, { arbitrary: invalid, weight: 1 });
+  const mostly = <T, U>(valid: fc.Arbitrary<T>, invalid: fc.Arbitrary<U>) =>
+    fc.oneof({ arbitrary: valid, weight: 8 }, { arbitrary: invalid, weight: 1 });
   const settlement = fc
     .record(
       {
@@ -89,7 +100,13 @@ describe("fuzz: decodeSettlement", () => {
         transaction: mostly(fc.constantFrom("", `0x${"ab".repeat(32)}`), fc.constantFrom(0)),
         network: mostly(fc.constantFrom("eip155:84532", "base-sepolia"), fc.constantFrom(8453)),
         amount: mostly(fc.constantFrom("10000"), fc.constantFrom(10000)),
-        extensions: mostly(fc.oneof(fc.constantFrom(null, {}, { "offer-receipt": { info: {} } }), deep.map((d) => ({ d }))), fc.constantFrom([], "x")),
+        extensions: mostly(
+          fc.oneof(
+            fc.constantFrom(null, {}, { "offer-receipt": { info: {} } }),
+            deep.map((d) => ({ d })),
+          ),
+          fc.constantFrom([], "x"),
+        ),
         unknown: fc.jsonValue({ maxDepth: 2 }),
       },
       { requiredKeys: [] },

@@ -69,10 +69,12 @@ export const isAtomic = (v: unknown): v is string =>
   typeof v === "string" && /^[0-9]+$/.test(v) && v.length <= 78 && BigInt(v) <= UINT256_MAX;
 
 /** CAIP-2 `namespace:reference` (x402-pay allows references up to 64 characters). */
-export const isChainId = (v: unknown): v is string => typeof v === "string" && /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,64}$/.test(v);
+export const isChainId = (v: unknown): v is string =>
+  typeof v === "string" && /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,64}$/.test(v);
 
 /** A positive whole number of seconds, exactly representable. */
-const isTimeout = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v > 0 && v <= Number.MAX_SAFE_INTEGER;
+const isTimeout = (v: unknown): v is number =>
+  typeof v === "number" && Number.isInteger(v) && v > 0 && v <= Number.MAX_SAFE_INTEGER;
 
 /** PaymentRequirements (v2 §1.2, v1 §1.3): the fields x402-pay reads. Unknown fields are allowed. */
 export function isWireRequirement(r: unknown, version: 1 | 2): r is Record<string, unknown> {
@@ -86,10 +88,15 @@ export function isWireRequirement(r: unknown, version: 1 | 2): r is Record<strin
   if (!common) return false;
   return version === 2
     ? isChainId(r.network) && isAtomic(r.amount)
-    : nonEmptyString(r.network) && isAtomic(r.maxAmountRequired) && (r.resource === undefined || typeof r.resource === "string");
+    : nonEmptyString(r.network) &&
+        isAtomic(r.maxAmountRequired) &&
+        (r.resource === undefined || typeof r.resource === "string");
 }
 
-/** PaymentRequired (v2 §1.1, v1 §1.3), requirements aside: `accepts` must be an array, its elements are judged one by one. */
+/**
+ * PaymentRequired (v2 §1.1, v1 §1.3), requirements aside: `accepts` must be an array, its elements are judged one by
+ * one.
+ */
 export function isWireChallenge(c: unknown): c is Record<string, unknown> & { x402Version: 1 | 2; accepts: unknown[] } {
   if (!isObject(c) || nesting(c) > DEPTH_LIMIT) return false;
   if (c.x402Version !== 1 && c.x402Version !== 2) return false;
@@ -97,11 +104,18 @@ export function isWireChallenge(c: unknown): c is Record<string, unknown> & { x4
   if (c.error !== undefined && c.error !== null && typeof c.error !== "string") return false;
   if (!Array.isArray(c.accepts)) return false;
   if (c.extensions !== undefined && c.extensions !== null && !isObject(c.extensions)) return false;
-  if (c.x402Version === 2 && c.resource !== undefined && !(isObject(c.resource) && nonEmptyString(c.resource.url))) return false;
+  if (c.x402Version === 2 && c.resource !== undefined && !(isObject(c.resource) && nonEmptyString(c.resource.url)))
+    return false;
   return true;
 }
 
-export type ChallengeVerdict = { ok: true; challenge: Record<string, unknown> & { x402Version: 1 | 2; accepts: unknown[] }; source: "header" | "body" } | { ok: false; code: "INVALID_CHALLENGE" | "CHALLENGE_NOT_FOUND" };
+export type ChallengeVerdict =
+  | {
+      ok: true;
+      challenge: Record<string, unknown> & { x402Version: 1 | 2; accepts: unknown[] };
+      source: "header" | "body";
+    }
+  | { ok: false; code: "INVALID_CHALLENGE" | "CHALLENGE_NOT_FOUND" };
 
 /**
  * What reading a 402 must give (wire.md §3, x402-pay's lenient variant): the PAYMENT-REQUIRED header
@@ -123,7 +137,8 @@ export function expectedChallenge(input: { header: string | null | undefined; bo
       body = undefined;
     }
   }
-  if (typeof body !== "object" || body === null || !("x402Version" in body)) return { ok: false, code: "CHALLENGE_NOT_FOUND" };
+  if (typeof body !== "object" || body === null || !("x402Version" in body))
+    return { ok: false, code: "CHALLENGE_NOT_FOUND" };
   return isWireChallenge(body) ? { ok: true, challenge: body, source: "body" } : invalid;
 }
 
@@ -149,10 +164,27 @@ export function expectedSettlement(value: string | null | undefined): Record<str
 
 /** Legacy v1 names → chain id (evm.md §8). */
 export const V1_CHAIN_IDS: Readonly<Record<string, number>> = {
-  ethereum: 1, sepolia: 11155111, abstract: 2741, "abstract-testnet": 11124, "base-sepolia": 84532, base: 8453,
-  "avalanche-fuji": 43113, avalanche: 43114, iotex: 4689, sei: 1329, "sei-testnet": 1328, polygon: 137,
-  "polygon-amoy": 80002, peaq: 3338, story: 1514, educhain: 41923, "skale-base-sepolia": 324705682, megaeth: 4326,
-  monad: 143, stable: 988, "stable-testnet": 2201,
+  ethereum: 1,
+  sepolia: 11155111,
+  abstract: 2741,
+  "abstract-testnet": 11124,
+  "base-sepolia": 84532,
+  base: 8453,
+  "avalanche-fuji": 43113,
+  avalanche: 43114,
+  iotex: 4689,
+  sei: 1329,
+  "sei-testnet": 1328,
+  polygon: 137,
+  "polygon-amoy": 80002,
+  peaq: 3338,
+  story: 1514,
+  educhain: 41923,
+  "skale-base-sepolia": 324705682,
+  megaeth: 4326,
+  monad: 143,
+  stable: 988,
+  "stable-testnet": 2201,
 };
 
 export interface Asset {
@@ -182,11 +214,16 @@ export const addressEquals = (a: string, b: string) => (/^0x/i.test(a) ? a.toLow
 
 /** EIP-55 checksums by viem, remembered (challenges repeat the same few addresses thousands of times). */
 const checksums = new Map<string, string>();
-const checksummed = (v: string) => checksums.get(v) ?? (checksums.size > 10_000 && checksums.clear(), checksums.set(v, getAddress(v)).get(v)!);
+const checksummed = (v: string) =>
+  checksums.get(v) ?? (checksums.size > 10_000 && checksums.clear(), checksums.set(v, getAddress(v)).get(v)!);
 
-/** A 20-byte hex address that is all lower case, all upper case (no checksum either way), or correctly EIP-55 checksummed. */
+/**
+ * A 20-byte hex address that is all lower case, all upper case (no checksum either way), or correctly EIP-55
+ * checksummed.
+ */
 const isEvmAddress = (v: string) =>
-  /^0x[0-9a-fA-F]{40}$/.test(v) && (v === v.toLowerCase() || v.slice(2) === v.slice(2).toUpperCase() || checksummed(v) === v);
+  /^0x[0-9a-fA-F]{40}$/.test(v) &&
+  (v === v.toLowerCase() || v.slice(2) === v.slice(2).toUpperCase() || checksummed(v) === v);
 
 /** The numeric chain id of a CAIP-2 `eip155:N` (decimal, no leading zero, a safe integer), else undefined. */
 export function evmChainId(caip2: string | undefined): number | undefined {
@@ -300,7 +337,9 @@ export function policyAllows(
   if (timeoutLimit !== false && (r.maxTimeoutSeconds as number) > timeoutLimit) return false;
   const amount = BigInt((version === 2 ? r.amount : r.maxAmountRequired) as string);
   const asset = r.asset as string;
-  const known = [...(policy.assets ?? []), ...KNOWN_EVM_ASSETS].find((a) => a.network === network && addressEquals(a.address, asset));
+  const known = [...(policy.assets ?? []), ...KNOWN_EVM_ASSETS].find(
+    (a) => a.network === network && addressEquals(a.address, asset),
+  );
   const cap = (policy.assetCaps ?? []).find((c) => c.network === network && addressEquals(c.asset, asset));
   if (cap && amount > BigInt(cap.maxAmount)) return false;
   if (!known) return Boolean(cap) || policy.allowUnknownAssets === true;

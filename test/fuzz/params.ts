@@ -30,7 +30,12 @@ export function parameters<T>(small: number, extra: fc.Parameters<T> = {}): fc.P
  * Runs a property with `parameters(small)`; in a large run prints runs, seed and time, the record
  * the fuzz run keeps. `fc.assert` throws with the seed, the path and the shrunk counterexample.
  */
-export async function check<T>(name: string, property: fc.IProperty<T> | fc.IAsyncProperty<T>, small: number, extra: fc.Parameters<T> = {}) {
+export async function check<T>(
+  name: string,
+  property: fc.IProperty<T> | fc.IAsyncProperty<T>,
+  small: number,
+  extra: fc.Parameters<T> = {},
+) {
   const params = parameters(small, extra);
   const started = performance.now();
   let failed = false;

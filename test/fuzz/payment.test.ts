@@ -9,10 +9,18 @@ import { getAddress } from "viem";
 import { describe, expect, it } from "vitest";
 import { createX402Client, isX402Error, type PaymentOption } from "../../src";
 import { parseChallenge, type PaymentChallenge } from "../../src/entries/protocol";
-import { type PreparedPayment } from "../../src/client";
+import type { PreparedPayment } from "../../src/client";
 import { exactEvm, type TypedDataRequest } from "../../src/evm";
 import { HOSTILE, RESOURCE, challenge } from "./arbitraries";
-import { caip2Of, evmChainId, exactEvmCanPay, isWireRequirement, originAllowed, policyAllows, type PolicyModel } from "./oracle";
+import {
+  caip2Of,
+  evmChainId,
+  exactEvmCanPay,
+  isWireRequirement,
+  originAllowed,
+  policyAllows,
+  type PolicyModel,
+} from "./oracle";
 import { check, ensure } from "./params";
 import { approval, policy, requestUrl, selector, wallet, type Approval, type Selector, type Wallet } from "./policies";
 import { v2Challenge, v2Requirement } from "../support/seller";
@@ -81,7 +89,9 @@ export function clientFor(s: Scenario) {
       : (snapshot: unknown) => {
           approvals.push(snapshot);
           if (s.approval === "throws") throw new Error("hook failed");
-          return { true: true, void: undefined, false: false, abort: { abort: true as const, reason: "no" } }[s.approval as Exclude<Approval, "absent" | "throws">];
+          return { true: true, void: undefined, false: false, abort: { abort: true as const, reason: "no" } }[
+            s.approval as Exclude<Approval, "absent" | "throws">
+          ];
         };
   const client = createX402Client({
     schemes: [exactEvm({ signer, now: () => NOW_MS, randomBytes: (n) => new Uint8Array(n).fill(7) })],
@@ -93,7 +103,11 @@ export function clientFor(s: Scenario) {
 }
 
 /** The oracle's verdict on each requirement: payable, or the kind of rejection the client must report. */
-export function classify(wire: Record<string, unknown>, model: PolicyModel, url: string): ("payable" | "invalid" | "unsupported" | "policy")[] {
+export function classify(
+  wire: Record<string, unknown>,
+  model: PolicyModel,
+  url: string,
+): ("payable" | "invalid" | "unsupported" | "policy")[] {
   const version = wire.x402Version as 1 | 2;
   const originOk = originAllowed(model, url);
   return (wire.accepts as unknown[]).map((r) => {
@@ -140,14 +154,28 @@ export async function checkScenario(s: Scenario): Promise<void> {
   const allowed = verdicts.flatMap((verdict, i) => (verdict === "payable" ? [i] : []));
 
   const evaluated = engineOf(client).evaluate(parsed, request);
-  ensure(sameJson(evaluated.options.map((o) => o.requirement.index), allowed), () => `payable ${show(evaluated.options.map((o) => o.requirement.index))}, oracle ${show(allowed)} for ${show(s.wire)} policy ${show(s.generated.model)} url ${s.url}`);
+  ensure(
+    sameJson(
+      evaluated.options.map((o) => o.requirement.index),
+      allowed,
+    ),
+    () =>
+      `payable ${show(evaluated.options.map((o) => o.requirement.index))}, oracle ${show(allowed)} for ${show(s.wire)} policy ${show(s.generated.model)} url ${s.url}`,
+  );
   // Every other requirement is rejected, once, with the kind of reason the oracle gives.
   const expectedRejections = verdicts.flatMap((code, index) => (code === "payable" ? [] : [{ index, code }]));
   ensure(
-    sameJson(evaluated.rejected.map(({ index, code }) => ({ index, code })), expectedRejections),
-    () => `rejected ${show(evaluated.rejected.map(({ index, code }) => [index, code]))}, oracle ${show(expectedRejections.map(({ index, code }) => [index, code]))}`,
+    sameJson(
+      evaluated.rejected.map(({ index, code }) => ({ index, code })),
+      expectedRejections,
+    ),
+    () =>
+      `rejected ${show(evaluated.rejected.map(({ index, code }) => [index, code]))}, oracle ${show(expectedRejections.map(({ index, code }) => [index, code]))}`,
   );
-  ensure(evaluated.rejected.every((r) => typeof r.reason === "string" && r.reason !== ""), "every rejection has a reason");
+  ensure(
+    evaluated.rejected.every((r) => typeof r.reason === "string" && r.reason !== ""),
+    "every rejection has a reason",
+  );
 
   let payment: PreparedPayment | undefined;
   thrown = undefined;
@@ -162,8 +190,16 @@ export async function checkScenario(s: Scenario): Promise<void> {
   };
   if (allowed.length === 0) return refuse("NO_PAYABLE_REQUIREMENT", "nothing allowed");
   if (s.selector.kind !== "default") {
-    ensure(offered.length === 1 && sameJson(offered[0]!.map((o) => o.requirement.index), allowed), "the selector sees exactly the allowed requirements");
-    if (s.selector.kind === "none" || s.selector.kind === "throws") return refuse("PAYMENT_REFUSED", `selector ${s.selector.kind}`);
+    ensure(
+      offered.length === 1 &&
+        sameJson(
+          offered[0]!.map((o) => o.requirement.index),
+          allowed,
+        ),
+      "the selector sees exactly the allowed requirements",
+    );
+    if (s.selector.kind === "none" || s.selector.kind === "throws")
+      return refuse("PAYMENT_REFUSED", `selector ${s.selector.kind}`);
     if (s.selector.kind === "foreign") return refuse("INVALID_CONFIG", "selector returned a copy");
   }
   const chosen = s.selector.kind === "pick" ? allowed[s.selector.index % allowed.length]! : allowed[0]!;
@@ -172,8 +208,12 @@ export async function checkScenario(s: Scenario): Promise<void> {
   const amount = (version === 2 ? raw.amount : raw.maxAmountRequired) as string;
   if (s.approval !== "absent") {
     const snapshot = approvals[0] as { amount: string; payTo: string; network: string } | undefined;
-    ensure(approvals.length === 1 && snapshot?.amount === amount && snapshot.payTo === raw.payTo, "onBeforePayment sees the chosen requirement");
-    if (s.approval === "false" || s.approval === "abort" || s.approval === "throws") return refuse("PAYMENT_REFUSED", `onBeforePayment ${s.approval}`);
+    ensure(
+      approvals.length === 1 && snapshot?.amount === amount && snapshot.payTo === raw.payTo,
+      "onBeforePayment sees the chosen requirement",
+    );
+    if (s.approval === "false" || s.approval === "abort" || s.approval === "throws")
+      return refuse("PAYMENT_REFUSED", `onBeforePayment ${s.approval}`);
   }
 
   // The wallet is asked once, for exactly the chosen requirement.
@@ -182,15 +222,27 @@ export async function checkScenario(s: Scenario): Promise<void> {
   const message = typed.message as Record<string, bigint | string>;
   const chainId = evmChainId(caip2Of(raw, version));
   const extra = raw.extra as { name: string; version: string };
-  ensure(message.to === getAddress(raw.payTo as string), () => `signed to ${String(message.to)}, requirement payTo ${String(raw.payTo)}`);
+  ensure(
+    message.to === getAddress(raw.payTo as string),
+    () => `signed to ${String(message.to)}, requirement payTo ${String(raw.payTo)}`,
+  );
   ensure(message.value === BigInt(amount), () => `signed value ${String(message.value)}, requirement ${amount}`);
   const validFor = (message.validBefore as bigint) - NOW_S;
   const limit = s.generated.model.maxTimeoutSeconds ?? 3600;
-  ensure(validFor === BigInt(raw.maxTimeoutSeconds as number), "validBefore = now + the requirement's maxTimeoutSeconds");
-  ensure(limit === false || validFor <= BigInt(limit), () => `valid for ${validFor} s, policy allows ${String(limit)}`);
-  ensure((message.validAfter as bigint) <= NOW_S && message.from === ANVIL_ADDRESS_0, "validAfter not in the future; from the payer");
   ensure(
-    typed.domain.chainId === chainId && typed.domain.verifyingContract === getAddress(raw.asset as string) && typed.domain.name === extra.name && typed.domain.version === extra.version,
+    validFor === BigInt(raw.maxTimeoutSeconds as number),
+    "validBefore = now + the requirement's maxTimeoutSeconds",
+  );
+  ensure(limit === false || validFor <= BigInt(limit), () => `valid for ${validFor} s, policy allows ${String(limit)}`);
+  ensure(
+    (message.validAfter as bigint) <= NOW_S && message.from === ANVIL_ADDRESS_0,
+    "validAfter not in the future; from the payer",
+  );
+  ensure(
+    typed.domain.chainId === chainId &&
+      typed.domain.verifyingContract === getAddress(raw.asset as string) &&
+      typed.domain.name === extra.name &&
+      typed.domain.version === extra.version,
     () => `domain ${show(typed.domain)} for ${show(raw)}`,
   );
   if (s.wallet === "rejects") return expectCode(thrown, "USER_REJECTED", "the wallet refused");
@@ -200,12 +252,29 @@ export async function checkScenario(s: Scenario): Promise<void> {
   // The header carries what was signed, and echoes the requirement verbatim (v2).
   const sent = decodeHeader(payment.headerValue);
   const authorization = sent.payload.authorization;
-  ensure(authorization.to === message.to && authorization.value === amount && authorization.validBefore === String(message.validBefore), "the header's authorization is the signed one");
+  ensure(
+    authorization.to === message.to &&
+      authorization.value === amount &&
+      authorization.validBefore === String(message.validBefore),
+    "the header's authorization is the signed one",
+  );
   if (version === 2) {
-    ensure(payment.headerName === "PAYMENT-SIGNATURE" && sent.x402Version === 2 && sameJson(sent.accepted, raw), "v2: PAYMENT-SIGNATURE, accepted verbatim");
-    ensure(s.wire.resource === undefined ? !("resource" in sent) : sameJson(sent.resource, s.wire.resource), "v2: resource echoed");
+    ensure(
+      payment.headerName === "PAYMENT-SIGNATURE" && sent.x402Version === 2 && sameJson(sent.accepted, raw),
+      "v2: PAYMENT-SIGNATURE, accepted verbatim",
+    );
+    ensure(
+      s.wire.resource === undefined ? !("resource" in sent) : sameJson(sent.resource, s.wire.resource),
+      "v2: resource echoed",
+    );
   } else {
-    ensure(payment.headerName === "X-PAYMENT" && sent.x402Version === 1 && sent.scheme === raw.scheme && sent.network === raw.network, "v1: X-PAYMENT, scheme and network");
+    ensure(
+      payment.headerName === "X-PAYMENT" &&
+        sent.x402Version === 1 &&
+        sent.scheme === raw.scheme &&
+        sent.network === raw.network,
+      "v1: X-PAYMENT, scheme and network",
+    );
   }
 }
 
@@ -224,7 +293,9 @@ describe("fuzz: evaluate + createPayment", () => {
       wallet: "signs",
     });
     const accepted = { ...v2Requirement(), maxTimeoutSeconds: Number.MAX_SAFE_INTEGER };
-    const challenge = parseChallenge({ header: Buffer.from(JSON.stringify(v2Challenge({ accepts: [accepted] }))).toString("base64") });
+    const challenge = parseChallenge({
+      header: Buffer.from(JSON.stringify(v2Challenge({ accepts: [accepted] }))).toString("base64"),
+    });
     const payment = await engineOf(client).createPayment(challenge, { url: RESOURCE, method: "GET" });
     const validBefore = NOW_S + BigInt(Number.MAX_SAFE_INTEGER);
     expect(calls[0]!.message.validBefore).toBe(validBefore);
@@ -232,7 +303,9 @@ describe("fuzz: evaluate + createPayment", () => {
   });
 
   it("hostile challenges never reach the wallet unless valid and allowed", async () => {
-    const hostile = fc.tuple(scenario, challenge(HOSTILE, 4)).map(([s, c]) => ({ ...s, wire: JSON.parse(JSON.stringify(c) ?? "null") }));
+    const hostile = fc
+      .tuple(scenario, challenge(HOSTILE, 4))
+      .map(([s, c]) => ({ ...s, wire: JSON.parse(JSON.stringify(c) ?? "null") }));
     await check("createPayment on hostile challenges", fc.asyncProperty(hostile, checkScenario), 150);
   });
 });

@@ -4,7 +4,19 @@
  * INVALID_CONFIG exactly when some option is invalid.
  */
 import fc from "fast-check";
-import { ABSENT, MEGA_USD, MINT, OTHER_PAY_TO, PAY_TO, RESOURCE, SELLER, USDC_BASE, USDC_BASE_SEPOLIA, addressVariant, object } from "./arbitraries";
+import {
+  ABSENT,
+  MEGA_USD,
+  MINT,
+  OTHER_PAY_TO,
+  PAY_TO,
+  RESOURCE,
+  SELLER,
+  USDC_BASE,
+  USDC_BASE_SEPOLIA,
+  addressVariant,
+  object,
+} from "./arbitraries";
 import type { PolicyModel } from "./oracle";
 
 type Tagged = { value: unknown; valid: boolean } | typeof ABSENT;
@@ -25,22 +37,36 @@ const usd = fc.oneof(
   fc.tuple(fc.nat(2), fc.nat(999_999)).map(([d, f]) => `$${d}.${String(f).padStart(6, "0")}`),
 );
 
-const capAsset = fc.oneof(fc.constantFrom(USDC_BASE_SEPOLIA, USDC_BASE_SEPOLIA.toLowerCase(), USDC_BASE, MEGA_USD, MINT), addressVariant(fc.constant(USDC_BASE_SEPOLIA)));
+const capAsset = fc.oneof(
+  fc.constantFrom(USDC_BASE_SEPOLIA, USDC_BASE_SEPOLIA.toLowerCase(), USDC_BASE, MEGA_USD, MINT),
+  addressVariant(fc.constant(USDC_BASE_SEPOLIA)),
+);
 
 const options = {
-  maxAmountPerPayment: option(fc.oneof(usd, fc.constant(false)), fc.constantFrom("1e6", 1, "-1", "$", "abc", `$1.${"0".repeat(19)}`, true)),
+  maxAmountPerPayment: option(
+    fc.oneof(usd, fc.constant(false)),
+    fc.constantFrom("1e6", 1, "-1", "$", "abc", `$1.${"0".repeat(19)}`, true),
+  ),
   allowUnknownAssets: option(fc.boolean(), fc.constantFrom("yes", 1)),
   assets: option(
     list(
       fc.oneof(
         fc.record({
           network: fc.constantFrom("eip155:84532", "eip155:8453", "eip155:1234"),
-          address: fc.oneof(capAsset, fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${Buffer.from(b).toString("hex")}`)),
+          address: fc.oneof(
+            capAsset,
+            fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${Buffer.from(b).toString("hex")}`),
+          ),
           decimals: fc.constantFrom(0, 2, 6, 18, 36),
           symbol: fc.constantFrom("TKN", "EURC"),
         }),
         // The same token as a known one, with other decimals: the policy's own entry wins.
-        fc.constant({ network: "eip155:84532", address: USDC_BASE_SEPOLIA.toLowerCase(), decimals: 18, symbol: "USDC18" }),
+        fc.constant({
+          network: "eip155:84532",
+          address: USDC_BASE_SEPOLIA.toLowerCase(),
+          decimals: 18,
+          symbol: "USDC18",
+        }),
       ),
     ),
     fc.constantFrom(
@@ -56,7 +82,10 @@ const options = {
       fc.record({
         network: fc.constantFrom("eip155:84532", "eip155:8453", "eip155:4326"),
         asset: capAsset,
-        maxAmount: fc.oneof(fc.bigInt({ min: 0n, max: 2_000_000n }).map(String), fc.constantFrom("0", "1000000", (2n ** 256n - 1n).toString())),
+        maxAmount: fc.oneof(
+          fc.bigInt({ min: 0n, max: 2_000_000n }).map(String),
+          fc.constantFrom("0", "1000000", (2n ** 256n - 1n).toString()),
+        ),
       }),
     ),
     fc.constantFrom(
@@ -67,17 +96,41 @@ const options = {
       {},
     ),
   ),
-  maxTimeoutSeconds: option(fc.oneof(fc.constantFrom(false, 60, 300, 3600, 3599, 10, 7), fc.integer({ min: 1, max: 100_000 })), fc.constantFrom(0, -5, 1.5, "60", true)),
+  maxTimeoutSeconds: option(
+    fc.oneof(fc.constantFrom(false, 60, 300, 3600, 3599, 10, 7), fc.integer({ min: 1, max: 100_000 })),
+    fc.constantFrom(0, -5, 1.5, "60", true),
+  ),
   networks: option(
-    list(fc.constantFrom("eip155:*", "eip155:8453", "eip155:84532", "*", "solana:*", "eip155:8*", "eip155:4326", "eip155:1")),
+    list(
+      fc.constantFrom(
+        "eip155:*",
+        "eip155:8453",
+        "eip155:84532",
+        "*",
+        "solana:*",
+        "eip155:8*",
+        "eip155:4326",
+        "eip155:1",
+      ),
+    ),
     fc.constantFrom(["base-sepolia"], ["Eip155:1"], [5], "eip155:*", ["eip155"]),
   ),
-  payees: option(list(fc.constantFrom(PAY_TO, PAY_TO.toLowerCase(), `0X${PAY_TO.slice(2)}`, OTHER_PAY_TO, MINT)), fc.constantFrom([""], [5], PAY_TO)),
+  payees: option(
+    list(fc.constantFrom(PAY_TO, PAY_TO.toLowerCase(), `0X${PAY_TO.slice(2)}`, OTHER_PAY_TO, MINT)),
+    fc.constantFrom([""], [5], PAY_TO),
+  ),
   origins: option(
     list(
       fc.constantFrom(
-        SELLER, "https://*.example", "https://*.seller.example", "HTTPS://SELLER.EXAMPLE:443", "https://seller.example:8443",
-        "http://localhost:4021", "http://localhost:*", "https://*", "http://seller.example:80",
+        SELLER,
+        "https://*.example",
+        "https://*.seller.example",
+        "HTTPS://SELLER.EXAMPLE:443",
+        "https://seller.example:8443",
+        "http://localhost:4021",
+        "http://localhost:*",
+        "https://*",
+        "http://seller.example:80",
       ),
     ),
     fc.constantFrom(["seller.example"], ["https://seller.example/path"], ["*"], [5], SELLER),
@@ -94,9 +147,15 @@ export interface GeneratedPolicy {
 }
 
 export const policy: fc.Arbitrary<GeneratedPolicy> = fc
-  .tuple(fc.record(options), fc.oneof({ arbitrary: fc.constant(false), weight: 60 }, { arbitrary: fc.constant(true), weight: 1 }), fc.boolean())
+  .tuple(
+    fc.record(options),
+    fc.oneof({ arbitrary: fc.constant(false), weight: 60 }, { arbitrary: fc.constant(true), weight: 1 }),
+    fc.boolean(),
+  )
   .map(([tagged, unknownOption, passUndefined]) => {
-    const entries = Object.entries(tagged).filter((e): e is [string, { value: unknown; valid: boolean }] => e[1] !== ABSENT);
+    const entries = Object.entries(tagged).filter(
+      (e): e is [string, { value: unknown; valid: boolean }] => e[1] !== ABSENT,
+    );
     const chosen = object(entries.map(([k, t]) => [k, t.value]));
     if (unknownOption) chosen.maxAmount = "$1";
     const valid = !unknownOption && entries.every(([, t]) => t.valid);
@@ -120,14 +179,22 @@ export const requestUrl = fc.oneof(
   },
 );
 
-export type Selector = { kind: "default" } | { kind: "pick"; index: number } | { kind: "none" } | { kind: "foreign" } | { kind: "throws" };
+export type Selector =
+  | { kind: "default" }
+  | { kind: "pick"; index: number }
+  | { kind: "none" }
+  | { kind: "foreign" }
+  | { kind: "throws" };
 export type Approval = "absent" | "true" | "void" | "false" | "abort" | "throws";
 export type Wallet = "signs" | "rejects" | "throws" | "garbage";
 
 export const selector: fc.Arbitrary<Selector> = fc.oneof(
   { arbitrary: fc.constant({ kind: "default" as const }), weight: 8 },
   { arbitrary: fc.nat(7).map((index) => ({ kind: "pick" as const, index })), weight: 4 },
-  { arbitrary: fc.constantFrom({ kind: "none" as const }, { kind: "foreign" as const }, { kind: "throws" as const }), weight: 1 },
+  {
+    arbitrary: fc.constantFrom({ kind: "none" as const }, { kind: "foreign" as const }, { kind: "throws" as const }),
+    weight: 1,
+  },
 );
 export const approval: fc.Arbitrary<Approval> = fc.oneof(
   { arbitrary: fc.constant("absent" as const), weight: 8 },

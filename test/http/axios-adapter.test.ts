@@ -9,7 +9,15 @@ import { http, HttpResponse } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { getPaymentReceipt, type X402Plugin } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
-import { PATH, SELLER, challengeResponse, createSeller, encodeHeader, payingClient, v2Challenge } from "../support/seller";
+import {
+  PATH,
+  SELLER,
+  challengeResponse,
+  createSeller,
+  encodeHeader,
+  payingClient,
+  v2Challenge,
+} from "../support/seller";
 import { rejection } from "../support/wrappers";
 import { useMswServer } from "../support/msw";
 
@@ -35,12 +43,16 @@ function mockAdapter(answer?: (call: Call, index: number) => Partial<AxiosRespon
     const call: Call = {
       url: config.url!,
       method: config.method!.toUpperCase(),
-      headers: Object.fromEntries(Object.entries(config.headers.toJSON()).map(([k, v]) => [k.toLowerCase(), String(v)])),
+      headers: Object.fromEntries(
+        Object.entries(config.headers.toJSON()).map(([k, v]) => [k.toLowerCase(), String(v)]),
+      ),
       maxRedirects: config.maxRedirects,
     };
     calls.push(call);
     const given = answer?.(call, calls.length - 1);
-    const fallback = call.headers["payment-signature"] ? { status: 200, data: "paid" } : { status: 402, headers: { "payment-required": CHALLENGE } };
+    const fallback = call.headers["payment-signature"]
+      ? { status: 200, data: "paid" }
+      : { status: 402, headers: { "payment-required": CHALLENGE } };
     return { statusText: "", config, ...(given ?? fallback) } as AxiosResponse;
   };
   return { adapter, calls };
@@ -48,7 +60,7 @@ function mockAdapter(answer?: (call: Call, index: number) => Partial<AxiosRespon
 
 /** The paid request answered by `paid`, everything after it by the default (the unpaid 402, else 200 "landed"). */
 function paidAnswer(paid: Partial<AxiosResponse>) {
-  return mockAdapter((call, index) => (index === 1 ? paid : index > 1 ? { status: 200, data: "landed" } : undefined));
+  return mockAdapter((_call, index) => (index === 1 ? paid : index > 1 ? { status: 200, data: "landed" } : undefined));
 }
 
 afterEach(() => void vi.unstubAllGlobals());
@@ -71,7 +83,10 @@ describe("axios: a custom adapter answering with bare objects", () => {
   });
 
   it("what the adapter rejects with reaches the caller unchanged, even `undefined`", async () => {
-    const instance = wrapAxiosWithPayment(axios.create({ adapter: () => Promise.reject(undefined) }), payingClient().client);
+    const instance = wrapAxiosWithPayment(
+      axios.create({ adapter: () => Promise.reject(undefined) }),
+      payingClient().client,
+    );
     const outcome = await instance.get(url).then(
       () => "resolved",
       (error: unknown) => ({ error }),
@@ -128,7 +143,11 @@ describe("axios: redirects of the paid request, followed by hand with the instan
     wrapAxiosWithPayment(axios.create({ adapter, validateStatus: () => true, ...config }), payingClient().client);
 
   it("a 201 Created with a Location is the answer, not a redirect", async () => {
-    const { adapter, calls } = paidAnswer({ status: 201, headers: { location: `${SELLER}/orders/1` }, data: "created" });
+    const { adapter, calls } = paidAnswer({
+      status: 201,
+      headers: { location: `${SELLER}/orders/1` },
+      data: "created",
+    });
     const response = await instanceWith(adapter).post(url, "order");
     expect([response.status, response.data]).toEqual([201, "created"]);
     expect(calls).toHaveLength(2);
@@ -162,8 +181,12 @@ describe("axios: redirects of the paid request, followed by hand with the instan
 
   /** The paid request answered by `hops` redirects in a row, then 200. */
   function redirects(hops: number) {
-    return mockAdapter((call, index) =>
-      index === 0 ? undefined : index <= hops ? { status: 302, headers: { location: `${SELLER}/hop${index}` } } : { status: 200, data: "arrived" },
+    return mockAdapter((_call, index) =>
+      index === 0
+        ? undefined
+        : index <= hops
+          ? { status: 302, headers: { location: `${SELLER}/hop${index}` } }
+          : { status: 200, data: "arrived" },
     );
   }
 
@@ -277,7 +300,10 @@ describe("axios's fetch adapter", () => {
 
   it("a HEAD redirected to a 402 is paid at the new URL", async () => {
     const seller = createSeller();
-    server.use(seller.handler, http.all(`${SELLER}/moved`, () => new HttpResponse(null, { status: 307, headers: { Location: url } })));
+    server.use(
+      seller.handler,
+      http.all(`${SELLER}/moved`, () => new HttpResponse(null, { status: 307, headers: { Location: url } })),
+    );
     const response = await fetchInstance().head(`${SELLER}/moved`);
     expect(response.status).toBe(200);
     // (msw's own redirect handling turns the unpaid HEAD into a GET; the paid one is sent by hand.)
@@ -287,8 +313,12 @@ describe("axios's fetch adapter", () => {
 
   it("a paid request refused with a 402 directly (no redirect) is PAYMENT_REJECTED", async () => {
     server.use(
-      createSeller({ intercept: (request) => (request.headers.has("payment-signature") ? challengeResponse({ ...v2Challenge(), error: "insufficient_funds" }) : undefined) })
-        .handler,
+      createSeller({
+        intercept: (request) =>
+          request.headers.has("payment-signature")
+            ? challengeResponse({ ...v2Challenge(), error: "insufficient_funds" })
+            : undefined,
+      }).handler,
     );
     const error = await rejection(fetchInstance().get(url));
     expect(error.code).toBe("PAYMENT_REJECTED");
@@ -333,7 +363,10 @@ describe("axios: an extension's retry carrying a payment header", () => {
       },
     });
     server.use(seller.handler);
-    const extension: X402Plugin = { key, beforePayment: () => ({ "PAYMENT-SIGNATURE": "prepaid-token", "x-session": "s1" }) };
+    const extension: X402Plugin = {
+      key,
+      beforePayment: () => ({ "PAYMENT-SIGNATURE": "prepaid-token", "x-session": "s1" }),
+    };
     const controller = new AbortController();
     void retried.then(() => controller.abort());
     const instance = wrapAxiosWithPayment(axios.create(), payingClient({ plugins: [extension] }).client);

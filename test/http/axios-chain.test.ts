@@ -3,7 +3,7 @@
  * and transforms, request interceptors and transformRequest run once, the paid retry carries exactly
  * the bytes of the first request, and every response interceptor sees the final response once.
  */
-import axios, { AxiosHeaders, type AxiosInstance, type AxiosResponse } from "axios";
+import axios, { type AxiosHeaders, type AxiosInstance, type AxiosResponse } from "axios";
 import { describe, expect, it } from "vitest";
 import { PaymentRejectedError } from "../../src/entries/errors";
 import { createX402Client, getPaymentReceipt, type PaymentReceipt } from "../../src";
@@ -46,27 +46,33 @@ describe("axios: interceptors installed before wrapping", () => {
     expect(settled[0]).toMatchObject({ settled: true, transaction: TX_HASH });
   });
 
-  it.each(["before", "after"])("every interceptor installed %s wrapping runs once and sees the final response", async (when) => {
-    server.use(createSeller().handler);
-    const log: string[] = [];
-    const instance = axios.create();
-    if (when === "before") recordingInterceptors(instance, log, "user");
-    wrapAxiosWithPayment(instance, client());
-    if (when === "after") recordingInterceptors(instance, log, "user");
+  it.each(["before", "after"])(
+    "every interceptor installed %s wrapping runs once and sees the final response",
+    async (when) => {
+      server.use(createSeller().handler);
+      const log: string[] = [];
+      const instance = axios.create();
+      if (when === "before") recordingInterceptors(instance, log, "user");
+      wrapAxiosWithPayment(instance, client());
+      if (when === "after") recordingInterceptors(instance, log, "user");
 
-    const response = await instance.get(url);
+      const response = await instance.get(url);
 
-    expect(response.status).toBe(200);
-    expect(log).toEqual(["user request", "user response 200"]);
-    expect(getPaymentReceipt(response)?.transaction).toBe(TX_HASH);
-  });
+      expect(response.status).toBe(200);
+      expect(log).toEqual(["user request", "user response 200"]);
+      expect(getPaymentReceipt(response)?.transaction).toBe(TX_HASH);
+    },
+  );
 
   it("an error interceptor sees a rejected payment once, as PaymentRejectedError", async () => {
     const challenge = v2Challenge();
     server.use(
       createSeller({
         challenge,
-        intercept: (request) => (request.headers.has("payment-signature") ? challengeResponse({ ...challenge, error: "insufficient_funds" }) : undefined),
+        intercept: (request) =>
+          request.headers.has("payment-signature")
+            ? challengeResponse({ ...challenge, error: "insufficient_funds" })
+            : undefined,
       }).handler,
     );
     const log: string[] = [];
@@ -92,7 +98,10 @@ describe("axios: transforms run once, and the paid retry carries the first reque
           transforms++;
           headers.set("Content-Type", "application/json");
           // Appends on every call: applied twice, the body would change.
-          return JSON.stringify({ ...data, stamped: [...((data as { stamped?: number[] }).stamped ?? []), transforms] });
+          return JSON.stringify({
+            ...data,
+            stamped: [...((data as { stamped?: number[] }).stamped ?? []), transforms],
+          });
         },
       ],
     });

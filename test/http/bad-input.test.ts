@@ -37,7 +37,10 @@ const server = useMswServer();
 const url = `${SELLER}${PATH}`;
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 
-/** Serves `answer` to the unpaid request, sends through `wrapper`, and returns the error; asserts nothing was signed or retried. */
+/**
+ * Serves `answer` to the unpaid request, sends through `wrapper`, and returns the error; asserts nothing was signed or
+ * retried.
+ */
 async function failWith(wrapper: Wrapper, answer: () => Response, axiosAdapter?: "fetch") {
   const seller = createSeller({ intercept: () => answer() });
   server.use(seller.handler);
@@ -50,17 +53,57 @@ async function failWith(wrapper: Wrapper, answer: () => Response, axiosAdapter?:
 }
 
 const envelopeCases: { name: string; answer: () => Response; message: RegExp; axiosAdapter?: "fetch" }[] = [
-  { name: "undecodable base64 header", answer: () => rawHeaderResponse("%%% not base64 %%%"), message: /is not base64/ },
-  { name: "base64 of non-JSON", answer: () => rawHeaderResponse(b64("this is { not json")), message: /does not decode to JSON/ },
-  { name: "base64 of invalid UTF-8", answer: () => rawHeaderResponse(Buffer.from([0xff, 0xfe, 0x7b]).toString("base64")), message: /UTF-8/ },
+  {
+    name: "undecodable base64 header",
+    answer: () => rawHeaderResponse("%%% not base64 %%%"),
+    message: /is not base64/,
+  },
+  {
+    name: "base64 of non-JSON",
+    answer: () => rawHeaderResponse(b64("this is { not json")),
+    message: /does not decode to JSON/,
+  },
+  {
+    name: "base64 of invalid UTF-8",
+    answer: () => rawHeaderResponse(Buffer.from([0xff, 0xfe, 0x7b]).toString("base64")),
+    message: /UTF-8/,
+  },
   { name: "a JSON array", answer: () => rawHeaderResponse(b64("[1,2]")), message: /not a JSON object/ },
-  { name: "x402Version 3", answer: () => challengeResponse(v2Challenge({ x402Version: 3 })), message: /Unsupported x402Version 3/ },
-  { name: 'x402Version "2" (a string)', answer: () => challengeResponse(v2Challenge({ x402Version: "2" })), message: /Unsupported x402Version "2"/ },
-  { name: "missing x402Version", answer: () => rawHeaderResponse(encodeHeader({ accepts: [v2Requirement()] })), message: /Unsupported x402Version undefined/ },
-  { name: "missing accepts", answer: () => rawHeaderResponse(encodeHeader({ x402Version: 2, resource: { url } })), message: /accepts/ },
-  { name: "accepts not an array", answer: () => challengeResponse(v2Challenge({ accepts: { 0: v2Requirement() } })), message: /accepts must be an array/ },
-  { name: "empty resource.url", answer: () => challengeResponse(v2Challenge({ resource: { url: "" } })), message: /resource\.url/ },
-  { name: "v1 body with a wrong version", answer: () => HttpResponse.json({ ...v1Challenge(), x402Version: 7 }, { status: 402 }), message: /Unsupported x402Version 7/ },
+  {
+    name: "x402Version 3",
+    answer: () => challengeResponse(v2Challenge({ x402Version: 3 })),
+    message: /Unsupported x402Version 3/,
+  },
+  {
+    name: 'x402Version "2" (a string)',
+    answer: () => challengeResponse(v2Challenge({ x402Version: "2" })),
+    message: /Unsupported x402Version "2"/,
+  },
+  {
+    name: "missing x402Version",
+    answer: () => rawHeaderResponse(encodeHeader({ accepts: [v2Requirement()] })),
+    message: /Unsupported x402Version undefined/,
+  },
+  {
+    name: "missing accepts",
+    answer: () => rawHeaderResponse(encodeHeader({ x402Version: 2, resource: { url } })),
+    message: /accepts/,
+  },
+  {
+    name: "accepts not an array",
+    answer: () => challengeResponse(v2Challenge({ accepts: { 0: v2Requirement() } })),
+    message: /accepts must be an array/,
+  },
+  {
+    name: "empty resource.url",
+    answer: () => challengeResponse(v2Challenge({ resource: { url: "" } })),
+    message: /resource\.url/,
+  },
+  {
+    name: "v1 body with a wrong version",
+    answer: () => HttpResponse.json({ ...v1Challenge(), x402Version: 7 }, { status: 402 }),
+    message: /Unsupported x402Version 7/,
+  },
   {
     name: "a PAYMENT-REQUIRED header over 64 KiB",
     answer: () => rawHeaderResponse(encodeHeader(v2Challenge({ resource: { url, description: "x".repeat(70_000) } }))),
@@ -115,64 +158,192 @@ describe.each(wrappers)("$name: no challenge at all → CHALLENGE_NOT_FOUND", (w
   });
 });
 
-const requirementCases: { name: string; version: 1 | 2; requirement: Record<string, unknown>; code: string; reason: RegExp }[] = [
-  { name: 'amount "0.01"', version: 2, requirement: v2Requirement({ amount: "0.01" }), code: "invalid", reason: /amount must be a base-10 integer string within uint256/ },
-  { name: 'amount "-1"', version: 2, requirement: v2Requirement({ amount: "-1" }), code: "invalid", reason: /amount must be a base-10 integer/ },
-  { name: "amount in hex", version: 2, requirement: v2Requirement({ amount: "0x2710" }), code: "invalid", reason: /amount must be a base-10 integer/ },
-  { name: "amount above uint256", version: 2, requirement: v2Requirement({ amount: (1n << 256n).toString() }), code: "invalid", reason: /within uint256/ },
-  { name: "amount as a number", version: 2, requirement: v2Requirement({ amount: 10000 }), code: "invalid", reason: /amount must be a string/ },
-  { name: "empty amount", version: 2, requirement: v2Requirement({ amount: "" }), code: "invalid", reason: /amount must be a base-10 integer/ },
-  { name: 'v1 maxAmountRequired "0.01"', version: 1, requirement: v1Requirement({ maxAmountRequired: "0.01" }), code: "invalid", reason: /maxAmountRequired must be a base-10 integer/ },
-  { name: 'network "base" in v2', version: 2, requirement: v2Requirement({ network: "base" }), code: "invalid", reason: /network must be a CAIP-2 id/ },
-  { name: 'network "eip155:"', version: 2, requirement: v2Requirement({ network: "eip155:" }), code: "invalid", reason: /network must be a CAIP-2 id/ },
-  { name: 'network "eip155:0x14a34"', version: 2, requirement: v2Requirement({ network: "eip155:0x14a34" }), code: "unsupported", reason: /not an EVM chain/ },
-  { name: "unknown v1 network name", version: 1, requirement: v1Requirement({ network: "base-goerli" }), code: "unsupported", reason: /unknown v1 network name "base-goerli"/ },
-  { name: "payTo too short", version: 2, requirement: v2Requirement({ payTo: "0x1234" }), code: "unsupported", reason: /payTo "0x1234" is not an EVM address/ },
-  { name: "payTo not hex", version: 2, requirement: v2Requirement({ payTo: "0xZZ9693Bc6afc0C5328bA36FaF03C514EF312287C" }), code: "unsupported", reason: /payTo .* is not an EVM address/ },
-  { name: "maxTimeoutSeconds 0", version: 2, requirement: v2Requirement({ maxTimeoutSeconds: 0 }), code: "invalid", reason: /maxTimeoutSeconds must be a positive integer/ },
-  { name: 'maxTimeoutSeconds "60"', version: 2, requirement: v2Requirement({ maxTimeoutSeconds: "60" }), code: "invalid", reason: /maxTimeoutSeconds must be a number/ },
-  { name: "maxTimeoutSeconds 1.5", version: 2, requirement: v2Requirement({ maxTimeoutSeconds: 1.5 }), code: "invalid", reason: /maxTimeoutSeconds must be a positive integer/ },
-  { name: "maxTimeoutSeconds -5", version: 2, requirement: v2Requirement({ maxTimeoutSeconds: -5 }), code: "invalid", reason: /maxTimeoutSeconds must be a positive integer/ },
-  { name: "missing EIP-712 domain in extra", version: 2, requirement: v2Requirement({ extra: {} }), code: "unsupported", reason: /extra\.name and extra\.version/ },
-  { name: "a requirement that is not an object", version: 2, requirement: "exact" as unknown as Record<string, unknown>, code: "invalid", reason: /./ },
+const requirementCases: {
+  name: string;
+  version: 1 | 2;
+  requirement: Record<string, unknown>;
+  code: string;
+  reason: RegExp;
+}[] = [
+  {
+    name: 'amount "0.01"',
+    version: 2,
+    requirement: v2Requirement({ amount: "0.01" }),
+    code: "invalid",
+    reason: /amount must be a base-10 integer string within uint256/,
+  },
+  {
+    name: 'amount "-1"',
+    version: 2,
+    requirement: v2Requirement({ amount: "-1" }),
+    code: "invalid",
+    reason: /amount must be a base-10 integer/,
+  },
+  {
+    name: "amount in hex",
+    version: 2,
+    requirement: v2Requirement({ amount: "0x2710" }),
+    code: "invalid",
+    reason: /amount must be a base-10 integer/,
+  },
+  {
+    name: "amount above uint256",
+    version: 2,
+    requirement: v2Requirement({ amount: (1n << 256n).toString() }),
+    code: "invalid",
+    reason: /within uint256/,
+  },
+  {
+    name: "amount as a number",
+    version: 2,
+    requirement: v2Requirement({ amount: 10000 }),
+    code: "invalid",
+    reason: /amount must be a string/,
+  },
+  {
+    name: "empty amount",
+    version: 2,
+    requirement: v2Requirement({ amount: "" }),
+    code: "invalid",
+    reason: /amount must be a base-10 integer/,
+  },
+  {
+    name: 'v1 maxAmountRequired "0.01"',
+    version: 1,
+    requirement: v1Requirement({ maxAmountRequired: "0.01" }),
+    code: "invalid",
+    reason: /maxAmountRequired must be a base-10 integer/,
+  },
+  {
+    name: 'network "base" in v2',
+    version: 2,
+    requirement: v2Requirement({ network: "base" }),
+    code: "invalid",
+    reason: /network must be a CAIP-2 id/,
+  },
+  {
+    name: 'network "eip155:"',
+    version: 2,
+    requirement: v2Requirement({ network: "eip155:" }),
+    code: "invalid",
+    reason: /network must be a CAIP-2 id/,
+  },
+  {
+    name: 'network "eip155:0x14a34"',
+    version: 2,
+    requirement: v2Requirement({ network: "eip155:0x14a34" }),
+    code: "unsupported",
+    reason: /not an EVM chain/,
+  },
+  {
+    name: "unknown v1 network name",
+    version: 1,
+    requirement: v1Requirement({ network: "base-goerli" }),
+    code: "unsupported",
+    reason: /unknown v1 network name "base-goerli"/,
+  },
+  {
+    name: "payTo too short",
+    version: 2,
+    requirement: v2Requirement({ payTo: "0x1234" }),
+    code: "unsupported",
+    reason: /payTo "0x1234" is not an EVM address/,
+  },
+  {
+    name: "payTo not hex",
+    version: 2,
+    requirement: v2Requirement({ payTo: "0xZZ9693Bc6afc0C5328bA36FaF03C514EF312287C" }),
+    code: "unsupported",
+    reason: /payTo .* is not an EVM address/,
+  },
+  {
+    name: "maxTimeoutSeconds 0",
+    version: 2,
+    requirement: v2Requirement({ maxTimeoutSeconds: 0 }),
+    code: "invalid",
+    reason: /maxTimeoutSeconds must be a positive integer/,
+  },
+  {
+    name: 'maxTimeoutSeconds "60"',
+    version: 2,
+    requirement: v2Requirement({ maxTimeoutSeconds: "60" }),
+    code: "invalid",
+    reason: /maxTimeoutSeconds must be a number/,
+  },
+  {
+    name: "maxTimeoutSeconds 1.5",
+    version: 2,
+    requirement: v2Requirement({ maxTimeoutSeconds: 1.5 }),
+    code: "invalid",
+    reason: /maxTimeoutSeconds must be a positive integer/,
+  },
+  {
+    name: "maxTimeoutSeconds -5",
+    version: 2,
+    requirement: v2Requirement({ maxTimeoutSeconds: -5 }),
+    code: "invalid",
+    reason: /maxTimeoutSeconds must be a positive integer/,
+  },
+  {
+    name: "missing EIP-712 domain in extra",
+    version: 2,
+    requirement: v2Requirement({ extra: {} }),
+    code: "unsupported",
+    reason: /extra\.name and extra\.version/,
+  },
+  {
+    name: "a requirement that is not an object",
+    version: 2,
+    requirement: "exact" as unknown as Record<string, unknown>,
+    code: "invalid",
+    reason: /./,
+  },
 ];
 
-describe.each(wrappers)("$name: a bad requirement → NO_PAYABLE_REQUIREMENT with its reason, nothing signed", (wrapper) => {
-  it.each(requirementCases)("$name", async ({ version, requirement, code, reason }) => {
-    const challenge = version === 1 ? v1Challenge({ accepts: [requirement] }) : v2Challenge({ accepts: [requirement] });
-    const error = await failWith(wrapper, () => challengeResponse(challenge));
-    expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
-    expect(error.details.rejected).toHaveLength(1);
-    expect(error.details.rejected[0]).toMatchObject({ index: 0, code });
-    expect(error.details.rejected[0].reason).toMatch(reason);
-    expect(error.message).toContain(error.details.rejected[0].reason);
-  });
+describe.each(wrappers)(
+  "$name: a bad requirement → NO_PAYABLE_REQUIREMENT with its reason, nothing signed",
+  (wrapper) => {
+    it.each(requirementCases)("$name", async ({ version, requirement, code, reason }) => {
+      const challenge =
+        version === 1 ? v1Challenge({ accepts: [requirement] }) : v2Challenge({ accepts: [requirement] });
+      const error = await failWith(wrapper, () => challengeResponse(challenge));
+      expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
+      expect(error.details.rejected).toHaveLength(1);
+      expect(error.details.rejected[0]).toMatchObject({ index: 0, code });
+      expect(error.details.rejected[0].reason).toMatch(reason);
+      expect(error.message).toContain(error.details.rejected[0].reason);
+    });
 
-  it("every bad requirement is listed, in order, each with its own reason", async () => {
-    const accepts = [v2Requirement({ amount: "0.01" }), v2Requirement({ network: "base" }), v2Requirement({ maxTimeoutSeconds: 0 })];
-    const error = await failWith(wrapper, () => challengeResponse(v2Challenge({ accepts })));
-    expect(error.details.rejected.map((r: { index: number; reason: string }) => [r.index, r.reason])).toEqual([
-      [0, expect.stringMatching(/amount/)],
-      [1, expect.stringMatching(/network/)],
-      [2, expect.stringMatching(/maxTimeoutSeconds/)],
-    ]);
-  });
+    it("every bad requirement is listed, in order, each with its own reason", async () => {
+      const accepts = [
+        v2Requirement({ amount: "0.01" }),
+        v2Requirement({ network: "base" }),
+        v2Requirement({ maxTimeoutSeconds: 0 }),
+      ];
+      const error = await failWith(wrapper, () => challengeResponse(v2Challenge({ accepts })));
+      expect(error.details.rejected.map((r: { index: number; reason: string }) => [r.index, r.reason])).toEqual([
+        [0, expect.stringMatching(/amount/)],
+        [1, expect.stringMatching(/network/)],
+        [2, expect.stringMatching(/maxTimeoutSeconds/)],
+      ]);
+    });
 
-  it("an empty accepts list is refused without signing", async () => {
-    const error = await failWith(wrapper, () => challengeResponse(v2Challenge({ accepts: [] })));
-    expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
-    expect(error.details.rejected).toEqual([]);
-  });
+    it("an empty accepts list is refused without signing", async () => {
+      const error = await failWith(wrapper, () => challengeResponse(v2Challenge({ accepts: [] })));
+      expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
+      expect(error.details.rejected).toEqual([]);
+    });
 
-  it("a bad requirement next to a good one: the good one is paid, verbatim", async () => {
-    const good = v2Requirement();
-    const seller = createSeller({ challenge: v2Challenge({ accepts: [v2Requirement({ amount: "-1" }), good] }) });
-    server.use(seller.handler);
-    const reply = await wrapper.send(payingClient().client, { url });
-    expect(reply.status).toBe(200);
-    expect(seller.payments[0].accepted).toStrictEqual(good);
-  });
-});
+    it("a bad requirement next to a good one: the good one is paid, verbatim", async () => {
+      const good = v2Requirement();
+      const seller = createSeller({ challenge: v2Challenge({ accepts: [v2Requirement({ amount: "-1" }), good] }) });
+      server.use(seller.handler);
+      const reply = await wrapper.send(payingClient().client, { url });
+      expect(reply.status).toBe(200);
+      expect(seller.payments[0].accepted).toStrictEqual(good);
+    });
+  },
+);
 
 /** A v2 challenge whose standard base64 has `+` or `/` and `=` padding, so the lenient forms differ from it. */
 function awkwardHeader(): string {
@@ -269,7 +440,11 @@ async function generatedSolanaSecretKey(): Promise<Uint8Array> {
 /** Every text a caller could print or log of an error and of each error in its cause chain. */
 function everyText(error: unknown): string[] {
   const texts: string[] = [];
-  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 20; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e = error, depth = 0;
+    e !== undefined && e !== null && depth < 20;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     texts.push(String(e));
     try {
       texts.push(JSON.stringify(e) ?? "");
@@ -293,49 +468,67 @@ class WalletError extends Error {
   override readonly name = "WalletError";
 }
 
-describe.each(wrappers)("$name: a Solana wallet's error never carries its secret key into the thrown error", (wrapper) => {
-  const keyForms: { name: string; text: (secret: Uint8Array) => string }[] = [
-    { name: "base58 (64 bytes)", text: (secret) => getBase58Decoder().decode(secret) },
-    { name: "a key file's JSON byte array", text: (secret) => JSON.stringify([...secret]) },
-    { name: "a pretty-printed JSON byte array", text: (secret) => JSON.stringify([...secret], null, 2) },
-    { name: "a Uint8Array's toString", text: (secret) => secret.toString() },
-  ];
-  const placements: { name: string; thrown: (key: string) => unknown }[] = [
-    { name: "message", thrown: (key) => new WalletError(`cannot sign: keypair ${key} is locked`) },
-    { name: "a nested cause", thrown: (key) => new WalletError("signing failed", { cause: new Error(`loaded ${key}`) }) },
-    { name: "an own string field", thrown: (key) => Object.assign(new WalletError("signing failed"), { details: `secretKey: ${key}` }) },
-    { name: "a string array field", thrown: (key) => Object.assign(new WalletError("signing failed"), { metaMessages: ["wallet:", `secret ${key}`] }) },
-    { name: "a thrown string", thrown: (key) => `keypair ${key}` },
-    // Text that is no own field of the error: a getter (DOMException's message), or held by errors it holds.
-    { name: "a DOMException's message", thrown: (key) => new DOMException(`cannot import ${key}`, "DataError") },
-    { name: "an AggregateError's errors", thrown: (key) => new AggregateError([new Error(`wallet 1: ${key}`)], "every wallet failed") },
-  ];
-  const cases = keyForms.flatMap((form) => placements.map((place) => ({ form: form.name, place: place.name, text: form.text, thrown: place.thrown })));
+describe.each(wrappers)(
+  "$name: a Solana wallet's error never carries its secret key into the thrown error",
+  (wrapper) => {
+    const keyForms: { name: string; text: (secret: Uint8Array) => string }[] = [
+      { name: "base58 (64 bytes)", text: (secret) => getBase58Decoder().decode(secret) },
+      { name: "a key file's JSON byte array", text: (secret) => JSON.stringify([...secret]) },
+      { name: "a pretty-printed JSON byte array", text: (secret) => JSON.stringify([...secret], null, 2) },
+      { name: "a Uint8Array's toString", text: (secret) => secret.toString() },
+    ];
+    const placements: { name: string; thrown: (key: string) => unknown }[] = [
+      { name: "message", thrown: (key) => new WalletError(`cannot sign: keypair ${key} is locked`) },
+      {
+        name: "a nested cause",
+        thrown: (key) => new WalletError("signing failed", { cause: new Error(`loaded ${key}`) }),
+      },
+      {
+        name: "an own string field",
+        thrown: (key) => Object.assign(new WalletError("signing failed"), { details: `secretKey: ${key}` }),
+      },
+      {
+        name: "a string array field",
+        thrown: (key) =>
+          Object.assign(new WalletError("signing failed"), { metaMessages: ["wallet:", `secret ${key}`] }),
+      },
+      { name: "a thrown string", thrown: (key) => `keypair ${key}` },
+      // Text that is no own field of the error: a getter (DOMException's message), or held by errors it holds.
+      { name: "a DOMException's message", thrown: (key) => new DOMException(`cannot import ${key}`, "DataError") },
+      {
+        name: "an AggregateError's errors",
+        thrown: (key) => new AggregateError([new Error(`wallet 1: ${key}`)], "every wallet failed"),
+      },
+    ];
+    const cases = keyForms.flatMap((form) =>
+      placements.map((place) => ({ form: form.name, place: place.name, text: form.text, thrown: place.thrown })),
+    );
 
-  it.each(cases)("$form in $place", async ({ text, thrown }) => {
-    const secret = await generatedSolanaSecretKey();
-    const key = text(secret);
-    const seller = createSeller({ challenge: v2Challenge({ accepts: [svmRequirement()] }) });
-    server.use(seller.handler);
-    const { signer, calls } = countingSvmSigner(async () => {
-      throw thrown(key);
+    it.each(cases)("$form in $place", async ({ text, thrown }) => {
+      const secret = await generatedSolanaSecretKey();
+      const key = text(secret);
+      const seller = createSeller({ challenge: v2Challenge({ accepts: [svmRequirement()] }) });
+      server.use(seller.handler);
+      const { signer, calls } = countingSvmSigner(async () => {
+        throw thrown(key);
+      });
+      const client = createX402Client({ schemes: [exactSvm({ signer, rpc: fakeRpc() })] });
+
+      const error = await rejection(wrapper.send(client, { url }));
+
+      expect(calls).toHaveLength(1);
+      expect(error.code).toBe("SIGNING_FAILED");
+      expect(seller.requests).toHaveLength(1);
+      const base58 = getBase58Decoder().decode(secret);
+      // A run of the key's bytes as any list would print them, and any long piece of its base58 form.
+      const bytes = [...secret.slice(8, 24)].join(",");
+      for (const t of everyText(error)) {
+        expect(t).not.toContain(base58.slice(10, 40));
+        expect(t.replace(/\s+|\\n/g, "")).not.toContain(bytes);
+      }
     });
-    const client = createX402Client({ schemes: [exactSvm({ signer, rpc: fakeRpc() })] });
-
-    const error = await rejection(wrapper.send(client, { url }));
-
-    expect(calls).toHaveLength(1);
-    expect(error.code).toBe("SIGNING_FAILED");
-    expect(seller.requests).toHaveLength(1);
-    const base58 = getBase58Decoder().decode(secret);
-    // A run of the key's bytes as any list would print them, and any long piece of its base58 form.
-    const bytes = [...secret.slice(8, 24)].join(",");
-    for (const t of everyText(error)) {
-      expect(t).not.toContain(base58.slice(10, 40));
-      expect(t.replace(/\s+|\\n/g, "")).not.toContain(bytes);
-    }
-  });
-});
+  },
+);
 
 describe.each(wrappers)("$name: redaction keeps the wallet's error and x402-pay's own words", (wrapper) => {
   it("the wallet's error object stays reachable: same object, class and fields, through cause and walk()", async () => {
@@ -365,23 +558,39 @@ describe.each(wrappers)("$name: redaction keeps the wallet's error and x402-pay'
   it.each([
     { name: "an EVM transaction hash", errorMessage: `transaction ${hash} reverted`, shown: hash },
     { name: "an EIP-3009 nonce", errorMessage: `authorization nonce ${nonce} already used`, shown: nonce },
-    { name: "a Solana transaction signature", errorMessage: `transaction ${solanaSignature} failed`, shown: solanaSignature },
-  ])("a failed settlement naming $name keeps it readable in the message and details", async ({ errorMessage, shown }) => {
-    // No transaction named: a refusal (a failure naming one is a pending settlement: test/http/pending.test.ts).
-    const settlement = { success: false, errorReason: "transaction_failed", transaction: "", network: "eip155:84532", errorMessage };
-    const seller = createSeller({ paid: () => HttpResponse.json({}, { status: 402, headers: settlementHeader(2, settlement) }) });
-    server.use(seller.handler);
-    const error = await rejection(wrapper.send(payingClient().client, { url }));
+    {
+      name: "a Solana transaction signature",
+      errorMessage: `transaction ${solanaSignature} failed`,
+      shown: solanaSignature,
+    },
+  ])(
+    "a failed settlement naming $name keeps it readable in the message and details",
+    async ({ errorMessage, shown }) => {
+      // No transaction named: a refusal (a failure naming one is a pending settlement: test/http/pending.test.ts).
+      const settlement = {
+        success: false,
+        errorReason: "transaction_failed",
+        transaction: "",
+        network: "eip155:84532",
+        errorMessage,
+      };
+      const seller = createSeller({
+        paid: () => HttpResponse.json({}, { status: 402, headers: settlementHeader(2, settlement) }),
+      });
+      server.use(seller.handler);
+      const error = await rejection(wrapper.send(payingClient().client, { url }));
 
-    expect(error).toBeInstanceOf(PaymentRejectedError);
-    expect(error.message).toContain(shown);
-    expect(error.details.settlement).toMatchObject({ transaction: "", errorMessage });
-  });
+      expect(error).toBeInstanceOf(PaymentRejectedError);
+      expect(error.message).toContain(shown);
+      expect(error.details.settlement).toMatchObject({ transaction: "", errorMessage });
+    },
+  );
 
   it("a server reason naming a transaction hash keeps it in the message and in reason", async () => {
     const reason = `settlement of ${hash} failed`;
     const seller = createSeller({
-      intercept: (request) => (request.headers.has("payment-signature") ? challengeResponse(v2Challenge({ error: reason })) : undefined),
+      intercept: (request) =>
+        request.headers.has("payment-signature") ? challengeResponse(v2Challenge({ error: reason })) : undefined,
     });
     server.use(seller.handler);
     const error = await rejection(wrapper.send(payingClient().client, { url }));

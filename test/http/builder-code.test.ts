@@ -21,7 +21,10 @@ describe.each(wrappers)("$name: builder-code", (wrapper) => {
 
     expect(reply.status).toBe(200);
     const [payload] = seller.payments;
-    expect(payload.extensions["builder-code"]).toEqual({ info: { a: "bc_weather", s: ["bc_agent", "bc_mcp", "bc_server_sdk"] }, schema: declaration.schema });
+    expect(payload.extensions["builder-code"]).toEqual({
+      info: { a: "bc_weather", s: ["bc_agent", "bc_mcp", "bc_server_sdk"] },
+      schema: declaration.schema,
+    });
     expect(new x402ResourceServer().validateExtensions(challenge as never, payload)).toEqual({ valid: true });
   });
 

@@ -32,11 +32,17 @@ const paying = (extra: object = {}) => ({ schemes: [exactEvm({ signer: account }
 const phases: Case[] = [
   { name: "selectRequirement", options: (started) => paying({ selectRequirement: () => (started(), forever()) }) },
   { name: "onBeforePayment", options: (started) => paying({ onBeforePayment: () => (started(), forever()) }) },
-  { name: "the wallet prompt", options: (started) => ({ schemes: [exactEvm({ signer: signer(() => (started(), forever())) })] }) },
+  {
+    name: "the wallet prompt",
+    options: (started) => ({ schemes: [exactEvm({ signer: signer(() => (started(), forever())) })] }),
+  },
 ];
 
 /** Runs `send` with a signal that fires as soon as the phase under test is reached. */
-async function abortWhenReached(c: Case, send: (client: ReturnType<typeof createX402Client>, signal: AbortSignal) => Promise<unknown>) {
+async function abortWhenReached(
+  c: Case,
+  send: (client: ReturnType<typeof createX402Client>, signal: AbortSignal) => Promise<unknown>,
+) {
   const controller = new AbortController();
   const failed: AnyX402Error[] = [];
   const options = c.options(() => setTimeout(() => controller.abort(), 5));
@@ -64,7 +70,9 @@ describe.each(phases)("an abort while waiting in $name", (c) => {
   it("axios: rejects at once with axios's CanceledError; nothing more is sent; reported as ABORTED", async () => {
     const seller = createSeller();
     server.use(seller.handler);
-    const { error, failed } = await abortWhenReached(c, (client, signal) => wrapAxiosWithPayment(axios.create(), client).get(url, { signal }));
+    const { error, failed } = await abortWhenReached(c, (client, signal) =>
+      wrapAxiosWithPayment(axios.create(), client).get(url, { signal }),
+    );
 
     expect(axios.isCancel(error)).toBe(true);
     expect(seller.requests).toHaveLength(1);
@@ -86,8 +94,13 @@ describe("an abort in the turn before the paid request leaves (fetch waits one f
         return account.signTypedData(args);
       },
     };
-    const client = createX402Client({ schemes: [exactEvm({ signer: wallet })], onPaymentFailed: (e) => void failed.push(e) });
-    const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: controller.signal }));
+    const client = createX402Client({
+      schemes: [exactEvm({ signer: wallet })],
+      onPaymentFailed: (e) => void failed.push(e),
+    });
+    const error = await rejection(
+      wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: controller.signal }),
+    );
 
     expect(error).toMatchObject({ name: "AbortError", code: "ABORTED", details: { url, method: "GET" } });
     expect(error.cause).toBe(controller.signal.reason);
@@ -105,7 +118,8 @@ describe("an abort in the turn before the paid request leaves (fetch waits one f
     const first = await rejection(
       wrapFetchWithPayment(async (input, init) => {
         const response = await globalThis.fetch(input, init);
-        if (new Headers(init?.headers).has("payment-signature")) throw new TypeError("fetch failed: the answer was lost");
+        if (new Headers(init?.headers).has("payment-signature"))
+          throw new TypeError("fetch failed: the answer was lost");
         return response;
       }, client)(url, { signal: lost.signal }),
     );
@@ -136,7 +150,9 @@ describe("an abort while the 402 body is still arriving", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const client = createX402Client(paying());
-    const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: controller.signal }));
+    const error = await rejection(
+      wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: controller.signal }),
+    );
     expect(error).toMatchObject({ code: "ABORTED" });
   });
 
@@ -160,7 +176,14 @@ describe("an abort after the paid request left", () => {
         if (!request.headers.has("payment-signature")) return undefined;
         arrived();
         await new Promise((resolve) => setTimeout(resolve, 200));
-        return HttpResponse.json({ late: true }, { headers: { "PAYMENT-RESPONSE": encodeHeader({ success: true, transaction: "0x1", network: "eip155:84532" }) } });
+        return HttpResponse.json(
+          { late: true },
+          {
+            headers: {
+              "PAYMENT-RESPONSE": encodeHeader({ success: true, transaction: "0x1", network: "eip155:84532" }),
+            },
+          },
+        );
       },
     });
     server.use(seller.handler);
@@ -173,7 +196,9 @@ describe("an abort after the paid request left", () => {
     void paidArrived.then(() => controller.abort());
     const failed: AnyX402Error[] = [];
     const client = createX402Client(paying({ onPaymentFailed: (e: AnyX402Error) => void failed.push(e) }));
-    const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: controller.signal }));
+    const error = await rejection(
+      wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: controller.signal }),
+    );
 
     expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
     expect(error.details.paymentHeader.value).toBe(seller.requests[1]!.headers["payment-signature"]);
@@ -197,7 +222,9 @@ describe("a signal that has already fired", () => {
     server.use(seller.handler);
     const failed: AnyX402Error[] = [];
     const client = createX402Client(paying({ onPaymentFailed: (e: AnyX402Error) => void failed.push(e) }));
-    const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: AbortSignal.abort() }));
+    const error = await rejection(
+      wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: AbortSignal.abort() }),
+    );
     expect(error.name).toBe("AbortError");
     expect(seller.requests).toHaveLength(0);
     expect(failed).toEqual([]);

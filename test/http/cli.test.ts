@@ -277,22 +277,30 @@ describe("--max-time bounds the whole run", () => {
     {
       answer: "a settlement still pending",
       paid: () => {
-        const pending = { success: false, errorReason: "settlement_pending", transaction: TX_HASH, network: "eip155:84532" };
+        const pending = {
+          success: false,
+          errorReason: "settlement_pending",
+          transaction: TX_HASH,
+          network: "eip155:84532",
+        };
         return HttpResponse.json({}, { status: 402, headers: settlementHeader(2, pending) });
       },
       code: "PAYMENT_PENDING",
     },
-  ])("a paid request answered with $answer: exit 8, said loudly, in the ledger to reconcile", async ({ paid, code }) => {
-    const seller = createSeller({ paid });
-    server.use(seller.handler);
-    const ledger = join(dir, `${code}.jsonl`);
-    const ran = await cli(["--ledger", ledger, URL_], paying);
-    expect(seller.verdicts.map((v) => v.ok)).toEqual([true]);
-    expect(ran.code).toBe(EXIT.unknown);
-    expect(ran.stderr).toContain(code);
-    expect(ran.stderr).toContain("MONEY MAY HAVE MOVED");
-    expect((await cli(["ledger", "--ledger", ledger])).stdout.toString()).toContain("Outcomes to reconcile: 1");
-  });
+  ])(
+    "a paid request answered with $answer: exit 8, said loudly, in the ledger to reconcile",
+    async ({ paid, code }) => {
+      const seller = createSeller({ paid });
+      server.use(seller.handler);
+      const ledger = join(dir, `${code}.jsonl`);
+      const ran = await cli(["--ledger", ledger, URL_], paying);
+      expect(seller.verdicts.map((v) => v.ok)).toEqual([true]);
+      expect(ran.code).toBe(EXIT.unknown);
+      expect(ran.stderr).toContain(code);
+      expect(ran.stderr).toContain("MONEY MAY HAVE MOVED");
+      expect((await cli(["ledger", "--ledger", ledger])).stdout.toString()).toContain("Outcomes to reconcile: 1");
+    },
+  );
 
   it("Ctrl-C before --max-time, before the payment left: exit 130; after it: exit 8", async () => {
     server.use(http.get(URL_, () => delay("infinite")));

@@ -23,13 +23,21 @@ const item = (over: Record<string, unknown> = {}) => ({
   metadata: {},
   ...over,
 });
-const page = (items: unknown[], pagination: object = { limit: 20, offset: 0, total: items.length }) => ({ x402Version: 2, items, pagination });
+const page = (items: unknown[], pagination: object = { limit: 20, offset: 0, total: items.length }) => ({
+  x402Version: 2,
+  items,
+  pagination,
+});
 const all = async (listings: AsyncIterable<DiscoveryListing>) => {
   const found: DiscoveryListing[] = [];
   for await (const listing of listings) found.push(listing);
   return found;
 };
-const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable("expected a rejection"), (error: any) => error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable("expected a rejection"),
+    (error: any) => error,
+  );
 
 describe("the listing forms in the wild", () => {
   it("v1 (maxAmountRequired) and v2 (amount) items read the same; lastUpdated as seconds, ms, ISO or garbage", async () => {
@@ -38,7 +46,12 @@ describe("the listing forms in the wild", () => {
         HttpResponse.json(
           page([
             item({ lastUpdated: 1_763_632_800 }),
-            item({ resource: "https://api.example.com/v1", x402Version: 1, accepts: [v1Requirement()], lastUpdated: 1_763_632_800_000 }),
+            item({
+              resource: "https://api.example.com/v1",
+              x402Version: 1,
+              accepts: [v1Requirement()],
+              lastUpdated: 1_763_632_800_000,
+            }),
             item({ resource: "https://api.example.com/iso" }),
             item({ resource: "https://api.example.com/garbage", lastUpdated: "yesterday" }),
           ]),
@@ -48,19 +61,35 @@ describe("the listing forms in the wild", () => {
     const { items, skipped } = await createDiscoveryClient({ url: FACILITATOR }).list();
     expect(skipped).toEqual([]);
     expect(items.map((l) => l.challenge.requirements[0]!.amount)).toEqual(["10000", "10000", "10000", "10000"]);
-    expect(items.map((l) => l.lastUpdated?.toISOString())).toEqual(["2025-11-20T10:00:00.000Z", "2025-11-20T10:00:00.000Z", "2026-11-20T10:00:00.000Z", undefined]);
+    expect(items.map((l) => l.lastUpdated?.toISOString())).toEqual([
+      "2025-11-20T10:00:00.000Z",
+      "2025-11-20T10:00:00.000Z",
+      "2026-11-20T10:00:00.000Z",
+      undefined,
+    ]);
     expect(items[1]!.x402Version).toBe(1);
     expect(items[1]!.metadata.description).toBe("premium data");
   });
 
   it("MCP listings are keyed by (resource, tool), the tool named as tool, toolName, in metadata or the bazaar declaration", () => {
-    const mcp = (over: Record<string, unknown>) => normalize(item({ type: "mcp", resource: "https://tools.example.com/mcp", ...over })) as DiscoveryListing;
+    const mcp = (over: Record<string, unknown>) =>
+      normalize(item({ type: "mcp", resource: "https://tools.example.com/mcp", ...over })) as DiscoveryListing;
     expect(mcp({ tool: "search" }).key).toBe("https://tools.example.com/mcp#search");
     expect(mcp({ toolName: "search" }).tool).toBe("search");
     expect(mcp({ metadata: { toolName: "weather" } }).key).toBe("https://tools.example.com/mcp#weather");
-    expect(mcp({ extensions: { bazaar: { info: { input: { type: "mcp", toolName: "forecast" } } } } }).tool).toBe("forecast");
-    expect((normalize(item({ type: "mcp", resource: "mcp://tool/lookup" })) as DiscoveryListing).key).toBe("mcp://tool/lookup#lookup");
-    expect((normalize(item({ type: undefined, extensions: { bazaar: { info: { input: { type: "mcp", tool: "t" } } } } })) as DiscoveryListing).type).toBe("mcp");
+    expect(mcp({ extensions: { bazaar: { info: { input: { type: "mcp", toolName: "forecast" } } } } }).tool).toBe(
+      "forecast",
+    );
+    expect((normalize(item({ type: "mcp", resource: "mcp://tool/lookup" })) as DiscoveryListing).key).toBe(
+      "mcp://tool/lookup#lookup",
+    );
+    expect(
+      (
+        normalize(
+          item({ type: undefined, extensions: { bazaar: { info: { input: { type: "mcp", tool: "t" } } } } }),
+        ) as DiscoveryListing
+      ).type,
+    ).toBe("mcp");
     expect((normalize(item({ tool: "ignored" })) as DiscoveryListing).key).toBe("https://api.example.com/weather");
   });
 
@@ -105,10 +134,16 @@ describe("metadata fit to show a person", () => {
     expect(listing.metadata.tags).toHaveLength(10);
     expect(listing.metadata.tags.slice(0, 2)).toEqual(["ok", `${"t".repeat(31)}…`]);
     expect(listing.metadata.iconUrl).toBeUndefined();
-    for (const iconUrl of ["http://icons.example/a.png", "https://user:pw@icons.example/a.png", `https://icons.example/${"a".repeat(3000)}`]) {
+    for (const iconUrl of [
+      "http://icons.example/a.png",
+      "https://user:pw@icons.example/a.png",
+      `https://icons.example/${"a".repeat(3000)}`,
+    ]) {
       expect((normalize(item({ iconUrl })) as DiscoveryListing).metadata.iconUrl).toBeUndefined();
     }
-    expect((normalize(item({ metadata: { iconUrl: "https://icons.example/a.png" } })) as DiscoveryListing).metadata.iconUrl).toBe("https://icons.example/a.png");
+    expect(
+      (normalize(item({ metadata: { iconUrl: "https://icons.example/a.png" } })) as DiscoveryListing).metadata.iconUrl,
+    ).toBe("https://icons.example/a.png");
     expect(sanitize("\u2066\u2069  ", 10)).toBeUndefined();
   });
 });
@@ -124,8 +159,16 @@ describe("every read is bounded", () => {
 
   it.each([
     { name: "not JSON", body: () => new HttpResponse("<html>", { status: 200 }), problem: /not JSON/ },
-    { name: "no items", body: () => HttpResponse.json({ resources: [] }), problem: /malformed: items must be an array/ },
-    { name: "a pagination that is no object", body: () => HttpResponse.json({ items: [], pagination: 5 }), problem: /pagination/ },
+    {
+      name: "no items",
+      body: () => HttpResponse.json({ resources: [] }),
+      problem: /malformed: items must be an array/,
+    },
+    {
+      name: "a pagination that is no object",
+      body: () => HttpResponse.json({ items: [], pagination: 5 }),
+      problem: /pagination/,
+    },
   ])("an answer that is $name is DISCOVERY_FAILED", async ({ body, problem }) => {
     server.use(http.get(RESOURCES, body));
     const error = await failure(createDiscoveryClient({ url: FACILITATOR }).list());
@@ -169,18 +212,30 @@ describe("every read is bounded", () => {
     server.use(http.get(RESOURCES, () => delay("infinite")));
     // A signal that never fires: the timeout still ends the read.
     const quiet = new AbortController();
-    const timedOut = await failure(createDiscoveryClient({ url: FACILITATOR, timeoutMs: 100 }).list({ signal: quiet.signal }));
-    expect(timedOut).toMatchObject({ code: "DISCOVERY_FAILED", message: "The discovery endpoint did not answer within 100 ms." });
+    const timedOut = await failure(
+      createDiscoveryClient({ url: FACILITATOR, timeoutMs: 100 }).list({ signal: quiet.signal }),
+    );
+    expect(timedOut).toMatchObject({
+      code: "DISCOVERY_FAILED",
+      message: "The discovery endpoint did not answer within 100 ms.",
+    });
     expect(quiet.signal.aborted).toBe(false);
     // The same through the iterators, which pass the signal on to every page.
-    for (const listings of [(d: ReturnType<typeof createDiscoveryClient>) => d.resources({ signal: quiet.signal }), (d: ReturnType<typeof createDiscoveryClient>) => d.search("x", { signal: quiet.signal })]) {
+    for (const listings of [
+      (d: ReturnType<typeof createDiscoveryClient>) => d.resources({ signal: quiet.signal }),
+      (d: ReturnType<typeof createDiscoveryClient>) => d.search("x", { signal: quiet.signal }),
+    ]) {
       server.use(http.get(`${FACILITATOR}/discovery/search`, () => delay("infinite")));
-      expect(await failure(all(listings(createDiscoveryClient({ url: FACILITATOR, timeoutMs: 100 }))))).toMatchObject({ code: "DISCOVERY_FAILED" });
+      expect(await failure(all(listings(createDiscoveryClient({ url: FACILITATOR, timeoutMs: 100 }))))).toMatchObject({
+        code: "DISCOVERY_FAILED",
+      });
     }
     // A signal that fires first: its own reason, not a timeout.
     const caller = new AbortController();
     setTimeout(() => caller.abort(new DOMException("stop", "AbortError")), 20);
-    const aborted = await failure(createDiscoveryClient({ url: FACILITATOR, timeoutMs: 60_000 }).list({ signal: caller.signal }));
+    const aborted = await failure(
+      createDiscoveryClient({ url: FACILITATOR, timeoutMs: 60_000 }).list({ signal: caller.signal }),
+    );
     expect(aborted).toBe(caller.signal.reason);
   });
 
@@ -194,7 +249,8 @@ describe("every read is bounded", () => {
 });
 
 describe("paging never runs away", () => {
-  const listings = (from: number, n: number) => Array.from({ length: n }, (_, i) => item({ resource: `https://api.example.com/r${from + i}` }));
+  const listings = (from: number, n: number) =>
+    Array.from({ length: n }, (_, i) => item({ resource: `https://api.example.com/r${from + i}` }));
 
   it("pages by offset to the total, asking with the filters", async () => {
     const asked: string[] = [];
@@ -206,13 +262,24 @@ describe("paging never runs away", () => {
         return HttpResponse.json(page(listings(offset, Math.min(2, 5 - offset)), { limit: 2, offset, total: 5 }));
       }),
     );
-    const found = await all(createDiscoveryClient({ url: `${FACILITATOR}///`, headers: async () => ({ authorization: "Bearer k" }) }).resources({ limit: 2, network: "eip155:84532" }));
+    const found = await all(
+      createDiscoveryClient({
+        url: `${FACILITATOR}///`,
+        headers: async () => ({ authorization: "Bearer k" }),
+      }).resources({ limit: 2, network: "eip155:84532" }),
+    );
     expect(found.map((l) => l.resource)).toEqual(listings(0, 5).map((i) => i.resource));
-    expect(asked).toEqual(["?network=eip155%3A84532&limit=2&offset=0", "?network=eip155%3A84532&limit=2&offset=2", "?network=eip155%3A84532&limit=2&offset=4"]);
+    expect(asked).toEqual([
+      "?network=eip155%3A84532&limit=2&offset=0",
+      "?network=eip155%3A84532&limit=2&offset=2",
+      "?network=eip155%3A84532&limit=2&offset=4",
+    ]);
   });
 
   it("a server that ignores the offset (the same page again) or lies about its total stops, as does maxItems", async () => {
-    server.use(http.get(RESOURCES, () => HttpResponse.json(page(listings(0, 3), { limit: 3, offset: 0, total: 1_000_000 }))));
+    server.use(
+      http.get(RESOURCES, () => HttpResponse.json(page(listings(0, 3), { limit: 3, offset: 0, total: 1_000_000 }))),
+    );
     const discovery = createDiscoveryClient({ url: FACILITATOR });
     expect(await all(discovery.resources())).toHaveLength(3);
     expect(await all(discovery.resources({ maxItems: 2 }))).toHaveLength(2);
@@ -237,7 +304,8 @@ describe("paging never runs away", () => {
 describe("paging stops at a page that adds nothing, and at maxPages", () => {
   const SEARCH = `${FACILITATOR}/discovery/search`;
   const listing = (n: number) => item({ resource: `https://api.example.com/r${n}` });
-  // Past this many requests the scripted endpoints end their pages, so a client that does not stop fails an assertion instead of hanging.
+  // Past this many requests the scripted endpoints end their pages, so a client that does not stop fails an assertion
+  // instead of hanging.
   const LAST = 500;
   /** A search endpoint whose every page brings a cursor never seen before, and `resources` as `page(n)` makes them. */
   const endless = (resources: (n: number) => unknown[]) => {
@@ -255,7 +323,12 @@ describe("paging stops at a page that adds nothing, and at maxPages", () => {
     { name: "the same items again", resources: () => [listing(0), listing(1)], found: 2, pages: 2 },
     { name: "empty pages", resources: () => [], found: 0, pages: 1 },
     { name: "only malformed items", resources: () => [item({ x402Version: 7 }), "junk"], found: 0, pages: 1 },
-    { name: "one new item, then the same ones", resources: (n: number) => (n === 0 ? [listing(0)] : [listing(0), listing(0)]), found: 1, pages: 2 },
+    {
+      name: "one new item, then the same ones",
+      resources: (n: number) => (n === 0 ? [listing(0)] : [listing(0), listing(0)]),
+      found: 1,
+      pages: 2,
+    },
   ])("search, each page with a new cursor and $name: stops", async ({ resources, found, pages }) => {
     const asked = endless(resources);
     expect(await all(createDiscoveryClient({ url: FACILITATOR }).search("weather"))).toHaveLength(found);
@@ -264,7 +337,9 @@ describe("paging stops at a page that adds nothing, and at maxPages", () => {
 
   it("search, a new item and a new cursor on every page: stops at maxPages (default 100)", async () => {
     let asked = endless((n) => [listing(n)]);
-    expect(await all(createDiscoveryClient({ url: FACILITATOR }).search("weather", { maxItems: 10_000 }))).toHaveLength(100);
+    expect(await all(createDiscoveryClient({ url: FACILITATOR }).search("weather", { maxItems: 10_000 }))).toHaveLength(
+      100,
+    );
     expect(asked()).toBe(100);
     asked = endless((n) => [listing(n)]);
     expect(await all(createDiscoveryClient({ url: FACILITATOR }).search("weather", { maxPages: 3 }))).toHaveLength(3);
@@ -277,7 +352,10 @@ describe("paging stops at a page that adds nothing, and at maxPages", () => {
       http.get(RESOURCES, ({ request }) => {
         asked++;
         const offset = Number(new URL(request.url).searchParams.get("offset"));
-        return HttpResponse.json({ items: asked > LAST ? [] : [listing(offset), listing(offset), listing(offset + 1)], pagination: {} });
+        return HttpResponse.json({
+          items: asked > LAST ? [] : [listing(offset), listing(offset), listing(offset + 1)],
+          pagination: {},
+        });
       }),
     );
     const found = await all(createDiscoveryClient({ url: FACILITATOR }).resources({ maxPages: 4, maxItems: 10_000 }));
@@ -289,9 +367,16 @@ describe("paging stops at a page that adds nothing, and at maxPages", () => {
   });
 
   it("a malformed page is an answer of the endpoint: its error carries the status", async () => {
-    server.use(http.get(RESOURCES, () => HttpResponse.json({ items: 5 })), http.get(SEARCH, () => HttpResponse.json({ nothing: true }, { status: 200 })));
-    expect(await failure(createDiscoveryClient({ url: FACILITATOR }).list())).toMatchObject({ details: { status: 200 } });
-    expect(await failure(all(createDiscoveryClient({ url: FACILITATOR }).search("x")))).toMatchObject({ details: { status: 200 } });
+    server.use(
+      http.get(RESOURCES, () => HttpResponse.json({ items: 5 })),
+      http.get(SEARCH, () => HttpResponse.json({ nothing: true }, { status: 200 })),
+    );
+    expect(await failure(createDiscoveryClient({ url: FACILITATOR }).list())).toMatchObject({
+      details: { status: 200 },
+    });
+    expect(await failure(all(createDiscoveryClient({ url: FACILITATOR }).search("x")))).toMatchObject({
+      details: { status: 200 },
+    });
   });
 });
 
@@ -310,9 +395,18 @@ describe("bad input is refused before anything is sent", () => {
     { call: (d: ReturnType<typeof createDiscoveryClient>) => d.list({ offset: -1 }), option: "discovery.offset" },
     { call: (d: ReturnType<typeof createDiscoveryClient>) => d.list({ type: "" }), option: "discovery.type" },
     { call: (d: ReturnType<typeof createDiscoveryClient>) => all(d.search(" ")), option: "discovery.search" },
-    { call: (d: ReturnType<typeof createDiscoveryClient>) => all(d.resources({ maxItems: 0 })), option: "discovery.maxItems" },
-    { call: (d: ReturnType<typeof createDiscoveryClient>) => all(d.resources({ maxPages: 0 })), option: "discovery.maxPages" },
-    { call: (d: ReturnType<typeof createDiscoveryClient>) => all(d.search("x", { maxPages: 1.5 })), option: "discovery.maxPages" },
+    {
+      call: (d: ReturnType<typeof createDiscoveryClient>) => all(d.resources({ maxItems: 0 })),
+      option: "discovery.maxItems",
+    },
+    {
+      call: (d: ReturnType<typeof createDiscoveryClient>) => all(d.resources({ maxPages: 0 })),
+      option: "discovery.maxPages",
+    },
+    {
+      call: (d: ReturnType<typeof createDiscoveryClient>) => all(d.search("x", { maxPages: 1.5 })),
+      option: "discovery.maxPages",
+    },
   ])("$option out of range", async ({ call, option }) => {
     // msw fails the test on any request: none is sent.
     const error = await failure(call(createDiscoveryClient({ url: FACILITATOR })));
@@ -341,11 +435,20 @@ describe("quoteListing", () => {
   });
 
   it("an MCP listing is quoted as the MCP wrapper pays it: <server>#<tool>, tools/call, under policy.origins", async () => {
-    const client = createX402Client({ schemes: [exactEvm({ signer: account })], policy: { origins: ["https://tools.example.com"] } });
-    const listing = normalize(item({ type: "mcp", resource: "https://tools.example.com/mcp", tool: "search" })) as DiscoveryListing;
+    const client = createX402Client({
+      schemes: [exactEvm({ signer: account })],
+      policy: { origins: ["https://tools.example.com"] },
+    });
+    const listing = normalize(
+      item({ type: "mcp", resource: "https://tools.example.com/mcp", tool: "search" }),
+    ) as DiscoveryListing;
     expect((await quoteListing(client, listing)).payable).toBeDefined();
-    const elsewhere = normalize(item({ type: "mcp", resource: "https://evil.example/mcp", tool: "search" })) as DiscoveryListing;
-    expect((await quoteListing(client, elsewhere)).rejected[0]!.reason).toBe("origin https://evil.example is not in policy.origins");
+    const elsewhere = normalize(
+      item({ type: "mcp", resource: "https://evil.example/mcp", tool: "search" }),
+    ) as DiscoveryListing;
+    expect((await quoteListing(client, elsewhere)).rejected[0]!.reason).toBe(
+      "origin https://evil.example is not in policy.origins",
+    );
   });
 });
 
@@ -353,18 +456,35 @@ describe("the mutation run's cases", () => {
   const ok = () => HttpResponse.json(page([item()]));
 
   it.each([
-    { make: () => createDiscoveryClient({ url: "ftp://x" }), message: 'discovery.url: "ftp://x" is not an http(s) URL.' },
-    { make: () => createDiscoveryClient({ url: "http://" }), message: 'discovery.url: "http://" is not an http(s) URL.' },
-    { make: () => createDiscoveryClient({ timeoutMs: -1 }), message: "discovery.timeoutMs: must be a whole number of ms above 0." },
-    { make: () => createDiscoveryClient({ maxBytes: 0 }), message: "discovery.maxBytes: must be a whole number of bytes above 0." },
-    { make: () => createDiscoveryClient({ fetch: "no" as never }), message: "discovery.fetch: must be a fetch function." },
+    {
+      make: () => createDiscoveryClient({ url: "ftp://x" }),
+      message: 'discovery.url: "ftp://x" is not an http(s) URL.',
+    },
+    {
+      make: () => createDiscoveryClient({ url: "http://" }),
+      message: 'discovery.url: "http://" is not an http(s) URL.',
+    },
+    {
+      make: () => createDiscoveryClient({ timeoutMs: -1 }),
+      message: "discovery.timeoutMs: must be a whole number of ms above 0.",
+    },
+    {
+      make: () => createDiscoveryClient({ maxBytes: 0 }),
+      message: "discovery.maxBytes: must be a whole number of bytes above 0.",
+    },
+    {
+      make: () => createDiscoveryClient({ fetch: "no" as never }),
+      message: "discovery.fetch: must be a fetch function.",
+    },
   ])("option sentence: $message", ({ make, message }) => {
     expect(make).toThrow(message);
   });
 
   it("http:// is allowed (a local facilitator); headers (an object, or a function) go with every read, beside accept: application/json", async () => {
     const seen: Headers[] = [];
-    server.use(http.get("http://127.0.0.1:4020/discovery/resources", ({ request }) => (seen.push(request.headers), ok())));
+    server.use(
+      http.get("http://127.0.0.1:4020/discovery/resources", ({ request }) => (seen.push(request.headers), ok())),
+    );
     await createDiscoveryClient({ url: "http://127.0.0.1:4020", headers: { "x-api-key": "a" } }).list();
     await createDiscoveryClient({ url: "http://127.0.0.1:4020", headers: () => ({ "x-api-key": "b" }) }).list();
     expect(seen.map((h) => [h.get("x-api-key"), h.get("accept")])).toEqual([
@@ -375,19 +495,32 @@ describe("the mutation run's cases", () => {
 
   it("an unreachable endpoint: DISCOVERY_FAILED 'could not be reached', the network error as its cause; a 503's sentence", async () => {
     const refused = Object.assign(new TypeError("fetch failed"), { cause: new Error("ECONNREFUSED") });
-    const error = await failure(createDiscoveryClient({ url: FACILITATOR, fetch: () => Promise.reject(refused) }).list());
-    expect(error).toMatchObject({ code: "DISCOVERY_FAILED", message: "The discovery endpoint could not be reached.", details: { url: RESOURCES } });
+    const error = await failure(
+      createDiscoveryClient({ url: FACILITATOR, fetch: () => Promise.reject(refused) }).list(),
+    );
+    expect(error).toMatchObject({
+      code: "DISCOVERY_FAILED",
+      message: "The discovery endpoint could not be reached.",
+      details: { url: RESOURCES },
+    });
     expect(error.details.status).toBeUndefined();
     expect(error.cause).toBe(refused);
     server.use(http.get(RESOURCES, () => new HttpResponse("busy", { status: 503 })));
-    expect((await failure(createDiscoveryClient({ url: FACILITATOR }).list())).message).toBe("The discovery endpoint answered 503.");
+    expect((await failure(createDiscoveryClient({ url: FACILITATOR }).list())).message).toBe(
+      "The discovery endpoint answered 503.",
+    );
   });
 
   it("a malformed page names its URL; a 200 without a body is not JSON", async () => {
     server.use(http.get(RESOURCES, () => HttpResponse.json({ items: 5 })));
-    expect(await failure(createDiscoveryClient({ url: FACILITATOR }).list())).toMatchObject({ message: "The discovery page is malformed: items must be an array.", details: { url: RESOURCES } });
+    expect(await failure(createDiscoveryClient({ url: FACILITATOR }).list())).toMatchObject({
+      message: "The discovery page is malformed: items must be an array.",
+      details: { url: RESOURCES },
+    });
     server.use(http.get(RESOURCES, () => new HttpResponse(null, { status: 200 })));
-    expect((await failure(createDiscoveryClient({ url: FACILITATOR }).list())).message).toBe("The discovery endpoint's answer is not JSON.");
+    expect((await failure(createDiscoveryClient({ url: FACILITATOR }).list())).message).toBe(
+      "The discovery endpoint's answer is not JSON.",
+    );
     server.use(http.get(`${FACILITATOR}/discovery/search`, () => HttpResponse.json({ items: [] })));
     expect(await failure(all(createDiscoveryClient({ url: FACILITATOR }).search("x")))).toMatchObject({
       message: "The discovery search page is malformed: resources must be an array.",
@@ -396,19 +529,32 @@ describe("the mutation run's cases", () => {
   });
 
   it("the bounds are inclusive: limit 1 and 100, filters of 256 characters, a 512-character query, maxBytes exactly", async () => {
-    server.use(http.get(RESOURCES, ok), http.get(`${FACILITATOR}/discovery/search`, () => HttpResponse.json({ resources: [item()], pagination: null })));
+    server.use(
+      http.get(RESOURCES, ok),
+      http.get(`${FACILITATOR}/discovery/search`, () => HttpResponse.json({ resources: [item()], pagination: null })),
+    );
     const body = JSON.stringify(page([item()]));
     const exact = createDiscoveryClient({ url: FACILITATOR, maxBytes: new TextEncoder().encode(body).length });
     expect((await exact.list({ limit: 1 })).items).toHaveLength(1);
     expect((await exact.list({ limit: 100, network: "n".repeat(256) })).items).toHaveLength(1);
-    expect(await failure(exact.list({ network: "n".repeat(257) }))).toMatchObject({ details: { option: "discovery.network" } });
+    expect(await failure(exact.list({ network: "n".repeat(257) }))).toMatchObject({
+      details: { option: "discovery.network" },
+    });
     expect(await failure(exact.list({ payTo: 5 as never }))).toMatchObject({ details: { option: "discovery.payTo" } });
     expect(await all(exact.search("q".repeat(512)))).toHaveLength(1);
-    expect(await failure(all(exact.search("q".repeat(513))))).toMatchObject({ message: "discovery.search: the query must be 1 to 512 characters." });
+    expect(await failure(all(exact.search("q".repeat(513))))).toMatchObject({
+      message: "discovery.search: the query must be 1 to 512 characters.",
+    });
     expect(await failure(all(exact.search(5 as never)))).toMatchObject({ details: { option: "discovery.search" } });
-    expect(await failure(exact.list({ limit: 2.5 }))).toMatchObject({ message: "discovery.limit: must be a whole number from 1 to 100." });
-    expect(await failure(exact.list({ offset: 0.5 }))).toMatchObject({ message: "discovery.offset: must be a whole number from 0." });
-    expect(await failure(all(exact.resources({ maxItems: 1.5 })))).toMatchObject({ message: "discovery.maxItems: must be a whole number above 0." });
+    expect(await failure(exact.list({ limit: 2.5 }))).toMatchObject({
+      message: "discovery.limit: must be a whole number from 1 to 100.",
+    });
+    expect(await failure(exact.list({ offset: 0.5 }))).toMatchObject({
+      message: "discovery.offset: must be a whole number from 0.",
+    });
+    expect(await failure(all(exact.resources({ maxItems: 1.5 })))).toMatchObject({
+      message: "discovery.maxItems: must be a whole number above 0.",
+    });
     // One byte more than maxBytes, declared: refused before reading.
     const short = createDiscoveryClient({ url: FACILITATOR, maxBytes: new TextEncoder().encode(body).length - 1 });
     expect((await failure(short.list())).message).toMatch(/larger than/);
@@ -430,7 +576,9 @@ describe("the mutation run's cases", () => {
       }),
     );
     expect(cut).toBeGreaterThan(0);
-    expect((await createDiscoveryClient({ url: FACILITATOR }).list()).items[0]!.metadata.name).toBe("Previsão do tempo ☀");
+    expect((await createDiscoveryClient({ url: FACILITATOR }).list()).items[0]!.metadata.name).toBe(
+      "Previsão do tempo ☀",
+    );
   });
 
   it("skipped items count toward the next offset; search stops at maxItems and without a cursor", async () => {
@@ -449,7 +597,13 @@ describe("the mutation run's cases", () => {
       http.get(`${FACILITATOR}/discovery/search`, ({ request }) => {
         pages++;
         const n = Number(new URL(request.url).searchParams.get("cursor") ?? 0);
-        return HttpResponse.json({ resources: [item({ resource: `https://api.example.com/${n}a` }), item({ resource: `https://api.example.com/${n}b` })], pagination: { cursor: String(n + 1) } });
+        return HttpResponse.json({
+          resources: [
+            item({ resource: `https://api.example.com/${n}a` }),
+            item({ resource: `https://api.example.com/${n}b` }),
+          ],
+          pagination: { cursor: String(n + 1) },
+        });
       }),
     );
     expect(await all(createDiscoveryClient({ url: FACILITATOR }).search("x", { maxItems: 3 }))).toHaveLength(3);
@@ -470,7 +624,8 @@ describe("the mutation run's cases", () => {
     expect(listing({ x402Version: 1, accepts: [v1Requirement()] }).challenge.resource).toBeUndefined();
     expect(listing({ lastUpdated: 100_000_000_000 }).lastUpdated!.getTime()).toBe(100_000_000_000_000);
     expect(listing({ lastUpdated: 100_000_000_001 }).lastUpdated!.getTime()).toBe(100_000_000_001);
-    for (const lastUpdated of [0, -5, "x2026-11-20", "2026-11-2", "", Number.NaN]) expect(listing({ lastUpdated }).lastUpdated).toBeUndefined();
+    for (const lastUpdated of [0, -5, "x2026-11-20", "2026-11-2", "", Number.NaN])
+      expect(listing({ lastUpdated }).lastUpdated).toBeUndefined();
     expect(sanitize("abc", 3)).toBe("abc");
     expect(sanitize("abcd", 3)).toBe("ab…");
     const icon = `https://icons.example/${"a".repeat(2048 - "https://icons.example/".length)}`;
@@ -478,8 +633,13 @@ describe("the mutation run's cases", () => {
   });
 
   it("quoteListing: an MCP listing whose resource already names its tool is quoted as it is", async () => {
-    const client = createX402Client({ schemes: [exactEvm({ signer: account })], policy: { origins: ["https://tools.example.com"] } });
-    const named = normalize(item({ type: "mcp", resource: "https://tools.example.com/mcp#search", tool: "search" })) as DiscoveryListing;
+    const client = createX402Client({
+      schemes: [exactEvm({ signer: account })],
+      policy: { origins: ["https://tools.example.com"] },
+    });
+    const named = normalize(
+      item({ type: "mcp", resource: "https://tools.example.com/mcp#search", tool: "search" }),
+    ) as DiscoveryListing;
     expect((await quoteListing(client, named)).payable).toBeDefined();
     const stdio = normalize(item({ type: "mcp", resource: "mcp://tool/search" })) as DiscoveryListing;
     expect((await quoteListing(client, stdio)).rejected[0]!.reason).toBe("origin mcp://tool is not in policy.origins");

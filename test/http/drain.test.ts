@@ -32,8 +32,12 @@ describe("fetch: a 402 body left unread", () => {
       }
       response.on("close", () => closed.push(Date.now() - started));
       // Says 100 bytes, sends 10, then nothing.
-      response.writeHead(402, { "content-type": "application/json", "content-length": "100", "payment-required": CHALLENGE });
-      response.write("{\"x402\": 2");
+      response.writeHead(402, {
+        "content-type": "application/json",
+        "content-length": "100",
+        "payment-required": CHALLENGE,
+      });
+      response.write('{"x402": 2');
     });
     servers.push(seller);
     const paid = await wrapFetchWithPayment(fetch, payingClient().client)(`${seller.url}${PATH}`);
@@ -45,18 +49,31 @@ describe("fetch: a 402 body left unread", () => {
   });
 
   it.each([
-    { body: "of drainBytes exactly, stalled: drained, so cancelled only after drainMs", length: () => String(BODY_LIMITS.drainBytes), drained: true },
-    { body: "over drainBytes: cancelled at once, not read", length: () => String(BODY_LIMITS.drainBytes + 1), drained: false },
+    {
+      body: "of drainBytes exactly, stalled: drained, so cancelled only after drainMs",
+      length: () => String(BODY_LIMITS.drainBytes),
+      drained: true,
+    },
+    {
+      body: "over drainBytes: cancelled at once, not read",
+      length: () => String(BODY_LIMITS.drainBytes + 1),
+      drained: false,
+    },
     { body: "of no declared length (chunked): cancelled at once, not read", length: () => undefined, drained: false },
   ])("a 402 body $body", async ({ length, drained }) => {
     BODY_LIMITS.drainMs = 1500;
     let closedAt = Infinity;
     const seller = await listenOnLoopback((request, response) => {
-      if (request.headers["payment-signature"]) return void response.writeHead(200, { "content-type": "application/json" }).end("{}");
+      if (request.headers["payment-signature"])
+        return void response.writeHead(200, { "content-type": "application/json" }).end("{}");
       response.on("close", () => (closedAt = Date.now()));
       const declared = length();
-      response.writeHead(402, { "content-type": "application/json", "payment-required": CHALLENGE, ...(declared && { "content-length": declared }) });
-      response.write("{\"x402\": 2");
+      response.writeHead(402, {
+        "content-type": "application/json",
+        "payment-required": CHALLENGE,
+        ...(declared && { "content-length": declared }),
+      });
+      response.write('{"x402": 2');
     });
     servers.push(seller);
     const started = Date.now();
@@ -73,12 +90,19 @@ describe("fetch: a 402 body left unread", () => {
     const seller = await listenOnLoopback((request, response) => {
       if (request.headers["payment-signature"]) {
         events.push("paid request");
-        setTimeout(() => (events.push("paid answer"), response.writeHead(200, { "content-type": "application/json" }).end("{}")), 800);
+        setTimeout(
+          () => (events.push("paid answer"), response.writeHead(200, { "content-type": "application/json" }).end("{}")),
+          800,
+        );
         return;
       }
       response.on("close", () => events.push("402 released"));
-      response.writeHead(402, { "content-type": "application/json", "content-length": "100", "payment-required": CHALLENGE });
-      response.write("{\"x402\": 2");
+      response.writeHead(402, {
+        "content-type": "application/json",
+        "content-length": "100",
+        "payment-required": CHALLENGE,
+      });
+      response.write('{"x402": 2');
     });
     servers.push(seller);
     const paid = await wrapFetchWithPayment(fetch, payingClient().client)(`${seller.url}${PATH}`);
@@ -88,13 +112,17 @@ describe("fetch: a 402 body left unread", () => {
 });
 
 describe("fetch: the paid request's connection", () => {
-  /** A seller on loopback that answers 402 until paid (`route` may answer first) and notes each request's client port: one per connection. */
+  /**
+   * A seller on loopback that answers 402 until paid (`route` may answer first) and notes each request's client port:
+   * one per connection.
+   */
   async function countingSeller(route: (request: IncomingMessage, response: ServerResponse) => boolean = () => false) {
     const seen: { ports: number[] } = { ports: [] };
     const seller = await listenOnLoopback((request, response) => {
       seen.ports.push(request.socket.remotePort!);
       if (route(request, response)) return;
-      if (request.headers["payment-signature"]) return void response.writeHead(200, { "content-type": "application/json" }).end('{"paid":true}');
+      if (request.headers["payment-signature"])
+        return void response.writeHead(200, { "content-type": "application/json" }).end('{"paid":true}');
       response.writeHead(402, { "content-type": "application/json", "payment-required": CHALLENGE }).end("{}");
     });
     servers.push(seller);

@@ -130,7 +130,11 @@ describe.each(wrappers)("$name: x402 v2", (wrapper) => {
 
   it("pays the first payable option and echoes that one, not another", async () => {
     const unpayable = v2Requirement({ scheme: "upto", amount: "5" });
-    const payable = v2Requirement({ network: "eip155:8453", asset: USDC_BASE, extra: { name: "USD Coin", version: "2" } });
+    const payable = v2Requirement({
+      network: "eip155:8453",
+      asset: USDC_BASE,
+      extra: { name: "USD Coin", version: "2" },
+    });
     const seller = createSeller({ challenge: v2Challenge({ accepts: [unpayable, payable] }) });
     server.use(seller.handler);
 
@@ -148,7 +152,10 @@ describe.each(wrappers)("$name: x402 v2", (wrapper) => {
       intercept: (request) =>
         request.headers.has("payment-signature")
           ? undefined
-          : HttpResponse.json(v1Challenge(), { status: 402, headers: { "PAYMENT-REQUIRED": encodeHeader(headerChallenge) } }),
+          : HttpResponse.json(v1Challenge(), {
+              status: 402,
+              headers: { "PAYMENT-REQUIRED": encodeHeader(headerChallenge) },
+            }),
     });
     server.use(seller.handler);
     const reply = await wrapper.send(payingClient().client, { url });
@@ -170,38 +177,41 @@ describe.each(wrappers)("$name: x402 v1", (wrapper) => {
   it.each([
     { network: "base-sepolia", asset: USDC_BASE_SEPOLIA, name: "USDC" },
     { network: "base", asset: USDC_BASE, name: "USD Coin" },
-  ])("pays a body challenge on $network with X-PAYMENT and decodes X-PAYMENT-RESPONSE", async ({ network, asset, name }) => {
-    const requirement = v1Requirement({ network, asset, extra: { name, version: "2" } });
-    const seller = createSeller({ challenge: v1Challenge({ accepts: [requirement] }) });
-    server.use(seller.handler);
-    const { client, signs } = payingClient();
+  ])(
+    "pays a body challenge on $network with X-PAYMENT and decodes X-PAYMENT-RESPONSE",
+    async ({ network, asset, name }) => {
+      const requirement = v1Requirement({ network, asset, extra: { name, version: "2" } });
+      const seller = createSeller({ challenge: v1Challenge({ accepts: [requirement] }) });
+      server.use(seller.handler);
+      const { client, signs } = payingClient();
 
-    const reply = await wrapper.send(client, { url });
+      const reply = await wrapper.send(client, { url });
 
-    expect(reply.status).toBe(200);
-    expect(signs).toHaveLength(1);
-    expect(seller.requests).toHaveLength(2);
-    expect(seller.requests[1]!.headers["x-payment"]).toBeDefined();
-    expect(seller.requests[1]!.headers["payment-signature"]).toBeUndefined();
-    const payment = decodeHeader(seller.requests[1]!.headers["x-payment"]!);
-    expect(Object.keys(payment)).toEqual(["x402Version", "scheme", "network", "payload"]);
-    expect(payment).toMatchObject({ x402Version: 1, scheme: "exact", network });
-    expect(Object.keys(payment.payload).sort()).toEqual(["authorization", "signature"]);
-    expect(payment.payload.authorization.value).toBe("10000");
-    expect(seller.verdicts[0]).toMatchObject({ ok: true, payer: account.address });
+      expect(reply.status).toBe(200);
+      expect(signs).toHaveLength(1);
+      expect(seller.requests).toHaveLength(2);
+      expect(seller.requests[1]!.headers["x-payment"]).toBeDefined();
+      expect(seller.requests[1]!.headers["payment-signature"]).toBeUndefined();
+      const payment = decodeHeader(seller.requests[1]!.headers["x-payment"]!);
+      expect(Object.keys(payment)).toEqual(["x402Version", "scheme", "network", "payload"]);
+      expect(payment).toMatchObject({ x402Version: 1, scheme: "exact", network });
+      expect(Object.keys(payment.payload).sort()).toEqual(["authorization", "signature"]);
+      expect(payment.payload.authorization.value).toBe("10000");
+      expect(seller.verdicts[0]).toMatchObject({ ok: true, payer: account.address });
 
-    const receipt = getPaymentReceipt(reply.raw);
-    expect(receipt).toMatchObject({
-      x402Version: 1,
-      requirement,
-      network,
-      amount: "10000",
-      asset,
-      payer: account.address,
-      transaction: TX_HASH,
-      settlement: { success: true, transaction: TX_HASH, network, payer: account.address },
-    });
-  });
+      const receipt = getPaymentReceipt(reply.raw);
+      expect(receipt).toMatchObject({
+        x402Version: 1,
+        requirement,
+        network,
+        amount: "10000",
+        asset,
+        payer: account.address,
+        transaction: TX_HASH,
+        settlement: { success: true, transaction: TX_HASH, network, payer: account.address },
+      });
+    },
+  );
 });
 
 describe("axios: a v1 body challenge is read whatever the responseType", () => {
@@ -240,7 +250,10 @@ describe.each(wrappers)("$name: responses that are not 402", (wrapper) => {
   it("passes a 200 through untouched, with no receipt and no signing", async () => {
     server.use(
       http.get(`${SELLER}/free`, () =>
-        HttpResponse.text("free content", { status: 200, headers: { "X-Custom": "kept", "Content-Type": "text/plain" } }),
+        HttpResponse.text("free content", {
+          status: 200,
+          headers: { "X-Custom": "kept", "Content-Type": "text/plain" },
+        }),
       ),
     );
     const { client, signs } = payingClient();
@@ -256,7 +269,16 @@ describe.each(wrappers)("$name: responses that are not 402", (wrapper) => {
   it("does not turn a stray PAYMENT-RESPONSE on a free response into a receipt", async () => {
     server.use(
       http.get(`${SELLER}/free`, () =>
-        HttpResponse.json({ ok: 1 }, { headers: { "PAYMENT-RESPONSE": Buffer.from(JSON.stringify({ success: true, transaction: TX_HASH, network: "eip155:8453" })).toString("base64") } }),
+        HttpResponse.json(
+          { ok: 1 },
+          {
+            headers: {
+              "PAYMENT-RESPONSE": Buffer.from(
+                JSON.stringify({ success: true, transaction: TX_HASH, network: "eip155:8453" }),
+              ).toString("base64"),
+            },
+          },
+        ),
       ),
     );
     const reply = await wrapper.send(payingClient().client, { url: `${SELLER}/free` });

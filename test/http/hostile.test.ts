@@ -10,7 +10,17 @@ import { listenOnLoopback, type LoopbackServer } from "../localnet/listen.js";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { BODY_LIMITS } from "../../src/handshake";
-import { PATH, SELLER, challengeResponse, createSeller, payingClient, v1Challenge, v1Requirement, v2Challenge, v2Requirement } from "../support/seller";
+import {
+  PATH,
+  SELLER,
+  challengeResponse,
+  createSeller,
+  payingClient,
+  v1Challenge,
+  v1Requirement,
+  v2Challenge,
+  v2Requirement,
+} from "../support/seller";
 import { rejection, wrappers } from "../support/wrappers";
 import { useMswServer } from "../support/msw";
 
@@ -52,8 +62,15 @@ afterAll(() => Promise.all(servers.map((s) => s.stop())));
  */
 type Client = ReturnType<typeof payingClient>["client"];
 const bodyReaders = [
-  { name: "fetch", send: (client: Client, to: string) => wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(to) },
-  { name: "axios, responseType stream", send: (client: Client, to: string) => wrapAxiosWithPayment(axios.create(), client).get(to, { responseType: "stream" }) },
+  {
+    name: "fetch",
+    send: (client: Client, to: string) => wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(to),
+  },
+  {
+    name: "axios, responseType stream",
+    send: (client: Client, to: string) =>
+      wrapAxiosWithPayment(axios.create(), client).get(to, { responseType: "stream" }),
+  },
 ];
 
 describe.each(bodyReaders)("$name: a 402 body", ({ send }) => {
@@ -62,7 +79,9 @@ describe.each(bodyReaders)("$name: a 402 body", ({ send }) => {
   afterEach(() => void Object.assign(BODY_LIMITS, saved));
 
   it("that never ends: INVALID_CHALLENGE once the time bound passes; nothing signed", async () => {
-    const { url: to } = await streamed402((i) => (i === 0 ? encoder.encode(JSON.stringify(v1Challenge()).slice(0, 30)) : undefined));
+    const { url: to } = await streamed402((i) =>
+      i === 0 ? encoder.encode(JSON.stringify(v1Challenge()).slice(0, 30)) : undefined,
+    );
     const { client, signs } = payingClient();
     const started = Date.now();
 
@@ -114,7 +133,8 @@ describe.each(wrappers)("$name: messages stay short however large the challenge"
     server.use(
       createSeller({
         challenge,
-        intercept: (request) => (request.headers.has("payment-signature") ? challengeResponse({ ...challenge, error: reason }) : undefined),
+        intercept: (request) =>
+          request.headers.has("payment-signature") ? challengeResponse({ ...challenge, error: reason }) : undefined,
       }).handler,
     );
     const error = await rejection(wrapper.send(payingClient().client, { url }));
@@ -129,7 +149,11 @@ describe.each(wrappers)("$name: nesting meant to blow the stack", (wrapper) => {
   const nested = (depth: number): unknown => (depth === 0 ? "leaf" : { deeper: nested(depth - 1) });
 
   it.each([
-    { where: "extra", challenge: () => v2Challenge({ accepts: [v2Requirement({ extra: { name: "USDC", version: "2", vendor: nested(200) } })] }) },
+    {
+      where: "extra",
+      challenge: () =>
+        v2Challenge({ accepts: [v2Requirement({ extra: { name: "USDC", version: "2", vendor: nested(200) } })] }),
+    },
     { where: "extensions", challenge: () => v2Challenge({ extensions: { bazaar: nested(1000) } }) },
     { where: "a v1 body", challenge: () => v1Challenge({ accepts: [v1Requirement({ extra: nested(200) })] }) },
   ])("in $where: INVALID_CHALLENGE before any wallet prompt", async ({ challenge }) => {
@@ -142,7 +166,9 @@ describe.each(wrappers)("$name: nesting meant to blow the stack", (wrapper) => {
   });
 
   it("a legitimately nested challenge (a JSON schema 10 levels deep) is still paid", async () => {
-    const seller = createSeller({ challenge: v2Challenge({ extensions: { bazaar: { info: {}, schema: nested(10) } } }) });
+    const seller = createSeller({
+      challenge: v2Challenge({ extensions: { bazaar: { info: {}, schema: nested(10) } } }),
+    });
     server.use(seller.handler);
     const reply = await wrapper.send(payingClient().client, { url });
     expect(reply.status).toBe(200);

@@ -5,7 +5,18 @@
  */
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { budget, createX402Client, getPaymentReceipt, memoryBudgetStore, memoryLedger, reconcile, recordOutcomes, spendBy, unreconciled, type LedgerRecord } from "../../src";
+import {
+  budget,
+  createX402Client,
+  getPaymentReceipt,
+  memoryBudgetStore,
+  memoryLedger,
+  reconcile,
+  recordOutcomes,
+  spendBy,
+  unreconciled,
+  type LedgerRecord,
+} from "../../src";
 import { exactEvm } from "../../src/evm";
 import { useMswServer } from "../support/msw";
 import {
@@ -63,7 +74,15 @@ describe.each(wrappers)("$name: the ledger", (wrapper) => {
     const { client, ledger } = ledgerClient();
     await wrapper.send(client, { url });
     expect(ledger.list).toEqual([
-      { ...payment, id: expect.stringMatching(/^[0-9a-f]{32}$/), time: expect.any(String), outcome: "settled", code: undefined, settledAmount: "10000", transaction: TX_HASH },
+      {
+        ...payment,
+        id: expect.stringMatching(/^[0-9a-f]{32}$/),
+        time: expect.any(String),
+        outcome: "settled",
+        code: undefined,
+        settledAmount: "10000",
+        transaction: TX_HASH,
+      },
     ]);
     expect(Math.abs(Date.parse(ledger.list[0]!.time) - Date.now())).toBeLessThan(60_000);
   });
@@ -76,7 +95,13 @@ describe.each(wrappers)("$name: the ledger", (wrapper) => {
         intercept: (request) => {
           if (!paidRequest(request)) return undefined;
           return answer === "refuse"
-            ? HttpResponse.json({}, { status: 402, headers: { "PAYMENT-REQUIRED": encodeHeader({ ...v2Challenge(), error: "insufficient_funds" }) } })
+            ? HttpResponse.json(
+                {},
+                {
+                  status: 402,
+                  headers: { "PAYMENT-REQUIRED": encodeHeader({ ...v2Challenge(), error: "insufficient_funds" }) },
+                },
+              )
             : HttpResponse.error();
         },
       }).handler,
@@ -101,7 +126,11 @@ describe.each(wrappers)("$name: the ledger", (wrapper) => {
 
   it("a ledger that fails does not turn a paid response into an error", async () => {
     server.use(createSeller().handler);
-    const { client } = ledgerClient({ plugins: [recordOutcomes({ append: () => Promise.reject(new Error("disk full")), records: async function* () {} })] });
+    const { client } = ledgerClient({
+      plugins: [
+        recordOutcomes({ append: () => Promise.reject(new Error("disk full")), records: async function* () {} }),
+      ],
+    });
     expect((await wrapper.send(client, { url })).status).toBe(200);
   });
 });
@@ -110,46 +139,85 @@ describe.each(wrappers)("$name: the ledger", (wrapper) => {
 // never said whether it settled: not spend (`settled`), not nothing charged (`rejected`); kept for
 // reconciling, and counted against the budget as spent until then.
 describe.each(wrappers)("$name: a paid answer without a settlement report", (wrapper) => {
-  const settled = settlementHeader(2, { success: true, transaction: TX_HASH, network: "eip155:84532", payer: account.address });
+  const settled = settlementHeader(2, {
+    success: true,
+    transaction: TX_HASH,
+    network: "eip155:84532",
+    payer: account.address,
+  });
   it.each([
     { answer: "200, no PAYMENT-RESPONSE", status: 200, headers: {}, outcome: "unknown", code: undefined },
     { answer: "201, no PAYMENT-RESPONSE", status: 201, headers: {}, outcome: "unknown", code: undefined },
-    { answer: "200, an unreadable PAYMENT-RESPONSE", status: 200, headers: { "PAYMENT-RESPONSE": "not base64 json" }, outcome: "unknown", code: undefined },
-    { answer: "400, no PAYMENT-RESPONSE", status: 400, headers: {}, outcome: "unknown", code: "PAYMENT_OUTCOME_UNKNOWN" },
-    { answer: "500, no PAYMENT-RESPONSE", status: 500, headers: {}, outcome: "unknown", code: "PAYMENT_OUTCOME_UNKNOWN" },
+    {
+      answer: "200, an unreadable PAYMENT-RESPONSE",
+      status: 200,
+      headers: { "PAYMENT-RESPONSE": "not base64 json" },
+      outcome: "unknown",
+      code: undefined,
+    },
+    {
+      answer: "400, no PAYMENT-RESPONSE",
+      status: 400,
+      headers: {},
+      outcome: "unknown",
+      code: "PAYMENT_OUTCOME_UNKNOWN",
+    },
+    {
+      answer: "500, no PAYMENT-RESPONSE",
+      status: 500,
+      headers: {},
+      outcome: "unknown",
+      code: "PAYMENT_OUTCOME_UNKNOWN",
+    },
     // The contrast: a report of success settles, whatever the status.
     { answer: "500 with a successful settlement", status: 500, headers: settled, outcome: "settled", code: undefined },
-  ])("$answer: recorded $outcome ($code), the price kept; the budget counts it spent", async ({ status, headers, outcome, code }) => {
-    server.use(createSeller({ paid: () => HttpResponse.json({ data: "premium" }, { status, headers }) }).handler);
-    const store = memoryBudgetStore();
-    const ledger = memoryLedger();
-    const client = createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], plugins: [ledger, budget({ limit: "$1", store })] });
-    const reply = await wrapper.send(client, { url }).then(
-      (r) => r.raw,
-      (error) => error.response,
-    );
-    // The caller gets the answer as its library gives it, with a receipt that says whether it settled.
-    expect(getPaymentReceipt(reply)).toMatchObject({ status, settled: outcome === "settled" });
-    const unknown = outcome === "unknown";
-    expect(ledger.list).toEqual([
-      {
-        ...payment,
-        id: expect.any(String),
-        time: expect.any(String),
-        outcome,
-        code,
-        settledAmount: unknown ? undefined : "10000",
-        transaction: unknown ? undefined : TX_HASH,
-      },
-    ]);
-    expect((await unreconciled(ledger)).map((r) => r.id)).toEqual(unknown ? [ledger.list[0]!.id] : []);
-    expect(await spendBy(ledger, "asset")).toHaveLength(unknown ? 0 : 1);
-    expect(await store.usage({ key: "client/life:client", limit: 1_000_000, windowMs: undefined })).toEqual({ spent: 10_000, reserved: 0 });
-  });
+  ])(
+    "$answer: recorded $outcome ($code), the price kept; the budget counts it spent",
+    async ({ status, headers, outcome, code }) => {
+      server.use(createSeller({ paid: () => HttpResponse.json({ data: "premium" }, { status, headers }) }).handler);
+      const store = memoryBudgetStore();
+      const ledger = memoryLedger();
+      const client = createX402Client({
+        schemes: [exactEvm({ signer: countingSigner().signer })],
+        plugins: [ledger, budget({ limit: "$1", store })],
+      });
+      const reply = await wrapper.send(client, { url }).then(
+        (r) => r.raw,
+        (error) => error.response,
+      );
+      // The caller gets the answer as its library gives it, with a receipt that says whether it settled.
+      expect(getPaymentReceipt(reply)).toMatchObject({ status, settled: outcome === "settled" });
+      const unknown = outcome === "unknown";
+      expect(ledger.list).toEqual([
+        {
+          ...payment,
+          id: expect.any(String),
+          time: expect.any(String),
+          outcome,
+          code,
+          settledAmount: unknown ? undefined : "10000",
+          transaction: unknown ? undefined : TX_HASH,
+        },
+      ]);
+      expect((await unreconciled(ledger)).map((r) => r.id)).toEqual(unknown ? [ledger.list[0]!.id] : []);
+      expect(await spendBy(ledger, "asset")).toHaveLength(unknown ? 0 : 1);
+      expect(await store.usage({ key: "client/life:client", limit: 1_000_000, windowMs: undefined })).toEqual({
+        spent: 10_000,
+        reserved: 0,
+      });
+    },
+  );
 });
 
 describe("questions asked of a ledger", () => {
-  const at = (time: string, over: Partial<LedgerRecord>): LedgerRecord => ({ ...payment, id: `${time}-${Math.random()}`, time, outcome: "settled", settledAmount: "10000", ...over });
+  const at = (time: string, over: Partial<LedgerRecord>): LedgerRecord => ({
+    ...payment,
+    id: `${time}-${Math.random()}`,
+    time,
+    outcome: "settled",
+    settledAmount: "10000",
+    ...over,
+  });
 
   it("spend per origin, payee, UTC day and asset: settled records only, summed per asset, in the order first seen", async () => {
     const ledger = memoryLedger();
@@ -157,12 +225,19 @@ describe("questions asked of a ledger", () => {
       at("2026-11-22T23:59:59.000Z", {}),
       at("2026-11-23T00:00:00.000Z", { url: `${OTHER}/a`, payee: OTHER_PAY_TO, settledAmount: "250" }),
       at("2026-11-23T10:00:00.000Z", { asset: USDC_BASE_SEPOLIA.toLowerCase(), settledAmount: undefined, amount: "7" }),
-      at("2026-11-23T11:00:00.000Z", { network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", asset: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", settledAmount: "3" }),
+      at("2026-11-23T11:00:00.000Z", {
+        network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+        asset: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+        settledAmount: "3",
+      }),
       at("2026-11-23T12:00:00.000Z", { outcome: "unknown", settledAmount: undefined }),
       at("2026-11-23T12:00:01.000Z", { outcome: "rejected", settledAmount: undefined }),
     ];
     for (const record of records) await ledger.append(record);
-    const sol = { network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", asset: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU" };
+    const sol = {
+      network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+      asset: "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+    };
     const usdc = { network: "eip155:84532", asset: USDC_BASE_SEPOLIA };
     expect(await spendBy(ledger, "origin")).toEqual([
       { key: SELLER, ...usdc, amount: "10007", count: 2 },
@@ -174,7 +249,9 @@ describe("questions asked of a ledger", () => {
       [OTHER_PAY_TO, "250"],
       [PAY_TO, "3"],
     ]);
-    expect((await spendBy(ledger, "day")).map((r) => [r.key, r.asset === sol.asset ? "sol" : "usdc", r.amount])).toEqual([
+    expect(
+      (await spendBy(ledger, "day")).map((r) => [r.key, r.asset === sol.asset ? "sol" : "usdc", r.amount]),
+    ).toEqual([
       ["2026-11-22", "usdc", "10000"],
       ["2026-11-23", "usdc", "257"],
       ["2026-11-23", "sol", "3"],
@@ -183,7 +260,11 @@ describe("questions asked of a ledger", () => {
       ["", "10257", 3],
       ["", "3", 1],
     ]);
-    expect((await spendBy(ledger, "asset", { since: "2026-11-23T00:00:00Z", until: new Date("2026-11-23T11:00:00Z") })).map((r) => r.amount)).toEqual(["257"]);
+    expect(
+      (await spendBy(ledger, "asset", { since: "2026-11-23T00:00:00Z", until: new Date("2026-11-23T11:00:00Z") })).map(
+        (r) => r.amount,
+      ),
+    ).toEqual(["257"]);
   });
 
   it("spend is never summed across networks: the same token address on two chains is two rows", async () => {
@@ -206,7 +287,13 @@ describe("questions asked of a ledger", () => {
     const record = await reconcile(ledger, first, "settled", { transaction: TX_HASH, settledAmount: "10000" });
     await reconcile(ledger, second, "rejected");
     expect(await unreconciled(ledger)).toEqual([]);
-    expect(record).toMatchObject({ ...payment, outcome: "settled", reconciles: first.id, transaction: TX_HASH, code: undefined });
+    expect(record).toMatchObject({
+      ...payment,
+      outcome: "settled",
+      reconciles: first.id,
+      transaction: TX_HASH,
+      code: undefined,
+    });
     expect((await spendBy(ledger, "asset")).map((r) => r.amount)).toEqual(["10000"]);
   });
 });

@@ -7,7 +7,15 @@ import axios from "axios";
 import { HttpResponse } from "msw";
 import { describe, expect, it, vi } from "vitest";
 import { PaymentAlreadyAttemptedError } from "../../src/entries/errors";
-import { createX402Client, getPaymentReceipt, isX402Error, type AnyX402Error, type PaymentOutcome, type PaymentReceipt, type X402Plugin } from "../../src";
+import {
+  createX402Client,
+  getPaymentReceipt,
+  isX402Error,
+  type AnyX402Error,
+  type PaymentOutcome,
+  type PaymentReceipt,
+  type X402Plugin,
+} from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import {
@@ -32,7 +40,12 @@ const SIGN_IN = "sign-in-with-x";
 
 /** A v2 challenge declaring a sign-in extension next to the payment option. */
 const withSignIn = (extra: Record<string, unknown> = {}) =>
-  v2Challenge({ extensions: { [SIGN_IN]: { info: { domain: "seller.example", nonce: "abc" }, schema: { type: "object" } }, ...extra } });
+  v2Challenge({
+    extensions: {
+      [SIGN_IN]: { info: { domain: "seller.example", nonce: "abc" }, schema: { type: "object" } },
+      ...extra,
+    },
+  });
 
 /** An extension that offers a fixed header instead of paying, and records what it saw. */
 function signInExtension(header: Record<string, string> | undefined = { "sign-in-with-x": "proof" }) {
@@ -52,7 +65,10 @@ function hooks() {
   return {
     settled,
     failed,
-    options: { onPaymentSettled: (r: PaymentReceipt) => void settled.push(r), onPaymentFailed: (e: AnyX402Error) => void failed.push(e) },
+    options: {
+      onPaymentSettled: (r: PaymentReceipt) => void settled.push(r),
+      onPaymentFailed: (e: AnyX402Error) => void failed.push(e),
+    },
   };
 }
 
@@ -60,7 +76,8 @@ describe.each(wrappers)("$name: an extension's headers instead of a payment", (w
   it("a server that accepts them answers without any payment: one extra round trip, nothing signed, no outcome", async () => {
     const seller = createSeller({
       challenge: withSignIn(),
-      intercept: (request) => (request.headers.get("sign-in-with-x") === "proof" ? HttpResponse.json({ signedIn: true }) : undefined),
+      intercept: (request) =>
+        request.headers.get("sign-in-with-x") === "proof" ? HttpResponse.json({ signedIn: true }) : undefined,
     });
     server.use(seller.handler);
     const { extension, seen } = signInExtension();
@@ -148,7 +165,8 @@ describe.each(wrappers)("$name: when the extension's retry goes wrong", (wrapper
   it("a 402 to it without a readable challenge: paid on the first 402's terms", async () => {
     const seller = createSeller({
       challenge: withSignIn(),
-      intercept: (request) => (request.headers.has("sign-in-with-x") ? HttpResponse.text("<html>sign in</html>", { status: 402 }) : undefined),
+      intercept: (request) =>
+        request.headers.has("sign-in-with-x") ? HttpResponse.text("<html>sign in</html>", { status: 402 }) : undefined,
     });
     server.use(seller.handler);
     const { client, signs } = payingClient({ plugins: [signInExtension().extension] });
@@ -197,7 +215,9 @@ describe("fetch: an abort while the extension's retry is in flight", () => {
     const recorded = hooks();
     const { client, signs } = payingClient({ plugins: [signInExtension().extension], ...recorded.options });
 
-    const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: controller.signal }));
+    const error = await rejection(
+      wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url, { signal: controller.signal }),
+    );
 
     expect(error).toMatchObject({ name: "AbortError", code: "ABORTED", details: { url, method: "GET" } });
     expect(error.message).toMatch(/aborted.*nothing was paid/);
@@ -236,18 +256,29 @@ describe.each(wrappers)("$name: an extension enriching the payload", (wrapper) =
       schema: { type: "object", required: ["required"] },
     });
     expect(payment.extensions.bazaar).toEqual((challenge.extensions as Record<string, unknown>).bazaar);
-    expect(seen).toEqual([{ declaration: (challenge.extensions as Record<string, unknown>)["payment-identifier"], payer: expect.any(String), amount: "10000" }]);
+    expect(seen).toEqual([
+      {
+        declaration: (challenge.extensions as Record<string, unknown>)["payment-identifier"],
+        payer: expect.any(String),
+        amount: "10000",
+      },
+    ]);
     expect(seller.verdicts[0]?.ok).toBe(true);
   });
 
   it("replaces a declaration that is not an object with its fields", async () => {
     const seller = createSeller({ challenge: v2Challenge({ extensions: { "payment-identifier": "optional" } }) });
     server.use(seller.handler);
-    const extension: X402Plugin = { key: "payment-identifier", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
+    const extension: X402Plugin = {
+      key: "payment-identifier",
+      enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }),
+    };
 
     await wrapper.send(payingClient({ plugins: [extension] }).client, { url });
 
-    expect(seller.payments[0].extensions).toStrictEqual({ "payment-identifier": { info: { id: "pay_0123456789abcdef" } } });
+    expect(seller.payments[0].extensions).toStrictEqual({
+      "payment-identifier": { info: { id: "pay_0123456789abcdef" } },
+    });
   });
 
   it("is not asked for a v1 payment, which carries no extensions", async () => {
@@ -276,7 +307,10 @@ describe.each(wrappers)("$name: outcome hooks fire exactly once per payment atte
     const challenge = v2Challenge();
     const seller = createSeller({
       challenge,
-      intercept: (request) => (request.headers.has("payment-signature") ? challengeResponse({ ...challenge, error: "insufficient_funds" }) : undefined),
+      intercept: (request) =>
+        request.headers.has("payment-signature")
+          ? challengeResponse({ ...challenge, error: "insufficient_funds" })
+          : undefined,
     });
     server.use(seller.handler);
     const recorded = hooks();
@@ -290,13 +324,19 @@ describe.each(wrappers)("$name: outcome hooks fire exactly once per payment atte
   it("refused before signing: onPaymentFailed with the refusal's code", async () => {
     server.use(createSeller().handler);
     const recorded = hooks();
-    const error = await rejection(wrapper.send(payingClient({ policy: { maxAmountPerPayment: "$0.001" }, ...recorded.options }).client, { url }));
+    const error = await rejection(
+      wrapper.send(payingClient({ policy: { maxAmountPerPayment: "$0.001" }, ...recorded.options }).client, { url }),
+    );
     expect(recorded.failed).toEqual([error]);
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
   });
 
   it("no answer to the paid request: onPaymentFailed with PAYMENT_OUTCOME_UNKNOWN", async () => {
-    server.use(createSeller({ intercept: (request) => (request.headers.has("payment-signature") ? HttpResponse.error() : undefined) }).handler);
+    server.use(
+      createSeller({
+        intercept: (request) => (request.headers.has("payment-signature") ? HttpResponse.error() : undefined),
+      }).handler,
+    );
     const recorded = hooks();
     const error = await rejection(wrapper.send(payingClient(recorded.options).client, { url }));
     expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
@@ -338,7 +378,8 @@ describe("outcomes of a paid response with an error status", () => {
   /** A seller whose paid answer is `status`, with or without a settlement report. */
   function answering(status: number, settlement?: Record<string, unknown>) {
     const seller = createSeller({
-      paid: () => HttpResponse.json({ oops: true }, { status, headers: settlement ? settlementHeader(2, settlement) : {} }),
+      paid: () =>
+        HttpResponse.json({ oops: true }, { status, headers: settlement ? settlementHeader(2, settlement) : {} }),
     });
     server.use(seller.handler);
     return seller;
@@ -347,31 +388,43 @@ describe("outcomes of a paid response with an error status", () => {
   it("fetch: a paid 500 without a settlement is returned, its receipt says so, and it is reported as outcome unknown", async () => {
     answering(500);
     const recorded = hooks();
-    const response = await wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient(recorded.options).client)(url);
+    const response = await wrapFetchWithPayment(
+      (i, init) => globalThis.fetch(i, init),
+      payingClient(recorded.options).client,
+    )(url);
 
     expect(response.status).toBe(500);
     expect(getPaymentReceipt(response)).toMatchObject({ status: 500, settled: false, settlement: undefined });
     expect(recorded.settled).toEqual([]);
     expect(recorded.failed).toHaveLength(1);
-    expect(recorded.failed[0]).toMatchObject({ code: "PAYMENT_OUTCOME_UNKNOWN", details: { status: 500, receipt: { status: 500, settled: false } } });
+    expect(recorded.failed[0]).toMatchObject({
+      code: "PAYMENT_OUTCOME_UNKNOWN",
+      details: { status: 500, receipt: { status: 500, settled: false } },
+    });
     expect(Object.keys(recorded.failed[0]!.details)).not.toContain("paymentHeader");
   });
 
   it("fetch: a paid 500 whose settlement succeeded is settled", async () => {
     answering(500, { success: true, transaction: TX_HASH, network: "eip155:84532" });
     const recorded = hooks();
-    const response = await wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient(recorded.options).client)(url);
+    const response = await wrapFetchWithPayment(
+      (i, init) => globalThis.fetch(i, init),
+      payingClient(recorded.options).client,
+    )(url);
     expect(getPaymentReceipt(response)).toMatchObject({ status: 500, settled: true, transaction: TX_HASH });
     expect(recorded.settled).toHaveLength(1);
     expect(recorded.failed).toEqual([]);
   });
 
-  it("fetch: an opaque answer to the paid request (status 0, what a browser gives for redirect: \"manual\") is outcome unknown, not settled", async () => {
+  it('fetch: an opaque answer to the paid request (status 0, what a browser gives for redirect: "manual") is outcome unknown, not settled', async () => {
     server.use(createSeller().handler);
     const recorded = hooks();
     const opaque = Response.error();
-    const fetchFn: typeof fetch = (input, init) => (new Headers(init?.headers).has("payment-signature") ? Promise.resolve(opaque) : globalThis.fetch(input, init));
-    const response = await wrapFetchWithPayment(fetchFn, payingClient(recorded.options).client)(url, { redirect: "manual" });
+    const fetchFn: typeof fetch = (input, init) =>
+      new Headers(init?.headers).has("payment-signature") ? Promise.resolve(opaque) : globalThis.fetch(input, init);
+    const response = await wrapFetchWithPayment(fetchFn, payingClient(recorded.options).client)(url, {
+      redirect: "manual",
+    });
 
     expect(response).toBe(opaque);
     expect(getPaymentReceipt(response)).toMatchObject({ status: 0, settled: false });
@@ -383,7 +436,8 @@ describe("outcomes of a paid response with an error status", () => {
     server.use(createSeller().handler);
     const recorded = hooks();
     const own = new PaymentAlreadyAttemptedError("inner wrapper: already paid");
-    const fetchFn: typeof fetch = (input, init) => (new Headers(init?.headers).has("payment-signature") ? Promise.reject(own) : globalThis.fetch(input, init));
+    const fetchFn: typeof fetch = (input, init) =>
+      new Headers(init?.headers).has("payment-signature") ? Promise.reject(own) : globalThis.fetch(input, init);
     const error = await rejection(wrapFetchWithPayment(fetchFn, payingClient(recorded.options).client)(url));
 
     expect(error).toMatchObject({ code: "PAYMENT_OUTCOME_UNKNOWN", cause: own });
@@ -393,16 +447,28 @@ describe("outcomes of a paid response with an error status", () => {
   it("fetch: a 200 without a settlement report is delivered, settled: false", async () => {
     answering(200);
     const recorded = hooks();
-    const response = await wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient(recorded.options).client)(url);
+    const response = await wrapFetchWithPayment(
+      (i, init) => globalThis.fetch(i, init),
+      payingClient(recorded.options).client,
+    )(url);
     expect(getPaymentReceipt(response)).toMatchObject({ status: 200, settled: false, transaction: undefined });
     expect(recorded.settled).toHaveLength(1);
   });
 
   it.each(wrappers)("$name: a reported failed settlement is a rejection, whatever the status", async (wrapper) => {
-    answering(200, { success: false, errorReason: "invalid_exact_evm_insufficient_balance", transaction: "", network: "eip155:84532" });
+    answering(200, {
+      success: false,
+      errorReason: "invalid_exact_evm_insufficient_balance",
+      transaction: "",
+      network: "eip155:84532",
+    });
     const recorded = hooks();
     const error = await rejection(wrapper.send(payingClient(recorded.options).client, { url }));
-    expect(error).toMatchObject({ code: "PAYMENT_REJECTED", reason: "invalid_exact_evm_insufficient_balance", details: { status: 200 } });
+    expect(error).toMatchObject({
+      code: "PAYMENT_REJECTED",
+      reason: "invalid_exact_evm_insufficient_balance",
+      details: { status: 200 },
+    });
     expect(error.message).toMatch(/balance is too low/);
     expect(recorded.failed).toEqual([error]);
   });

@@ -12,7 +12,17 @@ import { parseChallenge } from "../../src/entries/protocol";
 import { exactEvm, uptoEvm } from "../../src/evm";
 import { exactSvm } from "../../src/svm";
 import { useMswServer } from "../support/msw";
-import { OTHER, OTHER_PAY_TO, PATH, PAY_TO, SELLER, createSeller, encodeHeader, v2Challenge, v2Requirement } from "../support/seller";
+import {
+  OTHER,
+  OTHER_PAY_TO,
+  PATH,
+  PAY_TO,
+  SELLER,
+  createSeller,
+  encodeHeader,
+  v2Challenge,
+  v2Requirement,
+} from "../support/seller";
 import { DEVNET, buyer, fakeRpc, svmRequirement } from "../support/svm";
 import { account } from "../support/wallets";
 import { fetchWrapper, rejection } from "../support/wrappers";
@@ -24,17 +34,23 @@ const MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp5kX1m1Wb4Z7U";
 const TOKEN = "0x00000000000000000000000000000000000000aa";
 
 const uptoRequirement = () =>
-  v2Requirement({ scheme: "upto", extra: { name: "USDC", version: "2", assetTransferMethod: "permit2", facilitatorAddress: FACILITATOR } });
+  v2Requirement({
+    scheme: "upto",
+    extra: { name: "USDC", version: "2", assetTransferMethod: "permit2", facilitatorAddress: FACILITATOR },
+  });
 
 /** What the client makes of a one-requirement challenge for `url`: payable, or the code and reason of its refusal. */
 async function verdict(client: X402Client, requirement: Record<string, unknown> = v2Requirement(), to = url) {
-  const challenge = parseChallenge({ header: encodeHeader(v2Challenge({ resource: { url: to }, accepts: [requirement] })) });
+  const challenge = parseChallenge({
+    header: encodeHeader(v2Challenge({ resource: { url: to }, accepts: [requirement] })),
+  });
   const { options, rejected } = await client.quote(challenge, { url: to, method: "GET" });
   return options.length > 0 ? "payable" : rejected.map((r) => `${r.code}: ${r.reason}`).join("; ");
 }
 
 const evm = (policy: SpendPolicy = {}) => createX402Client({ schemes: [exactEvm({ signer: account })], policy });
-const unsupported = (network: string, scheme = "exact", version = 2) => `unsupported: no registered scheme pays "${scheme}" on ${network} (x402 v${version})`;
+const unsupported = (network: string, scheme = "exact", version = 2) =>
+  `unsupported: no registered scheme pays "${scheme}" on ${network} (x402 v${version})`;
 
 interface AllowList {
   option: string;
@@ -110,7 +126,8 @@ const allowLists: AllowList[] = [
   },
   {
     option: "exactSvm x402Versions",
-    client: (x402Versions) => createX402Client({ schemes: [exactSvm({ signer: buyer, rpc: fakeRpc(), x402Versions })] }),
+    client: (x402Versions) =>
+      createX402Client({ schemes: [exactSvm({ signer: buyer, rpc: fakeRpc(), x402Versions })] }),
     entry: 2,
     other: 1,
     requirement: svmRequirement,
@@ -118,34 +135,41 @@ const allowLists: AllowList[] = [
   },
 ];
 
-describe.each(allowLists)("$option, an allow-list", ({ client, entry, other, requirement = v2Requirement, refusal }) => {
-  it("[] allows none", async () => {
-    expect(await verdict(client([]), requirement())).toBe(refusal);
-  });
+describe.each(allowLists)(
+  "$option, an allow-list",
+  ({ client, entry, other, requirement = v2Requirement, refusal }) => {
+    it("[] allows none", async () => {
+      expect(await verdict(client([]), requirement())).toBe(refusal);
+    });
 
-  it("[the one entry that matches] allows it", async () => {
-    expect(await verdict(client([entry] as never), requirement())).toBe("payable");
-  });
+    it("[the one entry that matches] allows it", async () => {
+      expect(await verdict(client([entry] as never), requirement())).toBe("payable");
+    });
 
-  it("[one other entry] refuses", async () => {
-    expect(await verdict(client([other] as never), requirement())).toBe(refusal);
-  });
+    it("[one other entry] refuses", async () => {
+      expect(await verdict(client([other] as never), requirement())).toBe(refusal);
+    });
 
-  it("not given: no restriction", async () => {
-    expect(await verdict(client(undefined), requirement())).toBe("payable");
-  });
-});
+    it("not given: no restriction", async () => {
+      expect(await verdict(client(undefined), requirement())).toBe("payable");
+    });
+  },
+);
 
 describe("lists that add or must all hold: [] adds or holds nothing", () => {
   const unknownToken = () => v2Requirement({ asset: TOKEN, amount: "5" });
 
   it("policy.assets: [] knows only the schemes' stablecoins; one entry prices its asset, under the USD cap", async () => {
     expect(await verdict(evm({ assets: [] }))).toBe("payable");
-    expect(await verdict(evm({ assets: [] }), unknownToken())).toMatch(/^policy: asset 0x0+aa on eip155:84532 is not a known stablecoin/);
+    expect(await verdict(evm({ assets: [] }), unknownToken())).toMatch(
+      /^policy: asset 0x0+aa on eip155:84532 is not a known stablecoin/,
+    );
     const assets = [{ network: "eip155:84532", address: TOKEN, decimals: 6, symbol: "TOK" }];
     expect(await verdict(evm({ assets }), unknownToken())).toBe("payable");
     expect(await verdict(evm({ assets }), v2Requirement({ asset: TOKEN, amount: "1000000" }))).toBe("payable");
-    expect(await verdict(evm({ assets }), v2Requirement({ asset: TOKEN, amount: "1000001" }))).toBe("policy: 1.000001 TOK is over policy.maxAmountPerPayment ($1)");
+    expect(await verdict(evm({ assets }), v2Requirement({ asset: TOKEN, amount: "1000001" }))).toBe(
+      "policy: 1.000001 TOK is over policy.maxAmountPerPayment ($1)",
+    );
   });
 
   it("policy.assetCaps: [] caps nothing; one entry caps its asset and makes it payable up to the cap", async () => {
@@ -153,7 +177,9 @@ describe("lists that add or must all hold: [] adds or holds nothing", () => {
     expect(await verdict(evm({ assetCaps: [] }), unknownToken())).toMatch(/is not a known stablecoin/);
     const assetCaps = [{ network: "eip155:84532", asset: TOKEN, maxAmount: "5" }];
     expect(await verdict(evm({ assetCaps }), unknownToken())).toBe("payable");
-    expect(await verdict(evm({ assetCaps }), v2Requirement({ asset: TOKEN, amount: "6" }))).toBe(`policy: 6 base units of ${TOKEN} is over its policy.assetCaps entry (5)`);
+    expect(await verdict(evm({ assetCaps }), v2Requirement({ asset: TOKEN, amount: "6" }))).toBe(
+      `policy: 6 base units of ${TOKEN} is over its policy.assetCaps entry (5)`,
+    );
     // A cap for another asset leaves this one as it was.
     expect(await verdict(evm({ assetCaps }))).toBe("payable");
   });
@@ -170,10 +196,15 @@ describe("lists that add or must all hold: [] adds or holds nothing", () => {
   });
 
   it("plugins: [] leaves the built-in payment-identifier serving", async () => {
-    const seller = createSeller({ challenge: v2Challenge({ extensions: { "payment-identifier": { info: { required: true } } } }) });
+    const seller = createSeller({
+      challenge: v2Challenge({ extensions: { "payment-identifier": { info: { required: true } } } }),
+    });
     server.use(seller.handler);
     await fetchWrapper.send(createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [] }), { url });
-    expect(seller.payments[0].extensions["payment-identifier"].info).toEqual({ required: true, id: expect.stringMatching(/^[\w-]{16,128}$/) });
+    expect(seller.payments[0].extensions["payment-identifier"].info).toEqual({
+      required: true,
+      id: expect.stringMatching(/^[\w-]{16,128}$/),
+    });
   });
 
   it("builderCode([]) adds no code: an undeclared payment carries none, a declared one is echoed as sent", async () => {
@@ -190,12 +221,17 @@ describe("lists that add or must all hold: [] adds or holds nothing", () => {
     // One code: added, before the server's.
     const one = createSeller({ challenge: v2Challenge({ extensions: { "builder-code": declaration } }) });
     server.use(one.handler);
-    await fetchWrapper.send(createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [builderCode(["bc_agent"])] }), { url });
+    await fetchWrapper.send(
+      createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [builderCode(["bc_agent"])] }),
+      { url },
+    );
     expect(one.payments[0].extensions["builder-code"].info.s).toEqual(["bc_agent", "bc_server"]);
   });
 
   it("schemes: [] is refused at construction; one scheme is enough", () => {
-    expect(() => createX402Client({ schemes: [] })).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", details: { option: "schemes" } }));
+    expect(() => createX402Client({ schemes: [] })).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG", details: { option: "schemes" } }),
+    );
     expect(createX402Client({ schemes: [exactEvm({ signer: account })] }).schemes).toHaveLength(1);
   });
 });

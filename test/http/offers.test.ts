@@ -12,7 +12,19 @@ import { createX402Client, getPaymentReceipt } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { offerReceipt, type OfferReceiptOptions } from "../../src/extensions/offer-receipt";
 import { useMswServer } from "../support/msw";
-import { OTHER_PAY_TO, PATH, SELLER, TX_HASH, USDC_BASE_SEPOLIA, createSeller, settlementHeader, v1Challenge, v1Requirement, v2Challenge, v2Requirement } from "../support/seller";
+import {
+  OTHER_PAY_TO,
+  PATH,
+  SELLER,
+  TX_HASH,
+  USDC_BASE_SEPOLIA,
+  createSeller,
+  settlementHeader,
+  v1Challenge,
+  v1Requirement,
+  v2Challenge,
+  v2Requirement,
+} from "../support/seller";
 import { countingSigner } from "../support/wallets";
 import { rejection, wrappers } from "../support/wrappers";
 
@@ -26,8 +38,20 @@ const signWith = (account: typeof sellerKey) => (request: unknown) => account.si
 const requirement = (over: Record<string, unknown> = {}) => v2Requirement({ payTo: sellerKey.address, ...over });
 
 /** A signed offer for `accepts[index]`, as the reference issuer makes it, with changes applied after signing. */
-async function offerFor(req: Record<string, unknown>, index: number, { by = sellerKey, resourceUrl = url, validFor = 60, tamper = {} as Record<string, unknown> } = {}) {
-  const input = { acceptIndex: index, scheme: req.scheme, network: req.network, asset: req.asset, payTo: req.payTo, amount: req.amount, offerValiditySeconds: validFor };
+async function offerFor(
+  req: Record<string, unknown>,
+  index: number,
+  { by = sellerKey, resourceUrl = url, validFor = 60, tamper = {} as Record<string, unknown> } = {},
+) {
+  const input = {
+    acceptIndex: index,
+    scheme: req.scheme,
+    network: req.network,
+    asset: req.asset,
+    payTo: req.payTo,
+    amount: req.amount,
+    offerValiditySeconds: validFor,
+  };
   const offer = await createOfferEIP712(resourceUrl, input as never, signWith(by) as never);
   return { ...offer, payload: { ...offer.payload, ...tamper } };
 }
@@ -37,7 +61,10 @@ function offerSeller(accepts: Record<string, unknown>[], offers: unknown[], rece
   return createSeller({
     challenge: v2Challenge({ accepts, extensions: { "offer-receipt": { info: { offers } } } }),
     paid: async (verdict) => {
-      const receipt = await createReceiptEIP712({ resourceUrl: url, payer: verdict.payer, network: "eip155:84532", transaction: TX_HASH }, signWith(receiptBy) as never);
+      const receipt = await createReceiptEIP712(
+        { resourceUrl: url, payer: verdict.payer, network: "eip155:84532", transaction: TX_HASH },
+        signWith(receiptBy) as never,
+      );
       return HttpResponse.json(
         { data: "premium" },
         {
@@ -56,7 +83,10 @@ function offerSeller(accepts: Record<string, unknown>[], offers: unknown[], rece
 
 const client = (options?: OfferReceiptOptions) => {
   const wallet = countingSigner();
-  return { ...wallet, client: createX402Client({ schemes: [exactEvm({ signer: wallet.signer })], plugins: [offerReceipt(options)] }) };
+  return {
+    ...wallet,
+    client: createX402Client({ schemes: [exactEvm({ signer: wallet.signer })], plugins: [offerReceipt(options)] }),
+  };
 };
 
 describe.each(wrappers)("$name: signed offers and receipts", (wrapper) => {
@@ -83,7 +113,12 @@ describe.each(wrappers)("$name: signed offers and receipts", (wrapper) => {
       const { client: paying, calls } = client({ requireSigner: "payTo" });
       const error = await rejection(wrapper.send(paying, { url }));
       expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
-      expect(error.details.rejected[0]).toMatchObject({ code: "policy", reason: offers.length ? expect.stringContaining(`signed by ${stranger.address}`) : expect.stringContaining("no valid signed offer") });
+      expect(error.details.rejected[0]).toMatchObject({
+        code: "policy",
+        reason: offers.length
+          ? expect.stringContaining(`signed by ${stranger.address}`)
+          : expect.stringContaining("no valid signed offer"),
+      });
       expect(calls).toHaveLength(0);
     }
   });
@@ -118,7 +153,10 @@ describe.each(wrappers)("$name: signed offers and receipts", (wrapper) => {
     server.use(offerSeller([req], [{ ...offer, signature: `0x${"00".repeat(65)}` }]).handler);
     const { client: paying, calls } = client();
     const error = await rejection(wrapper.send(paying, { url }));
-    expect(error.details.rejected[0]).toMatchObject({ code: "invalid", reason: expect.stringContaining("signed offer is refused") });
+    expect(error.details.rejected[0]).toMatchObject({
+      code: "invalid",
+      reason: expect.stringContaining("signed offer is refused"),
+    });
     expect(calls).toHaveLength(0);
   });
 
@@ -129,7 +167,10 @@ describe.each(wrappers)("$name: signed offers and receipts", (wrapper) => {
     const reply = await wrapper.send(paying, { url });
     expect(reply.status).toBe(200);
     // The receipt verifies, and names its signer: whether that signer may speak for the seller is the caller's call.
-    expect(getPaymentReceipt(reply.raw)!.extensions["offer-receipt"]).toMatchObject({ verified: true, receipt: { signer: stranger.address } });
+    expect(getPaymentReceipt(reply.raw)!.extensions["offer-receipt"]).toMatchObject({
+      verified: true,
+      receipt: { signer: stranger.address },
+    });
   });
 
   it("a malformed receipt is attached as unverified, and the paid response is returned", async () => {
@@ -139,13 +180,24 @@ describe.each(wrappers)("$name: signed offers and receipts", (wrapper) => {
       paid: (verdict) =>
         HttpResponse.json(
           {},
-          { headers: settlementHeader(2, { success: true, transaction: TX_HASH, network: "eip155:84532", payer: verdict.payer, extensions: { "offer-receipt": { info: { receipt: { format: "eip712" } } } } }) },
+          {
+            headers: settlementHeader(2, {
+              success: true,
+              transaction: TX_HASH,
+              network: "eip155:84532",
+              payer: verdict.payer,
+              extensions: { "offer-receipt": { info: { receipt: { format: "eip712" } } } },
+            }),
+          },
         ),
     });
     server.use(seller.handler);
     const reply = await wrapper.send(client().client, { url });
     expect(reply.status).toBe(200);
-    expect(getPaymentReceipt(reply.raw)!.extensions["offer-receipt"]).toMatchObject({ verified: false, reason: expect.stringContaining("malformed") });
+    expect(getPaymentReceipt(reply.raw)!.extensions["offer-receipt"]).toMatchObject({
+      verified: false,
+      reason: expect.stringContaining("malformed"),
+    });
   });
 });
 
@@ -160,7 +212,10 @@ describe("how offers are matched and which one counts", () => {
     const req = requirement();
     server.use(offerSeller([req], [await offerFor(req, 0, { tamper })]).handler);
     const error = await rejection(wrapper.send(client().client, { url }));
-    expect(error.details.rejected[0]).toMatchObject({ code: "invalid", reason: expect.stringContaining("other terms") });
+    expect(error.details.rejected[0]).toMatchObject({
+      code: "invalid",
+      reason: expect.stringContaining("other terms"),
+    });
   });
 
   it("acceptIndex picks among requirements with the same terms: the hinted one carries the offer", async () => {
@@ -187,9 +242,14 @@ describe("how offers are matched and which one counts", () => {
   it("requireSigner as a list: a listed signer (in any case) is paid, another is refused naming 'an accepted signer'", async () => {
     const req = requirement();
     server.use(offerSeller([req], [await offerFor(req, 0, { by: stranger })]).handler);
-    expect((await wrapper.send(client({ requireSigner: [stranger.address.toLowerCase()] }).client, { url })).status).toBe(200);
+    expect(
+      (await wrapper.send(client({ requireSigner: [stranger.address.toLowerCase()] }).client, { url })).status,
+    ).toBe(200);
     const error = await rejection(wrapper.send(client({ requireSigner: [sellerKey.address] }).client, { url }));
-    expect(error.details.rejected[0]).toMatchObject({ code: "policy", reason: expect.stringContaining("not by an accepted signer") });
+    expect(error.details.rejected[0]).toMatchObject({
+      code: "policy",
+      reason: expect.stringContaining("not by an accepted signer"),
+    });
   });
 
   it("requireSigner: [] accepts no signer: even a valid offer signed by payTo is refused, and nothing is signed", async () => {
@@ -198,12 +258,18 @@ describe("how offers are matched and which one counts", () => {
     const { client: paying, calls } = client({ requireSigner: [] });
     const error = await rejection(wrapper.send(paying, { url }));
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
-    expect(error.details.rejected[0]).toMatchObject({ code: "policy", reason: expect.stringContaining("not by an accepted signer") });
+    expect(error.details.rejected[0]).toMatchObject({
+      code: "policy",
+      reason: expect.stringContaining("not by an accepted signer"),
+    });
     expect(calls).toHaveLength(0);
     // And a requirement with no offer at all.
     server.use(offerSeller([req], []).handler);
     const none = await rejection(wrapper.send(client({ requireSigner: [] }).client, { url }));
-    expect(none.details.rejected[0]).toMatchObject({ code: "policy", reason: expect.stringContaining("carries no valid signed offer") });
+    expect(none.details.rejected[0]).toMatchObject({
+      code: "policy",
+      reason: expect.stringContaining("carries no valid signed offer"),
+    });
   });
 
   it("an offer is good until the second of validUntil, and expired the second after; the reason names the time", async () => {
@@ -219,14 +285,20 @@ describe("how offers are matched and which one counts", () => {
   it("a v1 challenge (no resource object) matches offers against the request URL", async () => {
     const req = v1Requirement({ payTo: sellerKey.address });
     const offer = await offerFor({ ...req, network: "eip155:84532", amount: req.maxAmountRequired }, 0);
-    const seller = createSeller({ challenge: v1Challenge({ accepts: [req], extensions: { "offer-receipt": { info: { offers: [offer] } } } }) });
+    const seller = createSeller({
+      challenge: v1Challenge({ accepts: [req], extensions: { "offer-receipt": { info: { offers: [offer] } } } }),
+    });
     server.use(seller.handler);
     expect((await wrapper.send(client({ requireSigner: "payTo" }).client, { url })).status).toBe(200);
   });
 
   it("a settlement without a signed receipt adds nothing to the receipt", async () => {
     const req = requirement();
-    server.use(createSeller({ challenge: v2Challenge({ accepts: [req], extensions: { "offer-receipt": { info: { offers: [] } } } }) }).handler);
+    server.use(
+      createSeller({
+        challenge: v2Challenge({ accepts: [req], extensions: { "offer-receipt": { info: { offers: [] } } } }),
+      }).handler,
+    );
     const reply = await wrapper.send(client().client, { url });
     expect(getPaymentReceipt(reply.raw)!.extensions).toEqual({});
   });

@@ -6,7 +6,11 @@
 import axios, { AxiosError } from "axios";
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { PaymentAlreadyAttemptedError, PaymentOutcomeUnknownError, PaymentRejectedError } from "../../src/entries/errors";
+import {
+  PaymentAlreadyAttemptedError,
+  PaymentOutcomeUnknownError,
+  PaymentRejectedError,
+} from "../../src/entries/errors";
 import { getPaymentReceipt, isX402Error } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { wrapFetchWithPayment } from "../../src/fetch";
@@ -37,7 +41,9 @@ describe.each(wrappers)("$name: exactly one paid retry", (wrapper) => {
     const seller = createSeller({
       challenge,
       intercept: (request) =>
-        request.headers.has("payment-signature") ? challengeResponse({ ...challenge, error: "insufficient_funds" }) : undefined,
+        request.headers.has("payment-signature")
+          ? challengeResponse({ ...challenge, error: "insufficient_funds" })
+          : undefined,
     });
     server.use(seller.handler);
     const { client, signs } = payingClient();
@@ -50,7 +56,10 @@ describe.each(wrappers)("$name: exactly one paid retry", (wrapper) => {
     expect(error.reason).toBe("insufficient_funds");
     expect(error.details.reason).toBe("insufficient_funds");
     expect(error.details.status).toBe(402);
-    expect(error.details.paymentHeader).toEqual({ name: "PAYMENT-SIGNATURE", value: seller.requests[1]!.headers["payment-signature"] });
+    expect(error.details.paymentHeader).toEqual({
+      name: "PAYMENT-SIGNATURE",
+      value: seller.requests[1]!.headers["payment-signature"],
+    });
     expect(error.message).toContain("insufficient_funds");
     expect(seller.requests).toHaveLength(2);
     expect(signs).toHaveLength(1);
@@ -82,7 +91,10 @@ describe.each(wrappers)("$name: exactly one paid retry", (wrapper) => {
     expect(error).toBeInstanceOf(PaymentRejectedError);
     expect(error.code).toBe("PAYMENT_REJECTED");
     expect(error.reason).toContain("invalid_exact_evm_payload_authorization_valid_before");
-    expect(error.details.settlement).toMatchObject({ success: false, errorReason: "invalid_exact_evm_payload_authorization_valid_before" });
+    expect(error.details.settlement).toMatchObject({
+      success: false,
+      errorReason: "invalid_exact_evm_payload_authorization_valid_before",
+    });
     expect(seller.requests).toHaveLength(2);
   });
 
@@ -128,7 +140,13 @@ describe.each(wrappers)("$name: other answers to the paid request", (wrapper) =>
     const seller = createSeller({
       intercept: (request) =>
         request.headers.has("payment-signature")
-          ? HttpResponse.json({}, { status: 412, headers: { "PAYMENT-REQUIRED": encodeHeader({ ...challenge, error: "permit2_allowance_required" }) } })
+          ? HttpResponse.json(
+              {},
+              {
+                status: 412,
+                headers: { "PAYMENT-REQUIRED": encodeHeader({ ...challenge, error: "permit2_allowance_required" }) },
+              },
+            )
           : undefined,
     });
     server.use(seller.handler);
@@ -142,7 +160,9 @@ describe.each(wrappers)("$name: other answers to the paid request", (wrapper) =>
   });
 
   it("an unreadable PAYMENT-RESPONSE on success still returns the paid response, with no settlement in the receipt", async () => {
-    const seller = createSeller({ paid: () => HttpResponse.json({ data: "premium" }, { headers: { "PAYMENT-RESPONSE": "%%%garbage" } }) });
+    const seller = createSeller({
+      paid: () => HttpResponse.json({ data: "premium" }, { headers: { "PAYMENT-RESPONSE": "%%%garbage" } }),
+    });
     server.use(seller.handler);
 
     const reply = await wrapper.send(payingClient().client, { url });
@@ -157,20 +177,23 @@ describe.each(wrappers)("$name: other answers to the paid request", (wrapper) =>
 });
 
 describe.each(wrappers)("$name: a request that already carries a payment", (wrapper) => {
-  it.each(["PAYMENT-SIGNATURE", "X-PAYMENT"])("with %s and a 402 answer: PaymentAlreadyAttemptedError, nothing signed", async (name) => {
-    const seller = createSeller();
-    server.use(seller.handler);
-    const { client, signs } = payingClient();
-    const stale = encodeHeader({ x402Version: 2, payload: {}, accepted: {} });
+  it.each(["PAYMENT-SIGNATURE", "X-PAYMENT"])(
+    "with %s and a 402 answer: PaymentAlreadyAttemptedError, nothing signed",
+    async (name) => {
+      const seller = createSeller();
+      server.use(seller.handler);
+      const { client, signs } = payingClient();
+      const stale = encodeHeader({ x402Version: 2, payload: {}, accepted: {} });
 
-    const error = await rejection(wrapper.send(client, { url, headers: { [name]: stale } }));
+      const error = await rejection(wrapper.send(client, { url, headers: { [name]: stale } }));
 
-    expect(error).toBeInstanceOf(PaymentAlreadyAttemptedError);
-    expect(error.code).toBe("PAYMENT_ALREADY_ATTEMPTED");
-    expect(signs).toHaveLength(0);
-    expect(seller.requests).toHaveLength(1);
-    expect(seller.requests[0]!.headers[name.toLowerCase()]).toBe(stale);
-  });
+      expect(error).toBeInstanceOf(PaymentAlreadyAttemptedError);
+      expect(error.code).toBe("PAYMENT_ALREADY_ATTEMPTED");
+      expect(signs).toHaveLength(0);
+      expect(seller.requests).toHaveLength(1);
+      expect(seller.requests[0]!.headers[name.toLowerCase()]).toBe(stale);
+    },
+  );
 });
 
 describe.each(wrappers)("$name: transport failure on the paid retry", (wrapper) => {
@@ -198,7 +221,10 @@ describe.each(wrappers)("$name: transport failure on the paid retry", (wrapper) 
     { name: "v2 without a resource", challenge: v2Challenge({ resource: undefined }), header: "PAYMENT-SIGNATURE" },
     { name: "v1", challenge: v1Challenge(), header: "X-PAYMENT" },
   ])("$name: details.payload is exactly what the header carries, not a key more", async ({ challenge, header }) => {
-    const seller = createSeller({ challenge, intercept: (request) => (request.headers.has(header) ? HttpResponse.error() : undefined) });
+    const seller = createSeller({
+      challenge,
+      intercept: (request) => (request.headers.has(header) ? HttpResponse.error() : undefined),
+    });
     server.use(seller.handler);
 
     const error = await rejection(wrapper.send(payingClient().client, { url }));
@@ -239,7 +265,8 @@ describe("axios: status handling", () => {
   it("with validateStatus accepting 402, a rejected payment still throws PaymentRejectedError after one retry", async () => {
     const challenge = v2Challenge();
     const seller = createSeller({
-      intercept: (request) => (request.headers.has("payment-signature") ? challengeResponse({ ...challenge, error: "nope" }) : undefined),
+      intercept: (request) =>
+        request.headers.has("payment-signature") ? challengeResponse({ ...challenge, error: "nope" }) : undefined,
     });
     server.use(seller.handler);
     const error = await rejection(paidAxios().get(url, { validateStatus: () => true }));
@@ -282,7 +309,18 @@ describe("axios: status handling", () => {
   it("a paid retry answered 500 under the default validateStatus still says what it paid", async () => {
     const seller = createSeller({
       paid: (verdict) =>
-        HttpResponse.json({}, { status: 500, headers: settlementHeader(2, { success: true, transaction: "0x01", network: "eip155:84532", payer: verdict.payer }) }),
+        HttpResponse.json(
+          {},
+          {
+            status: 500,
+            headers: settlementHeader(2, {
+              success: true,
+              transaction: "0x01",
+              network: "eip155:84532",
+              payer: verdict.payer,
+            }),
+          },
+        ),
     });
     server.use(seller.handler);
     const error = await rejection(paidAxios().get(url));
@@ -345,9 +383,14 @@ describe("fetch: responses the caller never sees are released", () => {
   it("redirect hops and a refusal after them are released too", async () => {
     const seller = createSeller({
       intercept: (request) =>
-        request.headers.has("payment-signature") ? new HttpResponse("moved", { status: 307, headers: { Location: `${PATH}/again` } }) : undefined,
+        request.headers.has("payment-signature")
+          ? new HttpResponse("moved", { status: 307, headers: { Location: `${PATH}/again` } })
+          : undefined,
     });
-    const again = createSeller({ path: `${PATH}/again`, intercept: () => challengeResponse({ ...v2Challenge(), error: "nope" }) });
+    const again = createSeller({
+      path: `${PATH}/again`,
+      intercept: () => challengeResponse({ ...v2Challenge(), error: "nope" }),
+    });
     server.use(seller.handler, again.handler);
     const { responses, fetch: fetchFn } = recordingFetch();
 
@@ -367,10 +410,15 @@ describe("fetch: the caller's redirect mode holds on the paid retry", () => {
   it('redirect: "manual" returns the redirect, and nothing goes to its target', async () => {
     const seller = createSeller({
       intercept: (request) =>
-        request.headers.has("payment-signature") ? new HttpResponse(null, { status: 307, headers: { Location: "https://other.example/landing" } }) : undefined,
+        request.headers.has("payment-signature")
+          ? new HttpResponse(null, { status: 307, headers: { Location: "https://other.example/landing" } })
+          : undefined,
     });
     server.use(seller.handler);
-    const response = await wrapFetchWithPayment((input, init) => globalThis.fetch(input, init), payingClient().client)(url, { redirect: "manual" });
+    const response = await wrapFetchWithPayment((input, init) => globalThis.fetch(input, init), payingClient().client)(
+      url,
+      { redirect: "manual" },
+    );
 
     expect(response.status).toBe(307);
     expect(response.headers.get("location")).toBe("https://other.example/landing");

@@ -48,15 +48,45 @@ const table: Row[] = [
   { answer: "500 with a successful settlement", status: 500, headers: settled, outcome: "settled" },
   { answer: "400 without a settlement report", status: 400, outcome: "unknown" },
   { answer: "500 without a settlement report", status: 500, outcome: "unknown" },
-  { answer: "402 with a new challenge", status: 402, headers: challengeHeader("insufficient_funds"), outcome: "rejected" },
-  { answer: "402 with a failed settlement", status: 402, headers: failedSettlement({ errorReason: "insufficient_funds" }), outcome: "rejected" },
+  {
+    answer: "402 with a new challenge",
+    status: 402,
+    headers: challengeHeader("insufficient_funds"),
+    outcome: "rejected",
+  },
+  {
+    answer: "402 with a failed settlement",
+    status: 402,
+    headers: failedSettlement({ errorReason: "insufficient_funds" }),
+    outcome: "rejected",
+  },
   { answer: "402 with a successful settlement", status: 402, headers: settled, outcome: "unknown" },
   { answer: "402 with an HTML page", status: 402, body: "<html>pay here</html>", outcome: "rejected" },
-  { answer: "412 with a new challenge", status: 412, headers: challengeHeader("invalid_exact_evm_payload_signature"), outcome: "rejected" },
+  {
+    answer: "412 with a new challenge",
+    status: 412,
+    headers: challengeHeader("invalid_exact_evm_payload_signature"),
+    outcome: "rejected",
+  },
   { answer: "412 without a challenge", status: 412, outcome: "unknown" },
-  { answer: "400 with a challenge header", status: 400, headers: challengeHeader("invalid_payment"), outcome: "unknown" },
-  { answer: "500 with a challenge header", status: 500, headers: challengeHeader("invalid_payment"), outcome: "unknown" },
-  { answer: "200 with a failed settlement", status: 200, headers: failedSettlement({ errorReason: "insufficient_funds" }), outcome: "rejected" },
+  {
+    answer: "400 with a challenge header",
+    status: 400,
+    headers: challengeHeader("invalid_payment"),
+    outcome: "unknown",
+  },
+  {
+    answer: "500 with a challenge header",
+    status: 500,
+    headers: challengeHeader("invalid_payment"),
+    outcome: "unknown",
+  },
+  {
+    answer: "200 with a failed settlement",
+    status: 200,
+    headers: failedSettlement({ errorReason: "insufficient_funds" }),
+    outcome: "rejected",
+  },
 ];
 
 /** A client whose outcome hooks record every call. */
@@ -72,7 +102,9 @@ function observedClient() {
 
 /** A seller answering the paid request with `status`, `headers` and `body`. */
 function answering(status: number, headers: Record<string, string> = {}, body = "{}") {
-  const seller = createSeller({ paid: () => new HttpResponse(body, { status, headers: { "content-type": "text/plain", ...headers } }) });
+  const seller = createSeller({
+    paid: () => new HttpResponse(body, { status, headers: { "content-type": "text/plain", ...headers } }),
+  });
   server.use(seller.handler);
   return seller;
 }
@@ -126,7 +158,9 @@ describe.each(wrappers)("$name: the answer to the paid request, classified", (wr
   it("a 402 after a redirect of the paid request says it was redirected", async () => {
     const seller = createSeller({
       intercept: (request) =>
-        request.headers.has("payment-signature") ? new HttpResponse(null, { status: 307, headers: { Location: `${PATH}/paywall` } }) : undefined,
+        request.headers.has("payment-signature")
+          ? new HttpResponse(null, { status: 307, headers: { Location: `${PATH}/paywall` } })
+          : undefined,
     });
     const paywall = createSeller({ path: `${PATH}/paywall`, intercept: () => challengeResponse(v2Challenge()) });
     server.use(seller.handler, paywall.handler);
@@ -159,7 +193,10 @@ describe.each(wrappers)("$name: what a rejection carries", (wrapper) => {
       status: 402,
     });
     expect(Object.keys(error.details)).not.toContain("paymentHeader");
-    expect(error.details.paymentHeader).toEqual({ name: "PAYMENT-SIGNATURE", value: seller.requests[1]!.headers["payment-signature"] });
+    expect(error.details.paymentHeader).toEqual({
+      name: "PAYMENT-SIGNATURE",
+      value: seller.requests[1]!.headers["payment-signature"],
+    });
     expect(error.details.payload).toMatchObject({ x402Version: 2, accepted: v2Requirement() });
   });
 
@@ -172,7 +209,9 @@ describe.each(wrappers)("$name: what a rejection carries", (wrapper) => {
   it("the server's own words (a failed settlement's errorMessage) follow the sentence", async () => {
     answering(402, failedSettlement({ errorReason: "insufficient_funds", errorMessage: "balance 0.001 USDC" }));
     const error = await rejection(wrapper.send(payingClient().client, { url }));
-    expect(error.message).toBe("The server rejected the payment (insufficient_funds): the payer's balance is too low. The server said: balance 0.001 USDC");
+    expect(error.message).toBe(
+      "The server rejected the payment (insufficient_funds): the payer's balance is too low. The server said: balance 0.001 USDC",
+    );
   });
 
   it("a failed settlement without a reason: reason settlement_failed", async () => {
@@ -193,25 +232,32 @@ describe.each(wrappers)("$name: what a rejection carries", (wrapper) => {
   it.each([
     { length: 200, clipped: false },
     { length: 201, clipped: true },
-  ])("a reason of $length characters: clipped in the message: $clipped; whole in details", async ({ length, clipped }) => {
-    const reason = `insufficient_funds_${"x".repeat(length - 19)}`;
-    expect(reason).toHaveLength(length);
-    answering(402, challengeHeader(reason));
-    const error = await rejection(wrapper.send(payingClient().client, { url }));
-    expect(error.details.reason).toBe(reason);
-    const shown = clipped ? `${reason.slice(0, 200)}…` : reason;
-    expect(error.message).toBe(`The server rejected the payment (${shown}): the payer's balance is too low.`);
-  });
+  ])(
+    "a reason of $length characters: clipped in the message: $clipped; whole in details",
+    async ({ length, clipped }) => {
+      const reason = `insufficient_funds_${"x".repeat(length - 19)}`;
+      expect(reason).toHaveLength(length);
+      answering(402, challengeHeader(reason));
+      const error = await rejection(wrapper.send(payingClient().client, { url }));
+      expect(error.details.reason).toBe(reason);
+      const shown = clipped ? `${reason.slice(0, 200)}…` : reason;
+      expect(error.message).toBe(`The server rejected the payment (${shown}): the payer's balance is too low.`);
+    },
+  );
 });
 
 describe.each(wrappers)("$name: a request that already carried a payment", (wrapper) => {
   it("the error names the request and the server's reason; nothing is signed", async () => {
-    const seller = createSeller({ intercept: () => challengeResponse(v2Challenge({ error: "invalid_exact_evm_payload_signature" })) });
+    const seller = createSeller({
+      intercept: () => challengeResponse(v2Challenge({ error: "invalid_exact_evm_payload_signature" })),
+    });
     server.use(seller.handler);
     const { client, signs } = payingClient();
     const stale = encodeHeader({ x402Version: 2, payload: {}, accepted: {} });
 
-    const error = await rejection(wrapper.send(client, { url, method: "PUT", body: "x", headers: { "PAYMENT-SIGNATURE": stale } }));
+    const error = await rejection(
+      wrapper.send(client, { url, method: "PUT", body: "x", headers: { "PAYMENT-SIGNATURE": stale } }),
+    );
 
     expect(error.code).toBe("PAYMENT_ALREADY_ATTEMPTED");
     expect(error.details).toEqual({ url, method: "PUT", reason: "invalid_exact_evm_payload_signature" });
@@ -228,7 +274,9 @@ describe.each(wrappers)("$name: a request that already carried a payment", (wrap
     const error = await rejection(wrapper.send(payingClient().client, { url, headers: { "X-PAYMENT": "e30=" } }));
     expect(error.code).toBe("PAYMENT_ALREADY_ATTEMPTED");
     expect(error.details.reason).toBeUndefined();
-    expect(error.message).toBe("The request already carried a payment and the server still answered 402; x402-pay will not sign another.");
+    expect(error.message).toBe(
+      "The request already carried a payment and the server still answered 402; x402-pay will not sign another.",
+    );
   });
 
   it("v1: the reason of a body challenge is named too", async () => {
@@ -242,7 +290,10 @@ describe.each(wrappers)("$name: a request that already carried a payment", (wrap
 describe.each(wrappers)("$name: the receipt's payer", (wrapper) => {
   it("is the payer the settlement names, when it names one (a smart wallet settles for its owner's key)", async () => {
     const smartWallet = "0x1111111111111111111111111111111111111111";
-    answering(200, settlementHeader(2, { success: true, transaction: TX_HASH, network: "eip155:84532", payer: smartWallet }));
+    answering(
+      200,
+      settlementHeader(2, { success: true, transaction: TX_HASH, network: "eip155:84532", payer: smartWallet }),
+    );
     const reply = await wrapper.send(payingClient().client, { url });
     expect(getPaymentReceipt(reply.raw)?.payer).toBe(smartWallet);
   });
@@ -250,6 +301,10 @@ describe.each(wrappers)("$name: the receipt's payer", (wrapper) => {
   it("is the signer's address without a settlement report", async () => {
     answering(200);
     const reply = await wrapper.send(payingClient().client, { url });
-    expect(getPaymentReceipt(reply.raw)).toMatchObject({ payer: account.address, settlement: undefined, settled: false });
+    expect(getPaymentReceipt(reply.raw)).toMatchObject({
+      payer: account.address,
+      settlement: undefined,
+      settled: false,
+    });
   });
 });

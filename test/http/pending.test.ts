@@ -10,7 +10,15 @@
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { PaymentPendingError } from "../../src/entries/errors";
-import { budget, createX402Client, getPaymentReceipt, memoryLedger, unreconciled, type AnyX402Error, type PaymentReceipt } from "../../src";
+import {
+  budget,
+  createX402Client,
+  getPaymentReceipt,
+  memoryLedger,
+  unreconciled,
+  type AnyX402Error,
+  type PaymentReceipt,
+} from "../../src";
 import { exactEvm } from "../../src/evm";
 import { PATH, SELLER, TX_HASH, countingSigner, createSeller, settlementHeader } from "../support/seller";
 import { rejection, wrappers } from "../support/wrappers";
@@ -24,7 +32,10 @@ function sellerAnswering(settlement: Record<string, unknown>, status = 402) {
   const seller = createSeller({
     intercept: (request) =>
       request.headers.has("payment-signature")
-        ? HttpResponse.json(status === 402 ? {} : { data: "paid content" }, { status, headers: settlementHeader(2, { network: "eip155:84532", ...settlement }) })
+        ? HttpResponse.json(status === 402 ? {} : { data: "paid content" }, {
+            status,
+            headers: settlementHeader(2, { network: "eip155:84532", ...settlement }),
+          })
         : undefined,
   });
   server.use(seller.handler);
@@ -46,7 +57,12 @@ function observedClient() {
   return { client, ledger, failed, settled, signs };
 }
 
-const PENDING = { success: false, errorReason: "settlement_pending", errorMessage: "timed out waiting for the receipt", transaction: TX_HASH };
+const PENDING = {
+  success: false,
+  errorReason: "settlement_pending",
+  errorMessage: "timed out waiting for the receipt",
+  transaction: TX_HASH,
+};
 
 describe.each(wrappers)("$name: a pending settlement", (wrapper) => {
   it("is PAYMENT_PENDING with the transaction and network, reported once, recorded pending, and its amount stays counted", async () => {
@@ -58,7 +74,13 @@ describe.each(wrappers)("$name: a pending settlement", (wrapper) => {
     expect(error).toBeInstanceOf(PaymentPendingError);
     expect(error.code).toBe("PAYMENT_PENDING");
     expect(error.phase).toBe("settle");
-    expect(error.details).toMatchObject({ transaction: TX_HASH, network: "eip155:84532", reason: "settlement_pending", status: 402, url });
+    expect(error.details).toMatchObject({
+      transaction: TX_HASH,
+      network: "eip155:84532",
+      reason: "settlement_pending",
+      status: 402,
+      url,
+    });
     expect(error.details.paymentHeader.value).toBe(seller.requests[1]!.headers["payment-signature"]);
     expect(error.message).toContain(`transaction ${TX_HASH} on eip155:84532 was broadcast and is not yet confirmed`);
     expect(error.message).toContain("may still complete");
@@ -68,7 +90,12 @@ describe.each(wrappers)("$name: a pending settlement", (wrapper) => {
     expect(settled).toEqual([]);
 
     expect(ledger.list.map((r) => r.outcome)).toEqual(["pending"]);
-    expect(ledger.list[0]).toMatchObject({ code: "PAYMENT_PENDING", transaction: TX_HASH, network: "eip155:84532", amount: "10000" });
+    expect(ledger.list[0]).toMatchObject({
+      code: "PAYMENT_PENDING",
+      transaction: TX_HASH,
+      network: "eip155:84532",
+      amount: "10000",
+    });
     expect((await unreconciled(ledger)).map((r) => r.id)).toEqual([ledger.list[0]!.id]);
 
     // The day's budget is one payment: still counted, so the next one is refused before signing.

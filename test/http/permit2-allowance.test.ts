@@ -9,7 +9,16 @@ import { createPermit2ApprovalTx } from "@x402/evm/exact/client";
 import { describe, expect, it } from "vitest";
 import { createX402Client, type AnyX402Error } from "../../src";
 import { exactEvm, permit2ApprovalTransaction, PERMIT2_ADDRESS } from "../../src/evm";
-import { PATH, SELLER, USDC_BASE_SEPOLIA, account, createSeller, encodeHeader, v2Challenge, v2Requirement } from "../support/seller";
+import {
+  PATH,
+  SELLER,
+  USDC_BASE_SEPOLIA,
+  account,
+  createSeller,
+  encodeHeader,
+  v2Challenge,
+  v2Requirement,
+} from "../support/seller";
 import { countingSigner } from "../support/wallets";
 import { rejection, wrappers } from "../support/wrappers";
 import { useMswServer } from "../support/msw";
@@ -24,7 +33,13 @@ describe.each(wrappers)("$name: a 412 permit2_allowance_required", (wrapper) => 
     const seller = createSeller({
       challenge,
       paid: () =>
-        HttpResponse.json({}, { status: 412, headers: { "PAYMENT-REQUIRED": encodeHeader({ ...challenge, error: "permit2_allowance_required" }) } }),
+        HttpResponse.json(
+          {},
+          {
+            status: 412,
+            headers: { "PAYMENT-REQUIRED": encodeHeader({ ...challenge, error: "permit2_allowance_required" }) },
+          },
+        ),
     });
     server.use(seller.handler);
     const failed: AnyX402Error[] = [];
@@ -43,7 +58,9 @@ describe.each(wrappers)("$name: a 412 permit2_allowance_required", (wrapper) => 
       network: "eip155:84532",
       amount: "10000",
     });
-    expect(error.message).toContain(`${account.address} must first let Permit2 (${PERMIT2_ADDRESS}) spend at least 10000 base units of ${USDC_BASE_SEPOLIA}`);
+    expect(error.message).toContain(
+      `${account.address} must first let Permit2 (${PERMIT2_ADDRESS}) spend at least 10000 base units of ${USDC_BASE_SEPOLIA}`,
+    );
     expect(error.message).toContain("Nothing was charged");
     expect(error.message).toContain("permit2ApprovalTransaction({ token, amount })");
     expect(Object.keys(error.details)).not.toContain("paymentHeader");
@@ -58,10 +75,19 @@ describe.each(wrappers)("$name: a 412 permit2_allowance_required", (wrapper) => 
     const challenge = v2Challenge({ accepts: [requirement] });
     const seller = createSeller({
       challenge,
-      paid: () => HttpResponse.json({}, { status: 412, headers: { "PAYMENT-REQUIRED": encodeHeader({ ...challenge, error: "invalid_permit2_signature" }) } }),
+      paid: () =>
+        HttpResponse.json(
+          {},
+          {
+            status: 412,
+            headers: { "PAYMENT-REQUIRED": encodeHeader({ ...challenge, error: "invalid_permit2_signature" }) },
+          },
+        ),
     });
     server.use(seller.handler);
-    const error = await rejection(wrapper.send(createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })] }), { url }));
+    const error = await rejection(
+      wrapper.send(createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })] }), { url }),
+    );
     expect(error.code).toBe("PAYMENT_REJECTED");
   });
 });
@@ -73,7 +99,10 @@ describe("permit2ApprovalTransaction", () => {
     const tx = permit2ApprovalTransaction({ token: USDC_BASE_SEPOLIA.toLowerCase(), amount: 10_000n });
     expect(tx.to).toBe(USDC_BASE_SEPOLIA);
     expect(decode(tx.data)).toEqual({ functionName: "approve", args: [PERMIT2_ADDRESS, 10_000n] });
-    expect(decode(permit2ApprovalTransaction({ token: USDC_BASE_SEPOLIA, amount: "10000" }).data).args).toEqual([PERMIT2_ADDRESS, 10_000n]);
+    expect(decode(permit2ApprovalTransaction({ token: USDC_BASE_SEPOLIA, amount: "10000" }).data).args).toEqual([
+      PERMIT2_ADDRESS,
+      10_000n,
+    ]);
   });
 
   it('"unlimited" only when asked: the same transaction as the reference helper builds', () => {
@@ -83,8 +112,12 @@ describe("permit2ApprovalTransaction", () => {
   });
 
   it("its messages name the bad value", () => {
-    expect(() => permit2ApprovalTransaction({ token: "USDC", amount: 1n })).toThrow('permit2ApprovalTransaction: token "USDC" is not an EVM address.');
-    expect(() => permit2ApprovalTransaction({ token: 7 as never, amount: 1n })).toThrow("permit2ApprovalTransaction: token 7 is not an EVM address.");
+    expect(() => permit2ApprovalTransaction({ token: "USDC", amount: 1n })).toThrow(
+      'permit2ApprovalTransaction: token "USDC" is not an EVM address.',
+    );
+    expect(() => permit2ApprovalTransaction({ token: 7 as never, amount: 1n })).toThrow(
+      "permit2ApprovalTransaction: token 7 is not an EVM address.",
+    );
     expect(() => permit2ApprovalTransaction({ token: USDC_BASE_SEPOLIA, amount: 0n })).toThrow(
       'permit2ApprovalTransaction: amount 0n is not a positive number of base units or "unlimited".',
     );
@@ -102,6 +135,8 @@ describe("permit2ApprovalTransaction", () => {
     ["a number", { token: USDC_BASE_SEPOLIA, amount: 10000 }, "amount"],
     ["over uint256", { token: USDC_BASE_SEPOLIA, amount: maxUint256 + 1n }, "amount"],
   ])("%s: INVALID_CONFIG", (_, options, option) => {
-    expect(() => permit2ApprovalTransaction(options as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }));
+    expect(() => permit2ApprovalTransaction(options as never)).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }),
+    );
   });
 });

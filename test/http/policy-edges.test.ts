@@ -30,8 +30,16 @@ const server = useMswServer();
 
 const url = `${SELLER}${PATH}`;
 
-/** Serves `challenge`, sends with a counting EVM client, and returns the refusal; asserts nothing was signed or sent twice. */
-async function refused(wrapper: Wrapper, challenge: Record<string, unknown>, options: Partial<X402ClientOptions> = {}, to = url) {
+/**
+ * Serves `challenge`, sends with a counting EVM client, and returns the refusal; asserts nothing was signed or sent
+ * twice.
+ */
+async function refused(
+  wrapper: Wrapper,
+  challenge: Record<string, unknown>,
+  options: Partial<X402ClientOptions> = {},
+  to = url,
+) {
   const { origin, pathname } = new URL(to);
   const seller = createSeller({ origin, path: pathname, challenge });
   server.use(seller.handler);
@@ -44,7 +52,12 @@ async function refused(wrapper: Wrapper, challenge: Record<string, unknown>, opt
 }
 
 /** Serves `challenge`, sends with a counting EVM client, and asserts the payment was made and verified. */
-async function paid(wrapper: Wrapper, challenge: Record<string, unknown>, options: Partial<X402ClientOptions> = {}, to = url) {
+async function paid(
+  wrapper: Wrapper,
+  challenge: Record<string, unknown>,
+  options: Partial<X402ClientOptions> = {},
+  to = url,
+) {
   const { origin, pathname } = new URL(to);
   const seller = createSeller({ origin, path: pathname, challenge });
   server.use(seller.handler);
@@ -62,7 +75,12 @@ describe.each(wrappers)("$name: protocol v1 challenges get the same policy", (wr
   it("the per-payment cap: over $1 is refused, exactly $1 is paid", async () => {
     const error = await refused(wrapper, v1Challenge({ accepts: [v1Requirement({ maxAmountRequired: "1000001" })] }));
     expect(error.details.rejected).toEqual([
-      expect.objectContaining({ index: 0, code: "policy", amount: "1000001", reason: expect.stringMatching(/1\.000001 USDC is over policy\.maxAmountPerPayment \(\$1\)/) }),
+      expect.objectContaining({
+        index: 0,
+        code: "policy",
+        amount: "1000001",
+        reason: expect.stringMatching(/1\.000001 USDC is over policy\.maxAmountPerPayment \(\$1\)/),
+      }),
     ]);
 
     server.resetHandlers();
@@ -71,35 +89,59 @@ describe.each(wrappers)("$name: protocol v1 challenges get the same policy", (wr
   });
 
   it("a configured cap, and the cap on another chain's USDC (v1 name base)", async () => {
-    await refused(wrapper, v1Challenge({ accepts: [v1Requirement({ maxAmountRequired: "10000" })] }), { policy: { maxAmountPerPayment: "$0.005" } });
+    await refused(wrapper, v1Challenge({ accepts: [v1Requirement({ maxAmountRequired: "10000" })] }), {
+      policy: { maxAmountPerPayment: "$0.005" },
+    });
     server.resetHandlers();
-    const onBase = v1Requirement({ network: "base", asset: USDC_BASE, maxAmountRequired: "2000000", extra: { name: "USD Coin", version: "2" } });
+    const onBase = v1Requirement({
+      network: "base",
+      asset: USDC_BASE,
+      maxAmountRequired: "2000000",
+      extra: { name: "USD Coin", version: "2" },
+    });
     const error = await refused(wrapper, v1Challenge({ accepts: [onBase] }));
     expect(reasons(error)).toEqual([expect.stringMatching(/2 USDC is over/)]);
   });
 
   it("the same-host check reads each requirement's resource: another host is refused, nothing signed", async () => {
-    const error = await refused(wrapper, v1Challenge({ accepts: [v1Requirement({ resource: "https://evil.example/premium" })] }));
-    expect(error.details.rejected[0]).toMatchObject({ code: "policy", reason: expect.stringContaining("evil.example") });
+    const error = await refused(
+      wrapper,
+      v1Challenge({ accepts: [v1Requirement({ resource: "https://evil.example/premium" })] }),
+    );
+    expect(error.details.rejected[0]).toMatchObject({
+      code: "policy",
+      reason: expect.stringContaining("evil.example"),
+    });
   });
 
   it("a requirement for another host is skipped and the one for this host paid", async () => {
-    const evil = v1Requirement({ network: "base", asset: USDC_BASE, resource: "https://evil.example/premium", extra: { name: "USD Coin", version: "2" } });
+    const evil = v1Requirement({
+      network: "base",
+      asset: USDC_BASE,
+      resource: "https://evil.example/premium",
+      extra: { name: "USD Coin", version: "2" },
+    });
     const { seller } = await paid(wrapper, v1Challenge({ accepts: [evil, v1Requirement()] }));
     expect(seller.payments[0]).toMatchObject({ x402Version: 1, network: "base-sepolia" });
   });
 
   it("policy.networks holds CAIP-2 ids, and they allow and refuse v1 names by the id they stand for", async () => {
     const onBase = v1Requirement({ network: "base", asset: USDC_BASE, extra: { name: "USD Coin", version: "2" } });
-    const { seller } = await paid(wrapper, v1Challenge({ accepts: [onBase, v1Requirement()] }), { policy: { networks: ["eip155:84532"] } });
+    const { seller } = await paid(wrapper, v1Challenge({ accepts: [onBase, v1Requirement()] }), {
+      policy: { networks: ["eip155:84532"] },
+    });
     expect(seller.payments[0]).toMatchObject({ x402Version: 1, network: "base-sepolia" });
     server.resetHandlers();
-    const error = await refused(wrapper, v1Challenge({ accepts: [v1Requirement()] }), { policy: { networks: ["eip155:8453"] } });
+    const error = await refused(wrapper, v1Challenge({ accepts: [v1Requirement()] }), {
+      policy: { networks: ["eip155:8453"] },
+    });
     expect(reasons(error)).toEqual(["network eip155:84532 is not in policy.networks"]);
   });
 
   it("requireSameHostResource: false pays a v1 requirement whose resource names another host", async () => {
-    await paid(wrapper, v1Challenge({ accepts: [v1Requirement({ resource: "https://cdn.example/premium" })] }), { policy: { requireSameHostResource: false } });
+    await paid(wrapper, v1Challenge({ accepts: [v1Requirement({ resource: "https://cdn.example/premium" })] }), {
+      policy: { requireSameHostResource: false },
+    });
   });
 });
 
@@ -149,9 +191,15 @@ describe.each(wrappers)("$name: policy.origins matches whole origins: scheme, ho
   });
 });
 
-/** `address` with the case of its first letter whose other case is also base58 swapped: another valid-looking address. */
+/**
+ * `address` with the case of its first letter whose other case is also base58 swapped: another valid-looking address.
+ */
 function flipCase(address: string): string {
-  const i = [...address].findIndex((c) => /[a-km-zA-HJ-NP-Z]/.test(c) && /[1-9A-HJ-NP-Za-km-z]/.test(c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+  const i = [...address].findIndex(
+    (c) =>
+      /[a-km-zA-HJ-NP-Z]/.test(c) &&
+      /[1-9A-HJ-NP-Za-km-z]/.test(c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()),
+  );
   const c = address[i]!;
   return address.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + address.slice(i + 1);
 }
@@ -166,77 +214,103 @@ function solanaClient(options: Partial<X402ClientOptions> = {}) {
 function solanaSeller(requirement: Record<string, unknown>) {
   const seller = createSeller({
     challenge: v2Challenge({ accepts: [requirement] }),
-    intercept: (request) => (request.headers.has("payment-signature") ? HttpResponse.json({ data: "premium" }) : undefined),
+    intercept: (request) =>
+      request.headers.has("payment-signature") ? HttpResponse.json({ data: "premium" }) : undefined,
   });
   server.use(seller.handler);
   return seller;
 }
 
-describe.each(wrappers)("$name: policy.payees compares EVM addresses in any case, base58 addresses exactly", (wrapper) => {
-  it.each([
-    { name: "checksummed payee, lower-case payTo", payee: PAY_TO, payTo: PAY_TO.toLowerCase() },
-    { name: "lower-case payee, checksummed payTo", payee: PAY_TO.toLowerCase(), payTo: PAY_TO },
-    { name: "upper-case payee, checksummed payTo", payee: `0x${PAY_TO.slice(2).toUpperCase()}`, payTo: PAY_TO },
-  ])("EVM: $name is paid", async ({ payee, payTo }) => {
-    const { seller } = await paid(wrapper, v2Challenge({ accepts: [v2Requirement({ payTo })] }), { policy: { payees: [payee] } });
-    expect(seller.payments[0].accepted.payTo).toBe(payTo);
-  });
+describe.each(wrappers)(
+  "$name: policy.payees compares EVM addresses in any case, base58 addresses exactly",
+  (wrapper) => {
+    it.each([
+      { name: "checksummed payee, lower-case payTo", payee: PAY_TO, payTo: PAY_TO.toLowerCase() },
+      { name: "lower-case payee, checksummed payTo", payee: PAY_TO.toLowerCase(), payTo: PAY_TO },
+      { name: "upper-case payee, checksummed payTo", payee: `0x${PAY_TO.slice(2).toUpperCase()}`, payTo: PAY_TO },
+    ])("EVM: $name is paid", async ({ payee, payTo }) => {
+      const { seller } = await paid(wrapper, v2Challenge({ accepts: [v2Requirement({ payTo })] }), {
+        policy: { payees: [payee] },
+      });
+      expect(seller.payments[0].accepted.payTo).toBe(payTo);
+    });
 
-  it("Solana: the exact payee is paid", async () => {
-    const requirement = svmRequirement();
-    const seller = solanaSeller(requirement);
-    const { client, signs } = solanaClient({ policy: { payees: [String(requirement.payTo)] } });
-    const reply = await wrapper.send(client, { url });
-    expect(reply.status).toBe(200);
-    expect(signs).toHaveLength(1);
-    expect(seller.payments[0].accepted).toStrictEqual(requirement);
-  });
+    it("Solana: the exact payee is paid", async () => {
+      const requirement = svmRequirement();
+      const seller = solanaSeller(requirement);
+      const { client, signs } = solanaClient({ policy: { payees: [String(requirement.payTo)] } });
+      const reply = await wrapper.send(client, { url });
+      expect(reply.status).toBe(200);
+      expect(signs).toHaveLength(1);
+      expect(seller.payments[0].accepted).toStrictEqual(requirement);
+    });
 
-  it.each([
-    { name: "one letter in the other case", payee: (a: string) => flipCase(a) },
-    { name: "all lower case", payee: (a: string) => a.toLowerCase() },
-    { name: "all upper case", payee: (a: string) => a.toUpperCase() },
-  ])("Solana: a payee differing in $name is another address: refused, nothing signed", async ({ payee }) => {
-    const requirement = svmRequirement();
-    const payTo = String(requirement.payTo);
-    expect(payee(payTo)).not.toBe(payTo);
-    const seller = solanaSeller(requirement);
-    const { client, signs } = solanaClient({ policy: { payees: [payee(payTo)] } });
-    const error = await rejection(wrapper.send(client, { url }));
-    expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
-    expect(reasons(error)).toEqual([`payee ${payTo} is not in policy.payees`]);
-    expect(signs).toHaveLength(0);
-    expect(seller.requests).toHaveLength(1);
-  });
-});
+    it.each([
+      { name: "one letter in the other case", payee: (a: string) => flipCase(a) },
+      { name: "all lower case", payee: (a: string) => a.toLowerCase() },
+      { name: "all upper case", payee: (a: string) => a.toUpperCase() },
+    ])("Solana: a payee differing in $name is another address: refused, nothing signed", async ({ payee }) => {
+      const requirement = svmRequirement();
+      const payTo = String(requirement.payTo);
+      expect(payee(payTo)).not.toBe(payTo);
+      const seller = solanaSeller(requirement);
+      const { client, signs } = solanaClient({ policy: { payees: [payee(payTo)] } });
+      const error = await rejection(wrapper.send(client, { url }));
+      expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
+      expect(reasons(error)).toEqual([`payee ${payTo} is not in policy.payees`]);
+      expect(signs).toHaveLength(0);
+      expect(seller.requests).toHaveLength(1);
+    });
+  },
+);
 
 describe.each(wrappers)("$name: a stablecoin is known on its own network only", (wrapper) => {
   const mystery = "0x1111111111111111111111111111111111111111";
   it.each([
-    { name: "Base USDC's address on Base Sepolia", challenge: v2Challenge({ accepts: [v2Requirement({ asset: USDC_BASE })] }), asset: USDC_BASE, network: "eip155:84532" },
+    {
+      name: "Base USDC's address on Base Sepolia",
+      challenge: v2Challenge({ accepts: [v2Requirement({ asset: USDC_BASE })] }),
+      asset: USDC_BASE,
+      network: "eip155:84532",
+    },
     {
       name: "Base Sepolia USDC's address on Base",
       challenge: v2Challenge({ accepts: [v2Requirement({ network: "eip155:8453" })] }),
       asset: USDC_BASE_SEPOLIA,
       network: "eip155:8453",
     },
-    { name: "v1: Base Sepolia USDC's address on base", challenge: v1Challenge({ accepts: [v1Requirement({ network: "base" })] }), asset: USDC_BASE_SEPOLIA, network: "eip155:8453" },
+    {
+      name: "v1: Base Sepolia USDC's address on base",
+      challenge: v1Challenge({ accepts: [v1Requirement({ network: "base" })] }),
+      asset: USDC_BASE_SEPOLIA,
+      network: "eip155:8453",
+    },
   ])("$name is an unknown asset: refused, nothing signed", async ({ challenge, asset, network }) => {
     const error = await refused(wrapper, challenge);
     expect(error.details.rejected).toEqual([
-      expect.objectContaining({ code: "policy", asset, reason: expect.stringMatching(new RegExp(`^asset ${asset} on ${network} is not a known stablecoin`)) }),
+      expect.objectContaining({
+        code: "policy",
+        asset,
+        reason: expect.stringMatching(new RegExp(`^asset ${asset} on ${network} is not a known stablecoin`)),
+      }),
     ]);
   });
 
   it("with allowUnknownAssets it is paid uncapped and shown without a USD amount", async () => {
     const challenge = v2Challenge({ accepts: [v2Requirement({ asset: USDC_BASE, amount: "5000000" })] });
     const { reply } = await paid(wrapper, challenge, { policy: { allowUnknownAssets: true } });
-    expect(getPaymentReceipt(reply.raw)).toMatchObject({ asset: USDC_BASE, amount: "5000000", displayAmount: undefined });
+    expect(getPaymentReceipt(reply.raw)).toMatchObject({
+      asset: USDC_BASE,
+      amount: "5000000",
+      displayAmount: undefined,
+    });
   });
 
   it("a policy.assets entry prices its token on its network only", async () => {
     const assets = [{ network: "eip155:8453", address: mystery, decimals: 6, symbol: "TST" }];
-    const error = await refused(wrapper, v2Challenge({ accepts: [v2Requirement({ asset: mystery })] }), { policy: { assets } });
+    const error = await refused(wrapper, v2Challenge({ accepts: [v2Requirement({ asset: mystery })] }), {
+      policy: { assets },
+    });
     expect(reasons(error)).toEqual([expect.stringMatching(/is not a known stablecoin/)]);
   });
 
@@ -246,7 +320,9 @@ describe.each(wrappers)("$name: a stablecoin is known on its own network only", 
     const { client, signs } = solanaClient();
     const error = await rejection(wrapper.send(client, { url }));
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
-    expect(reasons(error)).toEqual([expect.stringMatching(new RegExp(`^asset ${mainnetUsdc} on solana:EtWT\\w+ is not a known stablecoin`))]);
+    expect(reasons(error)).toEqual([
+      expect.stringMatching(new RegExp(`^asset ${mainnetUsdc} on solana:EtWT\\w+ is not a known stablecoin`)),
+    ]);
     expect(signs).toHaveLength(0);
     expect(seller.requests).toHaveLength(1);
   });
@@ -257,7 +333,10 @@ describe.each(wrappers)("$name: selectRequirement must pick one of its options, 
     { name: "a copy of an option", pick: (options: readonly PaymentOption[]) => ({ ...options[0]! }) },
     {
       name: "an option whose requirement was changed",
-      pick: (options: readonly PaymentOption[]) => ({ ...options[0]!, requirement: { ...options[0]!.requirement, amount: "1" } }),
+      pick: (options: readonly PaymentOption[]) => ({
+        ...options[0]!,
+        requirement: { ...options[0]!.requirement, amount: "1" },
+      }),
     },
     {
       name: "an option of an earlier request",
@@ -314,7 +393,12 @@ describe.each(wrappers)("$name: selectRequirement must pick one of its options, 
   });
 
   it.each([
-    { name: "throws", select: (thrown: unknown) => () => { throw thrown; } },
+    {
+      name: "throws",
+      select: (thrown: unknown) => () => {
+        throw thrown;
+      },
+    },
     { name: "rejects", select: (thrown: unknown) => () => Promise.reject(thrown) },
   ])("a selector that $name → PAYMENT_REFUSED with the thrown error as cause, nothing signed", async ({ select }) => {
     const seller = createSeller();
@@ -340,14 +424,20 @@ describe.each(wrappers)("$name: EVM exact is paid by EIP-3009 or Permit2 only", 
       const requirement = v2Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: method } });
       const error = await refused(wrapper, v2Challenge({ accepts: [requirement] }));
       expect(error.details.rejected).toEqual([
-        expect.objectContaining({ code: "unsupported", reason: `asset transfer method ${JSON.stringify(method)} is not supported (only eip3009 and permit2)` }),
+        expect.objectContaining({
+          code: "unsupported",
+          reason: `asset transfer method ${JSON.stringify(method)} is not supported (only eip3009 and permit2)`,
+        }),
       ]);
     },
   );
 
   it("a refused method next to an eip3009 one: the eip3009 one is paid", async () => {
     const erc7710 = v2Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: "erc7710" } });
-    const eip3009 = v2Requirement({ amount: "20000", extra: { name: "USDC", version: "2", assetTransferMethod: "eip3009" } });
+    const eip3009 = v2Requirement({
+      amount: "20000",
+      extra: { name: "USDC", version: "2", assetTransferMethod: "eip3009" },
+    });
     const { seller } = await paid(wrapper, v2Challenge({ accepts: [erc7710, eip3009] }));
     expect(seller.payments[0].accepted).toStrictEqual(eip3009);
   });
@@ -356,7 +446,10 @@ describe.each(wrappers)("$name: EVM exact is paid by EIP-3009 or Permit2 only", 
     const permit2 = v2Requirement({ extra: { assetTransferMethod: "permit2" } });
     const { seller } = await paid(wrapper, v2Challenge({ accepts: [permit2] }));
     expect(seller.payments[0].accepted).toStrictEqual(permit2);
-    expect(seller.payments[0].payload).toEqual({ signature: expect.stringMatching(/^0x[0-9a-f]{130}$/), permit2Authorization: expect.objectContaining({ spender: "0x402085c248EeA27D92E8b30b2C58ed07f9E20001" }) });
+    expect(seller.payments[0].payload).toEqual({
+      signature: expect.stringMatching(/^0x[0-9a-f]{130}$/),
+      permit2Authorization: expect.objectContaining({ spender: "0x402085c248EeA27D92E8b30b2C58ed07f9E20001" }),
+    });
   });
 });
 
@@ -364,14 +457,19 @@ describe.each(wrappers)("$name: Permit2 is a protocol v2 method", (wrapper) => {
   it("a v1 requirement asking for permit2 is refused before signing, never signed as EIP-3009 or Permit2", async () => {
     const permit2 = v1Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: "permit2" } });
     const error = await refused(wrapper, v1Challenge({ accepts: [permit2] }));
-    expect(error.details.rejected).toEqual([expect.objectContaining({ code: "unsupported", reason: "Permit2 is not part of protocol v1" })]);
+    expect(error.details.rejected).toEqual([
+      expect.objectContaining({ code: "unsupported", reason: "Permit2 is not part of protocol v1" }),
+    ]);
   });
 
   it("beside it, the same v1 requirement asking for eip3009 is paid", async () => {
     const permit2 = v1Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: "permit2" } });
     const eip3009 = v1Requirement({ extra: { name: "USDC", version: "2", assetTransferMethod: "eip3009" } });
     const { seller } = await paid(wrapper, v1Challenge({ accepts: [permit2, eip3009] }));
-    expect(seller.payments[0].payload).toEqual({ signature: expect.any(String), authorization: expect.objectContaining({ value: "10000" }) });
+    expect(seller.payments[0].payload).toEqual({
+      signature: expect.any(String),
+      authorization: expect.objectContaining({ value: "10000" }),
+    });
   });
 });
 
@@ -379,10 +477,15 @@ describe.each(wrappers)("$name: a payee that is nobody's is refused whatever the
   const zero = "0x0000000000000000000000000000000000000000";
   it.each([
     { name: "default policy", policy: {} },
-    { name: "the zero address listed in payees, no caps", policy: { payees: [zero], allowUnknownAssets: true, maxAmountPerPayment: false as const } },
+    {
+      name: "the zero address listed in payees, no caps",
+      policy: { payees: [zero], allowUnknownAssets: true, maxAmountPerPayment: false as const },
+    },
   ])("EVM zero address payTo ($name): refused, nothing signed", async ({ policy }) => {
     const error = await refused(wrapper, v2Challenge({ accepts: [v2Requirement({ payTo: zero })] }), { policy });
-    expect(error.details.rejected).toEqual([expect.objectContaining({ code: "policy", payTo: zero, reason: expect.stringMatching(/zero address/) })]);
+    expect(error.details.rejected).toEqual([
+      expect.objectContaining({ code: "policy", payTo: zero, reason: expect.stringMatching(/zero address/) }),
+    ]);
   });
 
   it("a zero payTo is skipped and the next requirement paid", async () => {
@@ -396,7 +499,9 @@ describe.each(wrappers)("$name: a payee that is nobody's is refused whatever the
     const { client, signs } = solanaClient({ policy: { payees: [nobody] } });
     const error = await rejection(wrapper.send(client, { url }));
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
-    expect(error.details.rejected).toEqual([expect.objectContaining({ code: "policy", payTo: nobody, reason: expect.stringMatching(/zero address/) })]);
+    expect(error.details.rejected).toEqual([
+      expect.objectContaining({ code: "policy", payTo: nobody, reason: expect.stringMatching(/zero address/) }),
+    ]);
     expect(signs).toHaveLength(0);
     expect(seller.requests).toHaveLength(1);
   });
@@ -463,9 +568,7 @@ describe.each(wrappers)("$name: policy.maxTimeoutSeconds bounds how long a signe
     await paid(wrapper, lasting(3600));
     server.resetHandlers();
     const error = await refused(wrapper, lasting(3601));
-    expect(reasons(error)).toEqual([
-      "maxTimeoutSeconds 3601 is over policy.maxTimeoutSeconds (3600)",
-    ]);
+    expect(reasons(error)).toEqual(["maxTimeoutSeconds 3601 is over policy.maxTimeoutSeconds (3600)"]);
   });
 
   it("a configured limit", async () => {
@@ -487,13 +590,16 @@ describe.each(wrappers)("$name: policy.maxTimeoutSeconds bounds how long a signe
 
 describe.each(wrappers)("$name: policy.assetCaps caps one asset in base units", (wrapper) => {
   const mystery = "0x1111111111111111111111111111111111111111";
-  const mysteryRequirement = (amount: string) => v2Requirement({ asset: mystery, amount, extra: { name: "Mystery", version: "1" } });
+  const mysteryRequirement = (amount: string) =>
+    v2Requirement({ asset: mystery, amount, extra: { name: "Mystery", version: "1" } });
   const onSepolia = (asset: string, maxAmount: string) => ({ network: "eip155:84532", asset, maxAmount });
 
   it("on a known asset, below the USD cap: over its entry is refused, up to it paid", async () => {
     const policy = { assetCaps: [onSepolia(USDC_BASE_SEPOLIA, "5000")] };
     const error = await refused(wrapper, v2Challenge({ accepts: [v2Requirement({ amount: "5001" })] }), { policy });
-    expect(reasons(error)).toEqual([`5001 base units of ${USDC_BASE_SEPOLIA} is over its policy.assetCaps entry (5000)`]);
+    expect(reasons(error)).toEqual([
+      `5001 base units of ${USDC_BASE_SEPOLIA} is over its policy.assetCaps entry (5000)`,
+    ]);
     server.resetHandlers();
     await paid(wrapper, v2Challenge({ accepts: [v2Requirement({ amount: "5000" })] }), { policy });
   });
@@ -523,7 +629,9 @@ describe.each(wrappers)("$name: policy.assetCaps caps one asset in base units", 
   });
 
   it("an entry matches its EVM asset in any case, and only on its own network", async () => {
-    await paid(wrapper, v2Challenge({ accepts: [v2Requirement({ amount: "5000" })] }), { policy: { assetCaps: [onSepolia(USDC_BASE_SEPOLIA.toLowerCase(), "5000")] } });
+    await paid(wrapper, v2Challenge({ accepts: [v2Requirement({ amount: "5000" })] }), {
+      policy: { assetCaps: [onSepolia(USDC_BASE_SEPOLIA.toLowerCase(), "5000")] },
+    });
     server.resetHandlers();
     const lower = await refused(wrapper, v2Challenge({ accepts: [v2Requirement({ amount: "5001" })] }), {
       policy: { assetCaps: [onSepolia(USDC_BASE_SEPOLIA.toLowerCase(), "5000")] },
@@ -538,7 +646,9 @@ describe.each(wrappers)("$name: policy.assetCaps caps one asset in base units", 
 
   it("v1 requirements are capped by their CAIP-2 network", async () => {
     const policy = { assetCaps: [onSepolia(USDC_BASE_SEPOLIA, "5000")] };
-    const error = await refused(wrapper, v1Challenge({ accepts: [v1Requirement({ maxAmountRequired: "5001" })] }), { policy });
+    const error = await refused(wrapper, v1Challenge({ accepts: [v1Requirement({ maxAmountRequired: "5001" })] }), {
+      policy,
+    });
     expect(reasons(error)).toEqual([expect.stringMatching(/over its policy\.assetCaps entry \(5000\)/)]);
   });
 });

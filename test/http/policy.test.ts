@@ -39,8 +39,18 @@ describe.each(wrappers)("$name: spend policy", (wrapper) => {
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
     expect(error.phase).toBe("select");
     expect(error.details.rejected).toEqual([
-      expect.objectContaining({ index: 0, code: "policy", amount: "1000001", reason: expect.stringMatching(/1\.000001 USDC is over policy\.maxAmountPerPayment \(\$1\)/) }),
-      expect.objectContaining({ index: 1, code: "policy", amount: "5000000", reason: expect.stringMatching(/5 USDC is over/) }),
+      expect.objectContaining({
+        index: 0,
+        code: "policy",
+        amount: "1000001",
+        reason: expect.stringMatching(/1\.000001 USDC is over policy\.maxAmountPerPayment \(\$1\)/),
+      }),
+      expect.objectContaining({
+        index: 1,
+        code: "policy",
+        amount: "5000000",
+        reason: expect.stringMatching(/5 USDC is over/),
+      }),
     ]);
     expect(error.message).toContain("#0");
     expect(error.message).toContain("#1");
@@ -64,14 +74,20 @@ describe.each(wrappers)("$name: spend policy", (wrapper) => {
   });
 
   it("refuses an unknown asset unless policy.allowUnknownAssets", async () => {
-    const challenge = v2Challenge({ accepts: [v2Requirement({ asset: UNKNOWN_TOKEN, extra: { name: "Mystery", version: "1" } })] });
+    const challenge = v2Challenge({
+      accepts: [v2Requirement({ asset: UNKNOWN_TOKEN, extra: { name: "Mystery", version: "1" } })],
+    });
     const refusing = createSeller({ challenge });
     server.use(refusing.handler);
     const { client, signs } = payingClient();
 
     const error = await rejection(wrapper.send(client, { url }));
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
-    expect(error.details.rejected[0]).toMatchObject({ code: "policy", asset: UNKNOWN_TOKEN, reason: expect.stringContaining("not a known stablecoin") });
+    expect(error.details.rejected[0]).toMatchObject({
+      code: "policy",
+      asset: UNKNOWN_TOKEN,
+      reason: expect.stringContaining("not a known stablecoin"),
+    });
     expect(signs).toHaveLength(0);
 
     server.resetHandlers();
@@ -108,7 +124,9 @@ describe.each(wrappers)("$name: spend policy", (wrapper) => {
   });
 
   it("policy.payees: pays only allowed payees (case-insensitive)", async () => {
-    const seller = createSeller({ challenge: v2Challenge({ accepts: [v2Requirement({ payTo: OTHER_PAY_TO }), v2Requirement()] }) });
+    const seller = createSeller({
+      challenge: v2Challenge({ accepts: [v2Requirement({ payTo: OTHER_PAY_TO }), v2Requirement()] }),
+    });
     server.use(seller.handler);
     const reply = await wrapper.send(payingClient({ policy: { payees: [PAY_TO.toLowerCase()] } }).client, { url });
 
@@ -179,7 +197,7 @@ describe.each(wrappers)("$name: hooks", (wrapper) => {
         for (const mutate of [
           () => ((snapshot as { amount: string }).amount = "1"),
           () => ((snapshot.requirement as Record<string, unknown>).payTo = OTHER_PAY_TO),
-          () => (((snapshot.requirement as { extra: Record<string, unknown> }).extra).name = "Evil"),
+          () => ((snapshot.requirement as { extra: Record<string, unknown> }).extra.name = "Evil"),
           () => ((snapshot.resource as { url: string }).url = "https://evil.example/"),
         ]) {
           try {
@@ -216,7 +234,11 @@ describe.each(wrappers)("$name: hooks", (wrapper) => {
 
   it.each([
     { name: "false", hook: () => false, message: /onBeforePayment refused the payment\./ },
-    { name: "{abort:true, reason}", hook: () => ({ abort: true as const, reason: "over budget" }), message: /over budget/ },
+    {
+      name: "{abort:true, reason}",
+      hook: () => ({ abort: true as const, reason: "over budget" }),
+      message: /over budget/,
+    },
     {
       name: "a throw",
       hook: () => {
@@ -225,19 +247,22 @@ describe.each(wrappers)("$name: hooks", (wrapper) => {
       message: /onBeforePayment threw/,
     },
     { name: "a rejected promise", hook: () => Promise.reject(new Error("async no")), message: /onBeforePayment threw/ },
-  ])("onBeforePayment returning $name refuses with PaymentRefusedError and signs nothing", async ({ hook, message }) => {
-    const seller = createSeller();
-    server.use(seller.handler);
-    const { client, signs } = payingClient({ onBeforePayment: hook });
+  ])(
+    "onBeforePayment returning $name refuses with PaymentRefusedError and signs nothing",
+    async ({ hook, message }) => {
+      const seller = createSeller();
+      server.use(seller.handler);
+      const { client, signs } = payingClient({ onBeforePayment: hook });
 
-    const error = await rejection(wrapper.send(client, { url }));
+      const error = await rejection(wrapper.send(client, { url }));
 
-    expect(error).toBeInstanceOf(PaymentRefusedError);
-    expect(error.code).toBe("PAYMENT_REFUSED");
-    expect(error.message).toMatch(message);
-    expect(signs).toHaveLength(0);
-    expect(seller.requests).toHaveLength(1);
-  });
+      expect(error).toBeInstanceOf(PaymentRefusedError);
+      expect(error.code).toBe("PAYMENT_REFUSED");
+      expect(error.message).toMatch(message);
+      expect(signs).toHaveLength(0);
+      expect(seller.requests).toHaveLength(1);
+    },
+  );
 
   it("onBeforePayment returning undefined or true approves", async () => {
     const seller = createSeller();

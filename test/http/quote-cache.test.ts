@@ -5,7 +5,17 @@
  */
 import { HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
-import { budget, createX402Client, getPaymentReceipt, memoryBudgetStore, quoteCache, recordOutcomes, type AnyX402Error, type SpendPolicy, type X402Plugin } from "../../src";
+import {
+  budget,
+  createX402Client,
+  getPaymentReceipt,
+  memoryBudgetStore,
+  quoteCache,
+  recordOutcomes,
+  type AnyX402Error,
+  type SpendPolicy,
+  type X402Plugin,
+} from "../../src";
 import { PROBE_WAIT_MS, createQuoteCache, routeOf } from "../../src/extensions/quote-cache/quote-cache";
 import { exactEvm } from "../../src/evm";
 import { useMswServer } from "../support/msw";
@@ -20,12 +30,18 @@ function quotingClient(plugins: X402Plugin[] = [], policy: SpendPolicy = {}) {
   const { calls, signer } = countingSigner();
   const failed: AnyX402Error[] = [];
   const quotes = quoteCache();
-  const client = createX402Client({ schemes: [exactEvm({ signer })], plugins: [quotes, ...plugins], policy, onPaymentFailed: (e) => void failed.push(e) });
+  const client = createX402Client({
+    schemes: [exactEvm({ signer })],
+    plugins: [quotes, ...plugins],
+    policy,
+    onPaymentFailed: (e) => void failed.push(e),
+  });
   return { client, signs: calls, failed, quotes };
 }
 
 /** Whether each request the seller saw carried a payment. */
-const paidFlags = (seller: ReturnType<typeof createSeller>) => seller.requests.map((r) => "payment-signature" in r.headers);
+const paidFlags = (seller: ReturnType<typeof createSeller>) =>
+  seller.requests.map((r) => "payment-signature" in r.headers);
 
 describe.each(wrappers)("$name: the quote cache", (wrapper) => {
   it("off by default: every paid call asks first (two round trips)", async () => {
@@ -63,9 +79,17 @@ describe.each(wrappers)("$name: the quote cache", (wrapper) => {
     expect(paidFlags(repriced)).toEqual([true, true]);
     expect(repriced.verdicts.map((v) => v.ok)).toEqual([false, true]);
     expect(getPaymentReceipt(reply.raw)).toMatchObject({ amount: "20000", settled: true });
-    expect(failed).toEqual([expect.objectContaining({ code: "PAYMENT_REJECTED", details: expect.objectContaining({ reason: "quote_stale", status: 402 }) })]);
+    expect(failed).toEqual([
+      expect.objectContaining({
+        code: "PAYMENT_REJECTED",
+        details: expect.objectContaining({ reason: "quote_stale", status: 402 }),
+      }),
+    ]);
     // The refused payment's reservation was released: 0.01 then 0.02 spent.
-    expect(await store.usage({ key: "client/life:client", limit: 1, windowMs: undefined })).toEqual({ spent: 30_000, reserved: 0 });
+    expect(await store.usage({ key: "client/life:client", limit: 1, windowMs: undefined })).toEqual({
+      spent: 30_000,
+      reserved: 0,
+    });
     // And the new terms are the quote now.
     await wrapper.send(client, { url });
     expect(paidFlags(repriced)).toEqual([true, true, true]);
@@ -108,7 +132,9 @@ describe.each(wrappers)("$name: the quote cache", (wrapper) => {
 
   it("a route whose payment from the quote got no answer is asked first next time", async () => {
     let lose = false;
-    const seller = createSeller({ intercept: (request) => (lose && request.headers.has("payment-signature") ? HttpResponse.error() : undefined) });
+    const seller = createSeller({
+      intercept: (request) => (lose && request.headers.has("payment-signature") ? HttpResponse.error() : undefined),
+    });
     server.use(seller.handler);
     const { client } = quotingClient();
     await wrapper.send(client, { url });
@@ -160,7 +186,9 @@ describe.each(wrappers)("$name: the quote cache's route key", (wrapper) => {
     const seller = createSeller({ origin: "", path: "*" });
     server.use(seller.handler);
     const flags = (method: string, to: string) =>
-      seller.requests.filter((r) => r.method === method && r.url.replace(/#.*/, "") === new URL(to).href.replace(/#.*/, "")).map((r) => "payment-signature" in r.headers);
+      seller.requests
+        .filter((r) => r.method === method && r.url.replace(/#.*/, "") === new URL(to).href.replace(/#.*/, ""))
+        .map((r) => "payment-signature" in r.headers);
     return { seller, flags };
   }
 
@@ -227,14 +255,21 @@ describe("routeOf", () => {
 describe.each([
   ...wrappers.map((wrapper) => ({ name: wrapper.name, wrapper, axiosAdapter: undefined })),
   { name: "axios, fetch adapter", wrapper: axiosWrapper, axiosAdapter: "fetch" as const },
-])(
-  "$name: a redirected 402 is never quoted",
-  ({ wrapper, axiosAdapter }) => {
-    it.each([
-      { where: "another port of the same host", target: `${SELLER}:8443`, policy: {} },
-      { where: "another host, with requireSameHostResource: false", target: OTHER, policy: { requireSameHostResource: false } },
-    ])("redirected to $where: the 402 is paid, and every later request to either route asks first", async ({ target, policy }) => {
-      const seller = createSeller({ origin: target, challenge: v2Challenge({ resource: { url: `${target}${PATH}` } }) });
+])("$name: a redirected 402 is never quoted", ({ wrapper, axiosAdapter }) => {
+  it.each([
+    { where: "another port of the same host", target: `${SELLER}:8443`, policy: {} },
+    {
+      where: "another host, with requireSameHostResource: false",
+      target: OTHER,
+      policy: { requireSameHostResource: false },
+    },
+  ])(
+    "redirected to $where: the 402 is paid, and every later request to either route asks first",
+    async ({ target, policy }) => {
+      const seller = createSeller({
+        origin: target,
+        challenge: v2Challenge({ resource: { url: `${target}${PATH}` } }),
+      });
       const moved: boolean[] = [];
       server.use(
         seller.handler,
@@ -250,17 +285,30 @@ describe.each([
       expect((await wrapper.send(client, { url: `${target}${PATH}`, axiosAdapter })).status).toBe(200);
       expect(moved).toEqual([false, false]);
       expect(paidFlags(seller)).toEqual([false, true, false, true, false, true]);
-    });
+    },
+  );
 
-    it.each([
-      { where: "another port of the same host", target: `${SELLER}:8443`, policy: {} },
-      { where: "another host, with requireSameHostResource: false", target: OTHER, policy: { requireSameHostResource: false } },
-    ])("a payment from the quote redirected to a 402 on $where: outcome unknown, never a stale quote paid again", async ({ target, policy }) => {
+  it.each([
+    { where: "another port of the same host", target: `${SELLER}:8443`, policy: {} },
+    {
+      where: "another host, with requireSameHostResource: false",
+      target: OTHER,
+      policy: { requireSameHostResource: false },
+    },
+  ])(
+    "a payment from the quote redirected to a 402 on $where: outcome unknown, never a stale quote paid again",
+    async ({ target, policy }) => {
       let moving = false;
       const seller = createSeller({
-        intercept: (request) => (moving && request.headers.has("payment-signature") ? new HttpResponse(null, { status: 307, headers: { Location: `${target}${PATH}` } }) : undefined),
+        intercept: (request) =>
+          moving && request.headers.has("payment-signature")
+            ? new HttpResponse(null, { status: 307, headers: { Location: `${target}${PATH}` } })
+            : undefined,
       });
-      const paywall = createSeller({ origin: target, challenge: v2Challenge({ resource: { url: `${target}${PATH}` } }) });
+      const paywall = createSeller({
+        origin: target,
+        challenge: v2Challenge({ resource: { url: `${target}${PATH}` } }),
+      });
       server.use(seller.handler, paywall.handler);
       const { client, signs, failed } = quotingClient([], policy);
       await wrapper.send(client, { url, axiosAdapter });
@@ -272,16 +320,17 @@ describe.each([
       // One payment from the quote, and no second one signed for the 402 it was redirected to.
       expect(signs).toHaveLength(2);
       expect(paidFlags(seller)).toEqual([false, true, true]);
-    });
-  },
-);
+    },
+  );
+});
 
 describe("quote cache options and expiry", () => {
-  it.each([{ ttlSeconds: 0 }, { ttlSeconds: 1.5 }, { maxEntries: -1 }, { size: 1 }, "yes"])("%j: INVALID_CONFIG", (options) => {
-    expect(() => quoteCache(options as never)).toThrow(
-      expect.objectContaining({ code: "INVALID_CONFIG" }),
-    );
-  });
+  it.each([{ ttlSeconds: 0 }, { ttlSeconds: 1.5 }, { maxEntries: -1 }, { size: 1 }, "yes"])(
+    "%j: INVALID_CONFIG",
+    (options) => {
+      expect(() => quoteCache(options as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG" }));
+    },
+  );
 
   it("a quote lasts ttlSeconds; past maxEntries the least recently used goes", () => {
     let now = 0;
@@ -373,12 +422,17 @@ describe.each(wrappers)("$name: the quote cache, from the mutation run", (wrappe
     server.use(http.get(`${SELLER}/free`, () => HttpResponse.json({ free: true })));
     const { client, quotes } = quotingClient();
     expect((await wrapper.send(client, { url: `${SELLER}/free` })).status).toBe(200);
-    const waited = await Promise.race([quotes.cache.probe(`GET ${SELLER}/free`).then(() => "no wait"), new Promise((resolve) => setTimeout(() => resolve("waited"), 50))]);
+    const waited = await Promise.race([
+      quotes.cache.probe(`GET ${SELLER}/free`).then(() => "no wait"),
+      new Promise((resolve) => setTimeout(() => resolve("waited"), 50)),
+    ]);
     expect(waited).toBe("no wait");
   });
 
   it("the caller's payment id goes with a payment made from the cache", async () => {
-    const seller = createSeller({ challenge: v2Challenge({ extensions: { "payment-identifier": { info: { required: false } } } }) });
+    const seller = createSeller({
+      challenge: v2Challenge({ extensions: { "payment-identifier": { info: { required: false } } } }),
+    });
     server.use(seller.handler);
     const { client } = quotingClient();
     await wrapper.send(client, { url });

@@ -46,7 +46,12 @@ describe.each(wrappers)("$name: a first request redirected to a 402", (wrapper) 
     const { seller, moved } = movedTo(SELLER, 303);
     const { client, signs } = payingClient();
 
-    const reply = await wrapper.send(client, { url: `${SELLER}/moved`, method: "POST", body: "order", headers: { "content-type": "text/plain" } });
+    const reply = await wrapper.send(client, {
+      url: `${SELLER}/moved`,
+      method: "POST",
+      body: "order",
+      headers: { "content-type": "text/plain" },
+    });
 
     expect(reply.status).toBe(200);
     expect(moved).toHaveLength(1);
@@ -62,7 +67,12 @@ describe.each(wrappers)("$name: a first request redirected to a 402", (wrapper) 
 
   it("POST → 307 → 402: the retry is the same POST with the same body, to the new URL", async () => {
     const { seller } = movedTo(SELLER, 307);
-    const reply = await wrapper.send(payingClient().client, { url: `${SELLER}/moved`, method: "POST", body: "order", headers: { "content-type": "text/plain" } });
+    const reply = await wrapper.send(payingClient().client, {
+      url: `${SELLER}/moved`,
+      method: "POST",
+      body: "order",
+      headers: { "content-type": "text/plain" },
+    });
 
     expect(reply.status).toBe(200);
     expect(seller.requests.map((r) => [r.method, text(r.body)])).toEqual([
@@ -109,7 +119,13 @@ describe("axios with its fetch adapter: a first request redirected to a 402", ()
     const { seller } = movedTo(SELLER, 303);
     const { client, signs } = payingClient();
     const error = await rejection(
-      axiosWrapper.send(client, { url: `${SELLER}/moved`, method: "POST", body: "order", headers: { "content-type": "text/plain" }, axiosAdapter: "fetch" }),
+      axiosWrapper.send(client, {
+        url: `${SELLER}/moved`,
+        method: "POST",
+        body: "order",
+        headers: { "content-type": "text/plain" },
+        axiosAdapter: "fetch",
+      }),
     );
     expect(error.code).toBe("BODY_NOT_REPLAYABLE");
     expect(signs).toHaveLength(0);
@@ -157,7 +173,12 @@ describe.each(wrappers)("$name: the paid request redirected", (wrapper) => {
     { method: "PUT", status: 308, then: "PUT" },
   ])("a $method answered $status goes on as a $then, with the payment", async ({ method, status, then }) => {
     const { seller, landed } = redirectingPaid(`${SELLER}/landing`, status);
-    const reply = await wrapper.send(payingClient().client, { url: `${SELLER}${PATH}`, method, body: "order", headers: { "content-type": "text/plain" } });
+    const reply = await wrapper.send(payingClient().client, {
+      url: `${SELLER}${PATH}`,
+      method,
+      body: "order",
+      headers: { "content-type": "text/plain" },
+    });
 
     expect(reply.status).toBe(200);
     expect(landed).toHaveLength(1);
@@ -177,9 +198,14 @@ describe.each(wrappers)("$name: the paid request redirected", (wrapper) => {
   it("then refused at the target, without a settlement report: PAYMENT_OUTCOME_UNKNOWN, never a rejection", async () => {
     const seller = createSeller({
       intercept: (request) =>
-        request.headers.has("payment-signature") ? new HttpResponse(null, { status: 302, headers: { Location: `${SELLER}/paywall` } }) : undefined,
+        request.headers.has("payment-signature")
+          ? new HttpResponse(null, { status: 302, headers: { Location: `${SELLER}/paywall` } })
+          : undefined,
     });
-    server.use(seller.handler, http.all(`${SELLER}/paywall`, () => challengeResponse(v2Challenge({ error: "invalid_payment" }))));
+    server.use(
+      seller.handler,
+      http.all(`${SELLER}/paywall`, () => challengeResponse(v2Challenge({ error: "invalid_payment" }))),
+    );
     const error = await rejection(wrapper.send(payingClient().client, { url: `${SELLER}${PATH}` }));
     expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
     expect(error.details.status).toBe(402);
@@ -193,7 +219,10 @@ describe.each(wrappers)("$name: the paid request redirected", (wrapper) => {
           ? new HttpResponse(null, { status: 302, headers: { Location: `${SELLER}/paywall`, ...settledHop } })
           : undefined,
     });
-    server.use(seller.handler, http.all(`${SELLER}/paywall`, () => challengeResponse(v2Challenge())));
+    server.use(
+      seller.handler,
+      http.all(`${SELLER}/paywall`, () => challengeResponse(v2Challenge())),
+    );
     const error = await rejection(wrapper.send(payingClient().client, { url: `${SELLER}${PATH}` }));
     expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
     expect(error.details).toMatchObject({ status: 402, settlement: { success: true, transaction: TX_HASH } });
@@ -220,7 +249,10 @@ describe("fetch: a redirected free request looks as fetch makes it", () => {
       http.get(`${SELLER}/old`, () => new HttpResponse(null, { status: 301, headers: { Location: "/new" } })),
       http.get(`${SELLER}/new`, () => HttpResponse.json({ free: true })),
     );
-    const response = await wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client)(`${SELLER}/old`);
+    const response = await wrapFetchWithPayment(
+      (i, init) => globalThis.fetch(i, init),
+      payingClient().client,
+    )(`${SELLER}/old`);
     expect(response.status).toBe(200);
     expect(response.redirected).toBe(true);
     expect(response.url).toBe(`${SELLER}/new`);
@@ -229,7 +261,11 @@ describe("fetch: a redirected free request looks as fetch makes it", () => {
 
   it('redirect: "error" fails on a redirect, as fetch does', async () => {
     server.use(http.get(`${SELLER}/old`, () => new HttpResponse(null, { status: 301, headers: { Location: "/new" } })));
-    const error = await rejection(wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client)(`${SELLER}/old`, { redirect: "error" }));
+    const error = await rejection(
+      wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client)(`${SELLER}/old`, {
+        redirect: "error",
+      }),
+    );
     expect(error).toBeInstanceOf(TypeError);
     expect(error.message).toBe("fetch failed: redirect not allowed");
   });
@@ -243,7 +279,10 @@ describe("fetch: a redirected free request looks as fetch makes it", () => {
     });
     const final = createSeller({ path: `${PATH}/final` });
     server.use(seller.handler, final.handler);
-    const response = await wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client)(`${SELLER}${PATH}`);
+    const response = await wrapFetchWithPayment(
+      (i, init) => globalThis.fetch(i, init),
+      payingClient().client,
+    )(`${SELLER}${PATH}`);
     expect(response.status).toBe(200);
     expect(getPaymentReceipt(response)?.transaction).toBe(TX_HASH);
   });
@@ -255,7 +294,9 @@ describe("fetch: redirect limits, as fetch's", () => {
     server.use(
       http.get(`${SELLER}/hop/:n`, ({ params }) => {
         const n = Number(params.n);
-        return n === 0 ? HttpResponse.json({ arrived: true }) : new HttpResponse(null, { status: 302, headers: { Location: `/hop/${n - 1}` } });
+        return n === 0
+          ? HttpResponse.json({ arrived: true })
+          : new HttpResponse(null, { status: 302, headers: { Location: `/hop/${n - 1}` } });
       }),
     );
     return wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), payingClient().client);
@@ -317,7 +358,9 @@ describe("fetch on a page (a browser's fetch and CORS, played in Node; test/brow
   it("a GET redirected to a 402 is left to the browser to follow, then paid where the 402 came from", async () => {
     const { seller } = movedTo(SELLER, 302);
     const { fetchFn } = browserFetch();
-    const response = await onPage(SELLER, () => wrapFetchWithPayment(fetchFn, payingClient().client)(`${SELLER}/moved`));
+    const response = await onPage(SELLER, () =>
+      wrapFetchWithPayment(fetchFn, payingClient().client)(`${SELLER}/moved`),
+    );
 
     expect(response.status).toBe(200);
     expect(getPaymentReceipt(response)).toMatchObject({ url: `${SELLER}${PATH}`, settled: true });

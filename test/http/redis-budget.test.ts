@@ -60,7 +60,10 @@ describe("redis budgets through the client", () => {
       expect((await a.pay(seller.url)).status).toBe(200);
       expect((await b.pay(seller.url)).status).toBe(200);
       expect((await a.pay(seller.url)).status).toBe(200);
-      expect(await rejection(b.pay(seller.url))).toMatchObject({ code: "BUDGET_EXCEEDED", details: { spent: "$0.003", reserved: "$0", limit: "$0.003" } });
+      expect(await rejection(b.pay(seller.url))).toMatchObject({
+        code: "BUDGET_EXCEEDED",
+        details: { spent: "$0.003", reserved: "$0", limit: "$0.003" },
+      });
       expect(await rejection(a.pay(seller.url))).toMatchObject({ code: "BUDGET_EXCEEDED" });
       expect(seller.paid - before).toBe(3);
       expect(a.signs.length + b.signs.length).toBe(3);
@@ -73,13 +76,31 @@ describe("redis budgets through the client", () => {
   it("examples/redis-fleet.ts (the README's) pays; a second process of it shares the budget and the ledger", async () => {
     const root = fileURLToPath(new URL("../../", import.meta.url));
     const env = { ...process.env, REDIS_URL: server.url, EVM_PRIVATE_KEY: generatePrivateKey() };
-    const agent = () => promisify(execFile)(process.execPath, ["--import", "tsx", "examples/redis-fleet.ts", seller.url], { cwd: root, env, timeout: 60_000 });
+    const agent = () =>
+      promisify(execFile)(process.execPath, ["--import", "tsx", "examples/redis-fleet.ts", seller.url], {
+        cwd: root,
+        env,
+        timeout: 60_000,
+      });
     const origin = new URL(seller.url).origin;
-    expect((await agent()).stdout).toMatch(new RegExp(`^200 .*\\nfleet spend: ${origin} 1000 of 0x036CbD53842c5426634e7929541eC2318f3dCF7e in 1 payments\\n$`, "s"));
-    expect((await agent()).stdout).toMatch(new RegExp(`fleet spend: ${origin} 2000 of 0x036CbD53842c5426634e7929541eC2318f3dCF7e in 2 payments\\n$`));
+    expect((await agent()).stdout).toMatch(
+      new RegExp(
+        `^200 .*\\nfleet spend: ${origin} 1000 of 0x036CbD53842c5426634e7929541eC2318f3dCF7e in 1 payments\\n$`,
+        "s",
+      ),
+    );
+    expect((await agent()).stdout).toMatch(
+      new RegExp(`fleet spend: ${origin} 2000 of 0x036CbD53842c5426634e7929541eC2318f3dCF7e in 2 payments\\n$`),
+    );
     const store = redisBudgetStore(redis);
-    expect(await store.usage({ key: "fleet:client", limit: 20_000_000, windowMs: 86_400_000 })).toEqual({ spent: 2000, reserved: 0 });
-    expect(await store.usage({ key: `origin/hour:origin:${origin}`, limit: 1_000_000, windowMs: 3_600_000 })).toEqual({ spent: 2000, reserved: 0 });
+    expect(await store.usage({ key: "fleet:client", limit: 20_000_000, windowMs: 86_400_000 })).toEqual({
+      spent: 2000,
+      reserved: 0,
+    });
+    expect(await store.usage({ key: `origin/hour:origin:${origin}`, limit: 1_000_000, windowMs: 3_600_000 })).toEqual({
+      spent: 2000,
+      reserved: 0,
+    });
   }, 120_000);
 
   it("examples/redis-fleet.ts (the README's) with no Redis where it should be: exits 1 saying so, at once, nothing paid", async () => {
@@ -90,7 +111,10 @@ describe("redis budgets through the client", () => {
     const args = ["--import", "tsx", "examples/redis-fleet.ts", seller.url];
     const agent = promisify(execFile)(process.execPath, args, { cwd: root, env, timeout: 15_000 });
     type Failure = { code?: number; killed?: boolean; stderr?: string };
-    const failed = await agent.then(() => undefined, (error: Failure) => error);
+    const failed = await agent.then(
+      () => undefined,
+      (error: Failure) => error,
+    );
     expect(failed, "node-redis's connect() must not wait for ever").toMatchObject({ code: 1, killed: false });
     expect(failed!.stderr).toMatch(/^Redis cannot be reached: connect ECONNREFUSED 127\.0\.0\.1:\d+\n$/);
     expect(seller.paid).toBe(before);

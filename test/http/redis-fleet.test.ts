@@ -44,7 +44,11 @@ beforeAll(async () => {
   redis = await connectRedis(server.url);
   seller = await loopbackSeller(PRICE);
   for (let i = 0; i < WORKERS; i++) {
-    const worker = fork(`${root}test/support/redis-fleet-worker.ts`, [server.url, seller.url], { cwd: root, execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const worker = fork(`${root}test/support/redis-fleet-worker.ts`, [server.url, seller.url], {
+      cwd: root,
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     workers.push(worker);
   }
   await Promise.all(
@@ -75,7 +79,13 @@ describe("a fleet sharing one Redis budget", () => {
       const total = (pick: (r: FleetResult) => number) => results.reduce((sum, r) => sum + pick(r), 0);
       const errors: Record<string, number> = {};
       for (const r of results) for (const [code, n] of Object.entries(r.errors)) errors[code] = (errors[code] ?? 0) + n;
-      expect({ run, seller: seller.paid - paidBefore, paid: total((r) => r.paid), signed: total((r) => r.signed), errors }).toEqual({
+      expect({
+        run,
+        seller: seller.paid - paidBefore,
+        paid: total((r) => r.paid),
+        signed: total((r) => r.signed),
+        errors,
+      }).toEqual({
         run,
         seller: 1000,
         paid: 1000,
@@ -83,7 +93,10 @@ describe("a fleet sharing one Redis budget", () => {
         errors: { BUDGET_EXCEEDED: WORKERS * PAYMENTS - 1000 },
       });
       const store = redisBudgetStore(redis, { prefix });
-      expect(await store.usage({ key: "client/life:client", limit: 1_000_000, windowMs: undefined })).toEqual({ spent: 1_000_000, reserved: 0 });
+      expect(await store.usage({ key: "client/life:client", limit: 1_000_000, windowMs: undefined })).toEqual({
+        spent: 1_000_000,
+        reserved: 0,
+      });
     }
     expect(seller.nonces.size).toBe(RUNS * 1000);
   }, 120_000);

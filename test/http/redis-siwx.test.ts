@@ -33,7 +33,10 @@ afterAll(async () => {
 function buyer(store: ReturnType<typeof redisSignInStore>) {
   const payments = countingSigner();
   const evm = countingEvmWallet();
-  const client = createX402Client({ schemes: [exactEvm({ signer: payments.signer })], plugins: [signInWithX({ evm: evm.wallet, store })] });
+  const client = createX402Client({
+    schemes: [exactEvm({ signer: payments.signer })],
+    plugins: [signInWithX({ evm: evm.wallet, store })],
+  });
   return { client, typedData: payments.calls, messages: evm.messages };
 }
 
@@ -98,6 +101,8 @@ describe("redisSignInStore", () => {
     [{ timeoutMs: Infinity }, "redisSignInStore.timeoutMs"],
     [{ ttl: 5 }, "redisSignInStore.ttl"],
   ])("options %j: INVALID_CONFIG naming %s", (options, option) => {
-    expect(() => redisSignInStore(redis, options as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }));
+    expect(() => redisSignInStore(redis, options as never)).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }),
+    );
   });
 });

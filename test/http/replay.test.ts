@@ -17,7 +17,6 @@ import {
   createSeller,
   encodeHeader,
   payingClient,
-  seeRequest,
   v2Challenge,
   redirectingSeller,
   type Seen,
@@ -29,7 +28,8 @@ const server = useMswServer();
 const url = `${SELLER}${PATH}?item=42&sort=desc`;
 const PAYMENT_HEADERS = ["payment-signature", "x-payment"];
 
-const paidFetch = (client = payingClient().client) => wrapFetchWithPayment((input, init) => globalThis.fetch(input, init), client);
+const paidFetch = (client = payingClient().client) =>
+  wrapFetchWithPayment((input, init) => globalThis.fetch(input, init), client);
 const paidAxios = (client = payingClient().client) => wrapAxiosWithPayment(axios.create(), client);
 
 const withoutPayment = (headers: Record<string, string>) =>
@@ -64,9 +64,19 @@ describe("fetch: the paid retry is the same request", () => {
   const bytes = Uint8Array.from([0, 1, 2, 250, 255, 10, 13]);
 
   it.each([
-    { kind: "JSON string", body: () => JSON.stringify({ a: 1, b: "x" }), expected: '{"a":1,"b":"x"}', type: "application/json" },
+    {
+      kind: "JSON string",
+      body: () => JSON.stringify({ a: 1, b: "x" }),
+      expected: '{"a":1,"b":"x"}',
+      type: "application/json",
+    },
     { kind: "text", body: () => "plain text ✓", expected: "plain text ✓", type: "text/plain;charset=UTF-8" },
-    { kind: "URLSearchParams", body: () => new URLSearchParams({ a: "1", b: "two words" }), expected: "a=1&b=two+words", type: "application/x-www-form-urlencoded;charset=UTF-8" },
+    {
+      kind: "URLSearchParams",
+      body: () => new URLSearchParams({ a: "1", b: "two words" }),
+      expected: "a=1&b=two+words",
+      type: "application/x-www-form-urlencoded;charset=UTF-8",
+    },
   ])("$kind body", async ({ body, expected, type }) => {
     const seller = createSeller();
     server.use(seller.handler);
@@ -85,7 +95,10 @@ describe("fetch: the paid retry is the same request", () => {
   it.each([
     { kind: "ArrayBuffer", body: () => bytes.slice().buffer },
     { kind: "Uint8Array", body: () => bytes.slice() },
-    { kind: "Uint8Array view into a larger buffer", body: () => new Uint8Array(Uint8Array.from([9, 9, ...bytes, 9]).buffer, 2, bytes.length) },
+    {
+      kind: "Uint8Array view into a larger buffer",
+      body: () => new Uint8Array(Uint8Array.from([9, 9, ...bytes, 9]).buffer, 2, bytes.length),
+    },
     {
       kind: "ReadableStream without duplex",
       body: () =>
@@ -133,7 +146,12 @@ describe("fetch: the paid retry is the same request", () => {
 
     const [first, paid] = seller.requests;
     expectSameRequest(first, paid);
-    expect(first!.headers).toEqual({ "x-api-key": "k-123", accept: "application/json", "x-trace": "a, b", authorization: "Bearer t" });
+    expect(first!.headers).toEqual({
+      "x-api-key": "k-123",
+      accept: "application/json",
+      "x-trace": "a, b",
+      authorization: "Bearer t",
+    });
     expect(Object.keys(paid!.headers)).not.toContain("access-control-expose-headers");
   });
 
@@ -155,7 +173,11 @@ describe("fetch: the paid retry is the same request", () => {
   it("a Request input with headers and a body", async () => {
     const seller = createSeller();
     server.use(seller.handler);
-    const request = new Request(url, { method: "PATCH", headers: { "X-From-Request": "yes", "Content-Type": "application/json" }, body: '{"patch":true}' });
+    const request = new Request(url, {
+      method: "PATCH",
+      headers: { "X-From-Request": "yes", "Content-Type": "application/json" },
+      body: '{"patch":true}',
+    });
     const response = await paidFetch()(request);
 
     expect(response.status).toBe(200);
@@ -184,10 +206,31 @@ interface AxiosBody {
 
 describe("axios: the paid retry is the same request", () => {
   it.each<AxiosBody>([
-    { kind: "JSON object", data: () => ({ a: 1, nested: { b: [true] } }), expected: '{"a":1,"nested":{"b":[true]}}', type: /^application\/json/ },
-    { kind: "string", data: () => "raw string body", expected: "raw string body", type: /^application\/x-www-form-urlencoded/ },
-    { kind: "JSON string with a JSON content type", data: () => '{"x":1}', expected: '{"x":1}', type: /^application\/json/, headers: { "Content-Type": "application/json" } },
-    { kind: "URLSearchParams", data: () => new URLSearchParams({ a: "1", b: "two words" }), expected: "a=1&b=two+words", type: /^application\/x-www-form-urlencoded/ },
+    {
+      kind: "JSON object",
+      data: () => ({ a: 1, nested: { b: [true] } }),
+      expected: '{"a":1,"nested":{"b":[true]}}',
+      type: /^application\/json/,
+    },
+    {
+      kind: "string",
+      data: () => "raw string body",
+      expected: "raw string body",
+      type: /^application\/x-www-form-urlencoded/,
+    },
+    {
+      kind: "JSON string with a JSON content type",
+      data: () => '{"x":1}',
+      expected: '{"x":1}',
+      type: /^application\/json/,
+      headers: { "Content-Type": "application/json" },
+    },
+    {
+      kind: "URLSearchParams",
+      data: () => new URLSearchParams({ a: "1", b: "two words" }),
+      expected: "a=1&b=two+words",
+      type: /^application\/x-www-form-urlencoded/,
+    },
   ])("$kind data", async ({ data, expected, type, headers }) => {
     const seller = createSeller();
     server.use(seller.handler);
@@ -255,7 +298,11 @@ describe("axios: the paid retry is the same request", () => {
       .post(url, Readable.from([Buffer.from("streamed")]), { headers: { "Content-Type": "application/octet-stream" } })
       .catch((e: unknown) => e);
 
-    expect(error).toMatchObject({ name: "BodyNotReplayableError", code: "BODY_NOT_REPLAYABLE", details: { url, method: "POST" } });
+    expect(error).toMatchObject({
+      name: "BodyNotReplayableError",
+      code: "BODY_NOT_REPLAYABLE",
+      details: { url, method: "POST" },
+    });
     expect(signs).toHaveLength(0);
     expect(seller.requests).toHaveLength(1);
   });
@@ -263,7 +310,10 @@ describe("axios: the paid retry is the same request", () => {
 
 // ---------------------------------------------------------------- redirects
 
-type Send = (client: ReturnType<typeof payingClient>["client"], target: string) => Promise<{ status: number; raw: object }>;
+type Send = (
+  client: ReturnType<typeof payingClient>["client"],
+  target: string,
+) => Promise<{ status: number; raw: object }>;
 const senders: { name: string; send: Send }[] = [
   {
     name: "fetch",
@@ -275,7 +325,9 @@ const senders: { name: string; send: Send }[] = [
   {
     name: "axios",
     send: async (client, target) => {
-      const r = await paidAxios(client).post(target, "payload", { headers: { "X-Keep": "1", "Content-Type": "text/plain" } });
+      const r = await paidAxios(client).post(target, "payload", {
+        headers: { "X-Keep": "1", "Content-Type": "text/plain" },
+      });
       return { status: r.status, raw: r };
     },
   },
@@ -324,7 +376,9 @@ describe.each(senders)("$name: redirects on the paid retry", ({ send }) => {
   });
 
   it("a same-origin redirect that already reported a settlement does not send the payment again", async () => {
-    const settled = { "PAYMENT-RESPONSE": encodeHeader({ success: true, transaction: TX_HASH, network: "eip155:84532" }) };
+    const settled = {
+      "PAYMENT-RESPONSE": encodeHeader({ success: true, transaction: TX_HASH, network: "eip155:84532" }),
+    };
     const { landed } = redirecting(`${SELLER}/landing`, 307, settled);
     const reply = await send(payingClient().client, url);
 
@@ -336,7 +390,9 @@ describe.each(senders)("$name: redirects on the paid retry", ({ send }) => {
   });
 
   it("a settlement reported on a redirect to another origin reaches the receipt too", async () => {
-    const settled = { "PAYMENT-RESPONSE": encodeHeader({ success: true, transaction: TX_HASH, network: "eip155:84532" }) };
+    const settled = {
+      "PAYMENT-RESPONSE": encodeHeader({ success: true, transaction: TX_HASH, network: "eip155:84532" }),
+    };
     redirecting(`${OTHER}/landing`, 303, settled);
     const reply = await send(payingClient().client, url);
     expect(reply.status).toBe(200);
@@ -361,7 +417,13 @@ describe.each(senders)("$name: redirects on the paid retry", ({ send }) => {
 describe("fetch: a first request that was redirected", () => {
   it("pays where the 402 came from, with the challenge bound to that host", async () => {
     const seller = createSeller({ origin: OTHER, challenge: v2Challenge({ resource: { url: `${OTHER}${PATH}` } }) });
-    server.use(seller.handler, http.get(`${SELLER}/moved`, () => new HttpResponse(null, { status: 302, headers: { Location: `${OTHER}${PATH}` } })));
+    server.use(
+      seller.handler,
+      http.get(
+        `${SELLER}/moved`,
+        () => new HttpResponse(null, { status: 302, headers: { Location: `${OTHER}${PATH}` } }),
+      ),
+    );
     const response = await paidFetch()(`${SELLER}/moved`);
     expect(response.status).toBe(200);
     expect(seller.requests).toHaveLength(2);
@@ -433,11 +495,17 @@ describe("fetch: the options of the request go with both sends", () => {
   it("an init that is itself a Request (fetch reads it as a dictionary) gives method, headers and body", async () => {
     const seller = createSeller();
     server.use(seller.handler);
-    const init = new Request(`${OTHER}/ignored`, { method: "POST", body: "order", headers: { "content-type": "text/plain" } });
+    const init = new Request(`${OTHER}/ignored`, {
+      method: "POST",
+      body: "order",
+      headers: { "content-type": "text/plain" },
+    });
     const response = await paidFetch()(url, init);
 
     expect(response.status).toBe(200);
-    expect(seller.requests.map((r) => [r.method, r.url, new TextDecoder().decode(r.body), r.headers["content-type"]])).toEqual([
+    expect(
+      seller.requests.map((r) => [r.method, r.url, new TextDecoder().decode(r.body), r.headers["content-type"]]),
+    ).toEqual([
       ["POST", url, "order", "text/plain"],
       ["POST", url, "order", "text/plain"],
     ]);

@@ -20,7 +20,10 @@ import { rejection, wrappers } from "../support/wrappers";
 const server = useMswServer();
 const SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1";
 
-/** A client paying `exact` on EVM with a counting signer, signing in with `wallets`; what each signed and what the hooks saw. */
+/**
+ * A client paying `exact` on EVM with a counting signer, signing in with `wallets`; what each signed and what the hooks
+ * saw.
+ */
 function buyerWith(wallets: Parameters<typeof signInWithX>[0], sign?: Parameters<typeof countingSigner>[0]) {
   const payments = countingSigner(sign);
   const settled: PaymentReceipt[] = [];
@@ -56,7 +59,9 @@ describe.each(wrappers)("$name: sign in instead of paying twice", (wrapper) => {
     expect(seller.proofs).toEqual([expect.objectContaining({ ok: true })]);
     expect(buyer.typedData).toHaveLength(1);
     expect(evm.messages).toHaveLength(1);
-    expect(evm.messages[0]).toMatch(/^seller\.example wants you to sign in with your Ethereum account:\n0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266\n\n\nURI: /);
+    expect(evm.messages[0]).toMatch(
+      /^seller\.example wants you to sign in with your Ethereum account:\n0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266\n\n\nURI: /,
+    );
     expect([buyer.settled.length, buyer.failed.length]).toEqual([1, 0]);
   });
 
@@ -65,7 +70,10 @@ describe.each(wrappers)("$name: sign in instead of paying twice", (wrapper) => {
     server.use(seller.handler);
     const ledger = memoryLedger();
     const clientOn = (evm: ReturnType<typeof countingEvmWallet>) =>
-      createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], plugins: [ledger, signInWithX({ evm: evm.wallet, store: ledger })] });
+      createX402Client({
+        schemes: [exactEvm({ signer: countingSigner().signer })],
+        plugins: [ledger, signInWithX({ evm: evm.wallet, store: ledger })],
+      });
     expect((await wrapper.send(clientOn(countingEvmWallet()), { url: seller.url })).status).toBe(200);
     expect(ledger.list.map((r) => r.outcome)).toEqual(["settled"]);
 
@@ -92,17 +100,26 @@ describe.each(wrappers)("$name: sign in instead of paying twice", (wrapper) => {
   });
 
   it("a Solana wallet signs in on an auth-only route (SIWS, Ed25519, base58)", async () => {
-    const seller = createSiwxSeller({ path: "/profile", accepts: [], declare: (d) => void (d.supportedChains = [{ chainId: SOLANA_DEVNET, type: "ed25519" }]) });
+    const seller = createSiwxSeller({
+      path: "/profile",
+      accepts: [],
+      declare: (d) => void (d.supportedChains = [{ chainId: SOLANA_DEVNET, type: "ed25519" }]),
+    });
     server.use(seller.handler);
     const solana = countingSolanaWallet();
     const reply = await wrapper.send(buyerWith({ solana: solana.wallet }).client, { url: seller.url });
     expect(reply.status).toBe(200);
     expect(JSON.parse(reply.text)).toMatchObject({ signedIn: buyer.address });
-    expect(solana.messages[0]).toMatch(/^seller\.example wants you to sign in with your Solana account:\n\w+\n\nURI: .*\nVersion: 1\nChain ID: EtWTRABZaYq6iMfeYKouRu166VU2xqa1\n/);
+    expect(solana.messages[0]).toMatch(
+      /^seller\.example wants you to sign in with your Solana account:\n\w+\n\nURI: .*\nVersion: 1\nChain ID: EtWTRABZaYq6iMfeYKouRu166VU2xqa1\n/,
+    );
   });
 
   it("a route a Solana wallet paid (remembered in a pluggable store) signs in with it on the chain it paid on", async () => {
-    const seller = createSiwxSeller({ paid: new Set([buyer.address]), declare: (d) => void d.supportedChains.push({ chainId: SOLANA_DEVNET, type: "ed25519" }) });
+    const seller = createSiwxSeller({
+      paid: new Set([buyer.address]),
+      declare: (d) => void d.supportedChains.push({ chainId: SOLANA_DEVNET, type: "ed25519" }),
+    });
     server.use(seller.handler);
     const store = memoryStore();
     await store.set(paidKey(seller.url, buyer.address), SOLANA_DEVNET);
@@ -114,7 +131,10 @@ describe.each(wrappers)("$name: sign in instead of paying twice", (wrapper) => {
 
     expect(reply.status).toBe(200);
     expect(seller.counts).toEqual({ payments: 0, signIns: 1 });
-    expect(seller.proofs[0]).toMatchObject({ ok: true, proof: { chainId: SOLANA_DEVNET, type: "ed25519", address: buyer.address } });
+    expect(seller.proofs[0]).toMatchObject({
+      ok: true,
+      proof: { chainId: SOLANA_DEVNET, type: "ed25519", address: buyer.address },
+    });
     expect([evm.messages.length, solana.messages.length, client.typedData.length]).toEqual([0, 1, 0]);
   });
 
@@ -148,7 +168,9 @@ describe.each(wrappers)("$name: sign in instead of paying twice", (wrapper) => {
     await store.set(paidKey(seller.url, account.address), "eip155:84532");
     const evm = countingEvmWallet();
     // The payment is signed by another key than the payer it names: the seller refuses it.
-    const buyer = buyerWith({ evm: evm.wallet, store }, (request) => privateKeyToAccount(generatePrivateKey()).signTypedData(request as never));
+    const buyer = buyerWith({ evm: evm.wallet, store }, (request) =>
+      privateKeyToAccount(generatePrivateKey()).signTypedData(request as never),
+    );
 
     const error = await rejection(wrapper.send(buyer.client, { url: seller.url }));
 
@@ -176,7 +198,10 @@ describe.each(wrappers)("$name: sign in instead of paying twice", (wrapper) => {
     server.use(seller.handler);
     const reply = await wrapper.send(buyerWith({ evm: account }).client, { url: seller.url });
     expect(reply.status).toBe(200);
-    expect(seller.proofs[0]).toMatchObject({ ok: true, proof: { domain: domain === "host" ? "seller.example:8402" : "seller.example" } });
+    expect(seller.proofs[0]).toMatchObject({
+      ok: true,
+      proof: { domain: domain === "host" ? "seller.example:8402" : "seller.example" },
+    });
   });
 });
 
@@ -187,14 +212,22 @@ describe.each(wrappers)("$name: refusals, with nothing signed", (wrapper) => {
     ["a stale challenge", { issuedAt: new Date(Date.now() - 3_600_000).toISOString() }, "issued_too_long_ago"],
     ["a short nonce", { nonce: "1234567" }, "weak_nonce"],
   ])("an auth-only route with %s: SIGN_IN_REFUSED, one request, no wallet asked", async (_, info, reason) => {
-    const seller = createSiwxSeller({ path: "/profile", accepts: [], declare: (d) => void Object.assign(d.info, info) });
+    const seller = createSiwxSeller({
+      path: "/profile",
+      accepts: [],
+      declare: (d) => void Object.assign(d.info, info),
+    });
     server.use(seller.handler);
     const evm = countingEvmWallet();
     const buyer = buyerWith({ evm: evm.wallet });
 
     const error = await rejection(wrapper.send(buyer.client, { url: seller.url }));
 
-    expect(error).toMatchObject({ code: "SIGN_IN_REFUSED", phase: "challenge", details: { reason, url: seller.url, method: "GET" } });
+    expect(error).toMatchObject({
+      code: "SIGN_IN_REFUSED",
+      phase: "challenge",
+      details: { reason, url: seller.url, method: "GET" },
+    });
     expect(seller.requests).toHaveLength(1);
     expect([evm.messages, buyer.typedData]).toEqual([[], []]);
     expect(buyer.failed.map((e) => e.code)).toEqual(["SIGN_IN_REFUSED"]);

@@ -7,7 +7,17 @@ import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { createX402Client, getPaymentReceipt, type PaymentReceipt, type PaymentSnapshot } from "../../src";
 import { uptoEvm } from "../../src/evm";
-import { PAY_TO, SELLER, PATH, TX_HASH, USDC_BASE_SEPOLIA, createSeller, settlementHeader, v2Challenge, v2Requirement } from "../support/seller";
+import {
+  PAY_TO,
+  SELLER,
+  PATH,
+  TX_HASH,
+  USDC_BASE_SEPOLIA,
+  createSeller,
+  settlementHeader,
+  v2Challenge,
+  v2Requirement,
+} from "../support/seller";
 import { countingSigner } from "../support/wallets";
 import { rejection, wrappers } from "../support/wrappers";
 import { useMswServer } from "../support/msw";
@@ -32,7 +42,15 @@ function uptoSeller(requirement: Record<string, unknown>, settled: unknown = "12
     paid: (verdict) =>
       HttpResponse.json(
         { data: "metered" },
-        { headers: settlementHeader(2, { success: true, transaction: TX_HASH, network: "eip155:84532", payer: verdict.payer, amount: settled }) },
+        {
+          headers: settlementHeader(2, {
+            success: true,
+            transaction: TX_HASH,
+            network: "eip155:84532",
+            payer: verdict.payer,
+            amount: settled,
+          }),
+        },
       ),
   });
 }
@@ -53,7 +71,12 @@ describe.each(wrappers)("$name: upto", (wrapper) => {
     expect(reply.status).toBe(200);
     expect(calls).toHaveLength(1);
     expect(calls[0]!.primaryType).toBe("PermitWitnessTransferFrom");
-    expect(seen.snapshot).toMatchObject({ scheme: "upto", amount: "5000000", upTo: true, displayAmount: "up to 5 USDC" });
+    expect(seen.snapshot).toMatchObject({
+      scheme: "upto",
+      amount: "5000000",
+      upTo: true,
+      displayAmount: "up to 5 USDC",
+    });
 
     const payload = seller.payments[0].payload.permit2Authorization;
     expect(payload).toMatchObject({
@@ -62,7 +85,14 @@ describe.each(wrappers)("$name: upto", (wrapper) => {
       witness: { to: PAY_TO, facilitator: FACILITATOR },
     });
     const receipt = getPaymentReceipt(reply.raw);
-    expect(receipt).toMatchObject({ scheme: "upto", amount: "5000000", upTo: true, displayAmount: "up to 5 USDC", settledAmount: "1234", settled: true });
+    expect(receipt).toMatchObject({
+      scheme: "upto",
+      amount: "5000000",
+      upTo: true,
+      displayAmount: "up to 5 USDC",
+      settledAmount: "1234",
+      settled: true,
+    });
     expect(seen.settled).toEqual(receipt);
   });
 
@@ -72,7 +102,13 @@ describe.each(wrappers)("$name: upto", (wrapper) => {
     ["negative", "-5"],
   ])("a settlement amount that is %s is not reported as settled", async (_, settled) => {
     server.use(uptoSeller(upto(), settled).handler);
-    const reply = await wrapper.send(createX402Client({ schemes: [uptoEvm({ signer: countingSigner().signer })], policy: { maxAmountPerPayment: "$5" } }), { url });
+    const reply = await wrapper.send(
+      createX402Client({
+        schemes: [uptoEvm({ signer: countingSigner().signer })],
+        policy: { maxAmountPerPayment: "$5" },
+      }),
+      { url },
+    );
     expect(getPaymentReceipt(reply.raw)?.settledAmount).toBeUndefined();
   });
 
@@ -88,18 +124,35 @@ describe.each(wrappers)("$name: upto", (wrapper) => {
   });
 
   it.each([
-    ["missing", { facilitatorAddress: undefined }, "extra.facilitatorAddress (who may settle an upto payment) is missing"],
+    [
+      "missing",
+      { facilitatorAddress: undefined },
+      "extra.facilitatorAddress (who may settle an upto payment) is missing",
+    ],
     ["malformed", { facilitatorAddress: "0x1234" }, 'extra.facilitatorAddress "0x1234" is not an EVM address'],
     ["a number", { facilitatorAddress: 7 }, "extra.facilitatorAddress 7 is not an EVM address"],
     ["the zero address", { facilitatorAddress: `0x${"0".repeat(40)}` }, "extra.facilitatorAddress is the zero address"],
-    ["mistyped (bad checksum)", { facilitatorAddress: "0x209693bc6afc0C5328bA36FaF03C514EF312287C" }, /wrong EIP-55 checksum/],
+    [
+      "mistyped (bad checksum)",
+      { facilitatorAddress: "0x209693bc6afc0C5328bA36FaF03C514EF312287C" },
+      /wrong EIP-55 checksum/,
+    ],
   ])("a facilitator address that is %s: refused before signing", async (_, extra, reason) => {
     const seller = uptoSeller(upto(extra));
     server.use(seller.handler);
     const { signer, calls } = countingSigner();
-    const error = await rejection(wrapper.send(createX402Client({ schemes: [uptoEvm({ signer })], policy: { maxAmountPerPayment: "$5" } }), { url }));
+    const error = await rejection(
+      wrapper.send(createX402Client({ schemes: [uptoEvm({ signer })], policy: { maxAmountPerPayment: "$5" } }), {
+        url,
+      }),
+    );
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
-    expect(error.details.rejected).toEqual([expect.objectContaining({ code: "unsupported", reason: typeof reason === "string" ? reason : expect.stringMatching(reason) })]);
+    expect(error.details.rejected).toEqual([
+      expect.objectContaining({
+        code: "unsupported",
+        reason: typeof reason === "string" ? reason : expect.stringMatching(reason),
+      }),
+    ]);
     expect(calls).toHaveLength(0);
   });
 
@@ -109,17 +162,34 @@ describe.each(wrappers)("$name: upto", (wrapper) => {
     server.use(seller.handler);
     const { signer, calls } = countingSigner();
     const policy = { maxAmountPerPayment: "$5" };
-    const error = await rejection(wrapper.send(createX402Client({ schemes: [uptoEvm({ signer, facilitators: [FACILITATOR] })], policy }), { url }));
+    const error = await rejection(
+      wrapper.send(createX402Client({ schemes: [uptoEvm({ signer, facilitators: [FACILITATOR] })], policy }), { url }),
+    );
     expect(error.details.rejected[0].reason).toBe(`facilitator ${other} is not in the scheme's facilitators`);
     expect(calls).toHaveLength(0);
 
-    const reply = await wrapper.send(createX402Client({ schemes: [uptoEvm({ signer, facilitators: [FACILITATOR, other.toUpperCase().replace("0X", "0x")] })], policy }), { url });
+    const reply = await wrapper.send(
+      createX402Client({
+        schemes: [uptoEvm({ signer, facilitators: [FACILITATOR, other.toUpperCase().replace("0X", "0x")] })],
+        policy,
+      }),
+      { url },
+    );
     expect(reply.status).toBe(200);
   });
 
   it("protocol v1 has no upto: a v1 upto requirement is not paid by uptoEvm", async () => {
     const { signer, calls } = countingSigner();
-    const v1 = { scheme: "upto", network: "base-sepolia", maxAmountRequired: "1000", resource: url, payTo: PAY_TO, asset: USDC_BASE_SEPOLIA, maxTimeoutSeconds: 60, extra: { facilitatorAddress: FACILITATOR } };
+    const v1 = {
+      scheme: "upto",
+      network: "base-sepolia",
+      maxAmountRequired: "1000",
+      resource: url,
+      payTo: PAY_TO,
+      asset: USDC_BASE_SEPOLIA,
+      maxTimeoutSeconds: 60,
+      extra: { facilitatorAddress: FACILITATOR },
+    };
     const seller = createSeller({ challenge: { x402Version: 1, accepts: [v1] } });
     server.use(seller.handler);
     const error = await rejection(wrapper.send(createX402Client({ schemes: [uptoEvm({ signer })] }), { url }));

@@ -11,9 +11,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PRICE_ATOMIC, WEATHER, fundedBuyer, newBuyer, randomAddress, startInteropStack, type InteropStack } from "../localnet/index.js";
+import {
+  PRICE_ATOMIC,
+  WEATHER,
+  fundedBuyer,
+  newBuyer,
+  randomAddress,
+  startInteropStack,
+  type InteropStack,
+} from "../localnet/index.js";
 import { startFaultProxy } from "../localnet/index.js";
-import { startDiscoveryService, type DiscoveryService } from "../localnet/discovery.js";
+import { startDiscoveryService } from "../localnet/discovery.js";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const cli = `${root}dist/cli.js`;
@@ -41,7 +49,11 @@ function run(args: string[], env: Record<string, string> = {}, input?: string, b
     const environment = { PATH: process.env.PATH!, ...env };
     const options = { cwd: root, env: environment, encoding: "buffer", timeout: 30_000 } as const;
     const child = execFile(process.execPath, [bin, ...args], options, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr: stderr.toString("utf8") });
+      resolve({
+        code: error ? Number((error as { code?: unknown }).code ?? 1) : 0,
+        stdout,
+        stderr: stderr.toString("utf8"),
+      });
     });
     if (input !== undefined) child.stdin!.end(input);
   });
@@ -51,15 +63,25 @@ describe("x402-pay <url>", () => {
   it("pays: the body alone on stdout, the trace on stderr, exit 0, the price moved, the ledger written, the key nowhere", async () => {
     const buyer = await fundedBuyer(stack.usdc);
     const ledger = join(dir, "ledger.jsonl");
-    const result = await run([`${stack.seller.url}/weather`, "--ledger", ledger], { EVM_PRIVATE_KEY: buyer.privateKey });
+    const result = await run([`${stack.seller.url}/weather`, "--ledger", ledger], {
+      EVM_PRIVATE_KEY: buyer.privateKey,
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout.toString("utf8"))).toEqual(WEATHER);
     expect(result.stderr).toContain("request: 402 Payment Required");
     expect(result.stderr).toContain(`paying 0.001 USDC on eip155:84532 to ${stack.seller.payTo} from ${buyer.address}`);
     expect(result.stderr).toMatch(/settled: transaction 0x[0-9a-f]{64}/);
     expect(await stack.usdc.usdcBalance(buyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
-    const [record] = readFileSync(ledger, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-    expect(record).toMatchObject({ outcome: "settled", url: `${stack.seller.url}/weather`, payer: buyer.address, amount: String(PRICE_ATOMIC) });
+    const [record] = readFileSync(ledger, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(record).toMatchObject({
+      outcome: "settled",
+      url: `${stack.seller.url}/weather`,
+      payer: buyer.address,
+      amount: String(PRICE_ATOMIC),
+    });
     expect(`${result.stdout}${result.stderr}${readFileSync(ledger, "utf8")}`).not.toContain(buyer.privateKey.slice(2));
 
     const shown = await run(["ledger", "--ledger", ledger], {});
@@ -74,7 +96,21 @@ describe("x402-pay <url>", () => {
     const body = join(dir, "body.json");
     const out = join(dir, "out.json");
     writeFileSync(body, JSON.stringify({ hello: "world" }));
-    const result = await run(["-X", "POST", "-H", "Content-Type: application/json", "--data", `@${body}`, "-i", "-o", out, `${stack.seller.url}/echo`], { EVM_PRIVATE_KEY: buyer.privateKey });
+    const result = await run(
+      [
+        "-X",
+        "POST",
+        "-H",
+        "Content-Type: application/json",
+        "--data",
+        `@${body}`,
+        "-i",
+        "-o",
+        out,
+        `${stack.seller.url}/echo`,
+      ],
+      { EVM_PRIVATE_KEY: buyer.privateKey },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout.toString()).toMatch(/^HTTP 200 OK\r\n/);
     expect(result.stdout.toString().toLowerCase()).toContain("payment-response: ");
@@ -85,13 +121,19 @@ describe("x402-pay <url>", () => {
     const buyer = await fundedBuyer(stack.usdc);
     const result = await run(["--json", `${stack.seller.url}/weather`], { EVM_PRIVATE_KEY: buyer.privateKey });
     const output = JSON.parse(result.stdout.toString());
-    expect(output).toMatchObject({ status: 200, body: JSON.stringify(WEATHER), payment: { settled: true, payer: buyer.address, amount: String(PRICE_ATOMIC) } });
+    expect(output).toMatchObject({
+      status: 200,
+      body: JSON.stringify(WEATHER),
+      payment: { settled: true, payer: buyer.address, amount: String(PRICE_ATOMIC) },
+    });
     expect(result.stderr).toBe("");
   });
 
   it("--max under the price: exit 5, nothing signed or moved", async () => {
     const buyer = await fundedBuyer(stack.usdc);
-    const result = await run(["--max", "$0.0001", `${stack.seller.url}/weather`], { EVM_PRIVATE_KEY: buyer.privateKey });
+    const result = await run(["--max", "$0.0001", `${stack.seller.url}/weather`], {
+      EVM_PRIVATE_KEY: buyer.privateKey,
+    });
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/NO_PAYABLE_REQUIREMENT: .*over policy.maxAmountPerPayment \(\$0.0001\)/);
     expect(result.stdout.length).toBe(0);
@@ -112,9 +154,15 @@ describe("x402-pay <url>", () => {
     expect(result.stderr).toMatch(/#0 would pay: 0.001 USDC on eip155:84532 to 0x/);
     const refused = await run(["--dry-run", "--max", "0.0001", "--json", `${stack.seller.url}/weather`]);
     expect(refused.code).toBe(5);
-    expect(JSON.parse(refused.stdout.toString())).toMatchObject({ status: 402, wouldPay: false, options: [{ verdict: "refused (policy)" }] });
+    expect(JSON.parse(refused.stdout.toString())).toMatchObject({
+      status: 402,
+      wouldPay: false,
+      options: [{ verdict: "refused (policy)" }],
+    });
     const buyer = await fundedBuyer(stack.usdc);
-    expect((await run(["--dry-run", `${stack.seller.url}/weather`], { EVM_PRIVATE_KEY: buyer.privateKey })).code).toBe(0);
+    expect((await run(["--dry-run", `${stack.seller.url}/weather`], { EVM_PRIVATE_KEY: buyer.privateKey })).code).toBe(
+      0,
+    );
     expect(await stack.usdc.usdcBalance(buyer.address)).toBe(1_000_000n);
   });
 
@@ -142,7 +190,8 @@ describe("x402-pay <url>", () => {
     expect((await run(["--frobnicate", `${stack.seller.url}/weather`])).code).toBe(2);
     const help = await run(["--help"]);
     expect(help.code).toBe(0);
-    const eight = "the payment left and its outcome is unknown or pending (or its answer was cut or lost): money may have moved";
+    const eight =
+      "the payment left and its outcome is unknown or pending (or its answer was cut or lost): money may have moved";
     expect(help.stdout.toString()).toContain(`  8  ${eight}`);
   });
 
@@ -292,15 +341,30 @@ describe("x402-pay discover", () => {
         resource: `${stack.seller.url}/forecast`,
         type: "http",
         x402Version: 2,
-        accepts: [{ scheme: "exact", network: "eip155:84532", amount: "1000", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", payTo: randomAddress(), maxTimeoutSeconds: 300, extra: { name: "USDC", version: "2" } }],
+        accepts: [
+          {
+            scheme: "exact",
+            network: "eip155:84532",
+            amount: "1000",
+            asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+            payTo: randomAddress(),
+            maxTimeoutSeconds: 300,
+            extra: { name: "USDC", version: "2" },
+          },
+        ],
         serviceName: "Forecasts\u202E",
         lastUpdated: 1_763_632_800,
       });
       const listed = await run(["discover", service.url]);
       expect(listed.code).toBe(0);
-      expect(listed.stdout.toString()).toBe(`${stack.seller.url}/forecast  Forecasts\n  0.001 USDC on eip155:84532: would pay\n`);
+      expect(listed.stdout.toString()).toBe(
+        `${stack.seller.url}/forecast  Forecasts\n  0.001 USDC on eip155:84532: would pay\n`,
+      );
       const stingy = await run(["discover", service.url, "forecast", "--max", "0.0001", "--json"]);
-      expect(JSON.parse(stingy.stdout.toString())).toMatchObject({ key: `${stack.seller.url}/forecast`, wouldPay: false });
+      expect(JSON.parse(stingy.stdout.toString())).toMatchObject({
+        key: `${stack.seller.url}/forecast`,
+        wouldPay: false,
+      });
       expect((await run(["discover", "http://127.0.0.1:9"])).code).toBe(3);
     } finally {
       await service.stop();
@@ -325,7 +389,13 @@ describe.runIf(hasTmux)("in a terminal (tmux)", () => {
     const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "30", "-e", `EVM_PRIVATE_KEY=${buyer.privateKey}`);
     try {
-      tmux("send-keys", "-t", session, `${process.execPath} ${cli} ${stack.seller.url}/weather; echo "exit=$?"`, "Enter");
+      tmux(
+        "send-keys",
+        "-t",
+        session,
+        `${process.execPath} ${cli} ${stack.seller.url}/weather; echo "exit=$?"`,
+        "Enter",
+      );
       let screen = "";
       for (let i = 0; i < 100 && !/exit=\d+/.test(screen); i++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -344,4 +414,3 @@ describe.runIf(hasTmux)("in a terminal (tmux)", () => {
     }
   });
 });
-

@@ -21,16 +21,25 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 const tsx = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
 
 describe("npm run demo", () => {
-  it.each(["(fetch, v2)", "--axios", "--v1", "--solana", "--permit2"])("demo %s pays exactly the price once and stops everything", async (flag) => {
-    const flags = flag.startsWith("--") ? [flag] : [];
-    const { stdout } = await promisify(execFile)(process.execPath, [tsx, "examples/demo.ts", ...flags], { cwd: root, timeout: 30_000 });
-    expect(stdout).toMatch(/settle\s+transaction (0x[0-9a-f]{64}|[1-9A-HJ-NP-Za-km-z]{64,88}): success/);
-    expect(stdout).toMatch(/buyer\s+1 USDC -> 0\.999 USDC/);
-    expect(stdout).toMatch(/done\s+paid exactly the price, once/);
-  });
+  it.each(["(fetch, v2)", "--axios", "--v1", "--solana", "--permit2"])(
+    "demo %s pays exactly the price once and stops everything",
+    async (flag) => {
+      const flags = flag.startsWith("--") ? [flag] : [];
+      const { stdout } = await promisify(execFile)(process.execPath, [tsx, "examples/demo.ts", ...flags], {
+        cwd: root,
+        timeout: 30_000,
+      });
+      expect(stdout).toMatch(/settle\s+transaction (0x[0-9a-f]{64}|[1-9A-HJ-NP-Za-km-z]{64,88}): success/);
+      expect(stdout).toMatch(/buyer\s+1 USDC -> 0\.999 USDC/);
+      expect(stdout).toMatch(/done\s+paid exactly the price, once/);
+    },
+  );
 
   it("demo --upto pays what the metered route used, below the signed maximum", async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [tsx, "examples/demo.ts", "--upto"], { cwd: root, timeout: 30_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, [tsx, "examples/demo.ts", "--upto"], {
+      cwd: root,
+      timeout: 30_000,
+    });
     expect(stdout).toMatch(/settle\s+transaction 0x[0-9a-f]{64}: success/);
     expect(stdout).toMatch(/buyer\s+1 USDC -> 0\.9975 USDC/);
     expect(stdout).toMatch(/receipt\s+signed up to 0\.01 USDC, settled 0\.0025 USDC/);

@@ -39,7 +39,15 @@ beforeAll(async () => {
   const buyer = await fundedBuyer(usdc);
   const paidFetch = wrapFetchWithPayment(fetch, createX402Client({ schemes: [exactEvm({ signer: buyer.account })] }));
   expect((await paidFetch(`${seller.url}/forecast?city=Lisbon`)).status).toBe(200);
-  expect((await paidFetch(`${seller.url}/translate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "hello", to: "pt" }) })).status).toBe(200);
+  expect(
+    (
+      await paidFetch(`${seller.url}/translate`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ text: "hello", to: "pt" }),
+      })
+    ).status,
+  ).toBe(200);
   // Undeclared routes are paid too, and never catalogued.
   expect((await paidFetch(`${seller.url}/weather`)).status).toBe(200);
 });
@@ -65,9 +73,16 @@ describe("discovering what the reference seller declared", () => {
       expect(listing).toMatchObject({ type: "http", x402Version: 2 });
       expect(listing.lastUpdated).toBeInstanceOf(Date);
       expect(Math.abs(listing.lastUpdated!.getTime() - Date.now())).toBeLessThan(120_000);
-      expect(listing.challenge.requirements[0]).toMatchObject({ scheme: "exact", network: "eip155:84532", amount: String(PRICE_ATOMIC), payTo: seller.payTo });
+      expect(listing.challenge.requirements[0]).toMatchObject({
+        scheme: "exact",
+        network: "eip155:84532",
+        amount: String(PRICE_ATOMIC),
+        payTo: seller.payTo,
+      });
     }
-    expect(listings.find((l) => l.resource.includes("/forecast"))!.metadata.description).toBe("Seven-day forecast for a city");
+    expect(listings.find((l) => l.resource.includes("/forecast"))!.metadata.description).toBe(
+      "Seven-day forecast for a city",
+    );
   });
 
   it("searches, filters and pages", async () => {
@@ -84,14 +99,20 @@ describe("discovering what the reference seller declared", () => {
     const discovery = createDiscoveryClient({ url: service.url });
     const [listing] = await all(discovery.search("forecast"));
     const buyer = await fundedBuyer(usdc);
-    const client = createX402Client({ schemes: [exactEvm({ signer: buyer.account })], policy: { maxAmountPerPayment: "$0.01" } });
+    const client = createX402Client({
+      schemes: [exactEvm({ signer: buyer.account })],
+      policy: { maxAmountPerPayment: "$0.01" },
+    });
     const before = await usdc.usdcBalance(buyer.address);
     const quote = await quoteListing(client, listing!);
     expect(quote.payable?.requirement).toMatchObject({ amount: String(PRICE_ATOMIC) });
     expect(quote.rejected).toEqual([]);
     expect(await usdc.usdcBalance(buyer.address)).toBe(before);
 
-    const stingy = createX402Client({ schemes: [exactEvm({ signer: buyer.account })], policy: { maxAmountPerPayment: "$0.0001" } });
+    const stingy = createX402Client({
+      schemes: [exactEvm({ signer: buyer.account })],
+      policy: { maxAmountPerPayment: "$0.0001" },
+    });
     const refused = await quoteListing(stingy, listing!);
     expect(refused.payable).toBeUndefined();
     expect(refused.rejected[0]!.reason).toMatch(/over policy.maxAmountPerPayment/);
@@ -101,7 +122,9 @@ describe("discovering what the reference seller declared", () => {
     expect(getPaymentReceipt(response)?.settled).toBe(true);
     expect(before - (await usdc.usdcBalance(buyer.address))).toBe(PRICE_ATOMIC);
     const chain = createPublicClient({ chain: anvil.chain, transport: http(anvil.rpcUrl) });
-    expect((await chain.getTransactionReceipt({ hash: getPaymentReceipt(response)!.transaction as `0x${string}` })).status).toBe("success");
+    expect(
+      (await chain.getTransactionReceipt({ hash: getPaymentReceipt(response)!.transaction as `0x${string}` })).status,
+    ).toBe("success");
   });
 });
 
@@ -111,7 +134,11 @@ describe("examples/discovery.ts", () => {
     const { promisify } = await import("node:util");
     const { fileURLToPath } = await import("node:url");
     const root = fileURLToPath(new URL("../../", import.meta.url));
-    const { stdout } = await promisify(execFile)(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, "examples/discovery.ts", service.url, "forecast"], { cwd: root, timeout: 30_000 });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [`${root}node_modules/tsx/dist/cli.mjs`, "examples/discovery.ts", service.url, "forecast"],
+      { cwd: root, timeout: 30_000 },
+    );
     expect(stdout).toContain(`${seller.url}/forecast  Seven-day forecast for a city`);
     expect(stdout).toContain("would pay 1000 on eip155:84532");
     expect(stdout).not.toContain("/translate");

@@ -11,7 +11,11 @@ import { startSolanaStack, type SolanaStack } from "../localnet/svm/index.js";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const tsx = fileURLToPath(new URL("../../node_modules/tsx/dist/cli.mjs", import.meta.url));
 const run = (file: string, args: string[], env: Record<string, string>) =>
-  promisify(execFile)(process.execPath, [tsx, file, ...args], { cwd: root, timeout: 30_000, env: { ...process.env, ...env } });
+  promisify(execFile)(process.execPath, [tsx, file, ...args], {
+    cwd: root,
+    timeout: 30_000,
+    env: { ...process.env, ...env },
+  });
 
 let evm: InteropStack;
 let solana: SolanaStack;
@@ -34,15 +38,21 @@ describe("examples", () => {
   it("examples/solana.ts pays with SVM_PRIVATE_KEY", async () => {
     const buyer = await solana.fundedBuyer({ mints: [solana.tokens.usdc] });
     const key = getBase58Decoder().decode(buyer.secretKey);
-    const { stdout } = await run("examples/solana.ts", [`${solana.seller.url}/weather`, solana.rpc.url], { SVM_PRIVATE_KEY: key });
+    const { stdout } = await run("examples/solana.ts", [`${solana.seller.url}/weather`, solana.rpc.url], {
+      SVM_PRIVATE_KEY: key,
+    });
     expect(stdout).toMatch(/^200 /m);
-    expect(stdout).toMatch(/paid: 1000 4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU on solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1 tx \w+/);
+    expect(stdout).toMatch(
+      /paid: 1000 4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU on solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1 tx \w+/,
+    );
     expect(await solana.tokens.balance(solana.tokens.usdc, buyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
   });
 
   it("a key never shows up in an example's output, even on failure", async () => {
     const buyer = await fundedBuyer(evm.usdc, { amount: 0n });
-    const result = await run("examples/fetch.ts", [`${evm.seller.url}/weather`], { EVM_PRIVATE_KEY: buyer.privateKey }).catch((e) => e);
+    const result = await run("examples/fetch.ts", [`${evm.seller.url}/weather`], {
+      EVM_PRIVATE_KEY: buyer.privateKey,
+    }).catch((e) => e);
     const output = `${result.stdout}${result.stderr}`;
     expect(output).toMatch(/PAYMENT_REJECTED/);
     expect(output).not.toContain(buyer.privateKey.slice(2));

@@ -4,9 +4,20 @@
 import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
-import { verifyOfferSignatureEIP712, verifyReceiptSignatureEIP712, type EIP712SignedOffer, type EIP712SignedReceipt } from "@x402/extensions/offer-receipt";
+import {
+  verifyOfferSignatureEIP712,
+  verifyReceiptSignatureEIP712,
+  type EIP712SignedOffer,
+  type EIP712SignedReceipt,
+} from "@x402/extensions/offer-receipt";
 import { PAYMENT_IDENTIFIER, appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-identifier";
-import { SIGN_IN_WITH_X, createSIWxClientHook, createSIWxMessage, encodeSIWxHeader, signEVMMessage } from "@x402/extensions/sign-in-with-x";
+import {
+  SIGN_IN_WITH_X,
+  createSIWxClientHook,
+  createSIWxMessage,
+  encodeSIWxHeader,
+  signEVMMessage,
+} from "@x402/extensions/sign-in-with-x";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -21,7 +32,8 @@ import {
 } from "../localnet/index.js";
 
 const PRICE_ATOMIC = 1000n;
-const decode = (value: string | null): any => (value ? JSON.parse(Buffer.from(value, "base64").toString("utf8")) : undefined);
+const decode = (value: string | null): any =>
+  value ? JSON.parse(Buffer.from(value, "base64").toString("utf8")) : undefined;
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64");
 
 let stack: InteropStack;
@@ -64,7 +76,9 @@ async function proof(info: Record<string, unknown>, buyer: Buyer) {
 async function signedPayment(buyer: Buyer, url: string, id: string) {
   const challenge = decode((await fetch(url)).headers.get("payment-required"));
   appendPaymentIdentifierToExtensions(challenge.extensions, id);
-  const payload = await new x402Client().register("eip155:*", new ExactEvmScheme(buyer.account)).createPaymentPayload(challenge);
+  const payload = await new x402Client()
+    .register("eip155:*", new ExactEvmScheme(buyer.account))
+    .createPaymentPayload(challenge);
   return encode(payload);
 }
 
@@ -88,7 +102,9 @@ describe("sign-in-with-x routes, reference client", () => {
   });
 
   it("the 402 declares domain with the port and the URI of the route", async () => {
-    const declaration = decode((await fetch(`${seller.url}/siwx/weather`)).headers.get("payment-required")).extensions[SIGN_IN_WITH_X];
+    const declaration = decode((await fetch(`${seller.url}/siwx/weather`)).headers.get("payment-required")).extensions[
+      SIGN_IN_WITH_X
+    ];
     expect(declaration.info.domain).toBe(new URL(seller.url).host);
     expect(declaration.info.uri).toBe(`${seller.url}/siwx/weather`);
     expect(declaration.supportedChains).toEqual([{ chainId: "eip155:84532", type: "eip191" }]);
@@ -178,12 +194,17 @@ describe("offer-and-receipt route", () => {
     expect(offers).toHaveLength(1);
     const verified = await verifyOfferSignatureEIP712(offers[0]!);
     expect(verified.signer.toLowerCase()).toBe(offerSigner.address.toLowerCase());
-    expect(verified.payload).toMatchObject({ payTo: offerSigner.address, amount: String(PRICE_ATOMIC), network: "eip155:84532" });
+    expect(verified.payload).toMatchObject({
+      payTo: offerSigner.address,
+      amount: String(PRICE_ATOMIC),
+      network: "eip155:84532",
+    });
 
     const buyer = await fundedBuyer(stack.usdc);
     const paid = await referenceFetch(buyer)(url);
     expect(paid.status).toBe(200);
-    const receipt = decode(paid.headers.get("payment-response")).extensions["offer-receipt"].info.receipt as EIP712SignedReceipt;
+    const receipt = decode(paid.headers.get("payment-response")).extensions["offer-receipt"].info
+      .receipt as EIP712SignedReceipt;
     const checked = await verifyReceiptSignatureEIP712(receipt);
     expect(checked.signer.toLowerCase()).toBe(offerSigner.address.toLowerCase());
     expect(checked.payload.payer.toLowerCase()).toBe(buyer.address.toLowerCase());

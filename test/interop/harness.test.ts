@@ -57,10 +57,7 @@ afterAll(async () => {
 });
 
 async function balances(): Promise<{ buyer: bigint; payTo: bigint }> {
-  const [b, p] = await Promise.all([
-    stack.usdc.usdcBalance(buyer.address),
-    stack.usdc.usdcBalance(stack.seller.payTo),
-  ]);
+  const [b, p] = await Promise.all([stack.usdc.usdcBalance(buyer.address), stack.usdc.usdcBalance(stack.seller.payTo)]);
   return { buyer: b, payTo: p };
 }
 
@@ -298,7 +295,10 @@ describe("TestUSDC behaves like USDC (FiatToken v2) where x402 relies on it", ()
         address: USDC_BASE_SEPOLIA,
         abi: testUsdcAbi,
         functionName: "transferWithAuthorization",
-        args: [...authorizationArgs(message), signature ?? (await signAuthorization("TransferWithAuthorization", message))],
+        args: [
+          ...authorizationArgs(message),
+          signature ?? (await signAuthorization("TransferWithAuthorization", message)),
+        ],
       });
 
     await expect(simulate(authorization())).resolves.toBeDefined();

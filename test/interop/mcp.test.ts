@@ -9,10 +9,25 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createPublicClient, http, type Address, type Hash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createX402Client, getPaymentReceipt, memoryLedger, type AnyX402Error, type X402ClientOptions } from "../../src";
+import {
+  createX402Client,
+  getPaymentReceipt,
+  memoryLedger,
+  type AnyX402Error,
+  type X402ClientOptions,
+} from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapMcpClientWithPayment, type McpPaymentOptions } from "../../src/mcp";
-import { PRICE_ATOMIC, WEATHER, fundedBuyer, newBuyer, randomAddress, startInteropStack, type Buyer, type InteropStack } from "../localnet/index.js";
+import {
+  PRICE_ATOMIC,
+  WEATHER,
+  fundedBuyer,
+  newBuyer,
+  randomAddress,
+  startInteropStack,
+  type Buyer,
+  type InteropStack,
+} from "../localnet/index.js";
 import { startMcpSeller, type McpSeller } from "../localnet/mcp.js";
 import { budget } from "../../src";
 
@@ -57,7 +72,10 @@ const records = async (ledger: ReturnType<typeof memoryLedger>) => {
   for await (const record of ledger.records()) all.push(record);
   return all;
 };
-const balances = async (buyer: Buyer) => ({ buyer: await stack.usdc.usdcBalance(buyer.address), seller: await stack.usdc.usdcBalance(payTo) });
+const balances = async (buyer: Buyer) => ({
+  buyer: await stack.usdc.usdcBalance(buyer.address),
+  seller: await stack.usdc.usdcBalance(payTo),
+});
 
 async function expectMined(transaction: string | undefined) {
   expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
@@ -76,7 +94,12 @@ describe.each(["http", "stdio"] as const)("over %s", (over) => {
     buyer ??= await fundedBuyer(stack.usdc);
     const failed: AnyX402Error[] = [];
     const ledger = memoryLedger();
-    const x402 = createX402Client({ schemes: [exactEvm({ signer: buyer.account })], onPaymentFailed: (e) => void failed.push(e), ...client, plugins: [ledger, ...(client.plugins ?? [])] });
+    const x402 = createX402Client({
+      schemes: [exactEvm({ signer: buyer.account })],
+      onPaymentFailed: (e) => void failed.push(e),
+      ...client,
+      plugins: [ledger, ...(client.plugins ?? [])],
+    });
     return { buyer, failed, ledger, paid: wrapMcpClientWithPayment(mcp, x402, options) };
   }
 
@@ -88,7 +111,11 @@ describe.each(["http", "stdio"] as const)("over %s", (over) => {
   ])("a paid tool ($form): paid once on chain, the whole result returned with its receipt", async ({ tool }) => {
     const { buyer, paid, ledger } = await paying();
     const before = await balances(buyer);
-    const result = (await paid.callTool({ name: tool, arguments: { city: "Lisbon" }, _meta: { progressToken: 7 } })) as Record<string, any>;
+    const result = (await paid.callTool({
+      name: tool,
+      arguments: { city: "Lisbon" },
+      _meta: { progressToken: 7 },
+    })) as Record<string, any>;
 
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual(WEATHER);
@@ -184,7 +211,9 @@ describe("the tool guard and the policy", () => {
     const error = await paid.callTool({ name: "weather", arguments: { city: "Porto" } }).catch((e) => e);
     expect(error.code).toBe("PAYMENT_REFUSED");
     expect(error.message).toMatch(/onPaymentRequested refused the payment: not today/);
-    expect(seen).toEqual([{ server: seller.url, tool: "weather", args: { city: "Porto" }, amount: String(PRICE_ATOMIC) }]);
+    expect(seen).toEqual([
+      { server: seller.url, tool: "weather", args: { city: "Porto" }, amount: String(PRICE_ATOMIC) },
+    ]);
     expect(seller.log.verified).toHaveLength(verified);
   });
 
@@ -201,7 +230,11 @@ describe("the tool guard and the policy", () => {
   it("policy.origins governs an MCP server over HTTP by its URL's origin; mcp.servers lists servers", async () => {
     const buyer = await fundedBuyer(stack.usdc);
     const pay = (policy: object, options: McpPaymentOptions = {}) =>
-      wrapMcpClientWithPayment(mcp, createX402Client({ schemes: [exactEvm({ signer: buyer.account })], policy }), options).callTool({ name: "weather" });
+      wrapMcpClientWithPayment(
+        mcp,
+        createX402Client({ schemes: [exactEvm({ signer: buyer.account })], policy }),
+        options,
+      ).callTool({ name: "weather" });
     expect(getPaymentReceipt(await pay({ origins: [origin()] }))?.settled).toBe(true);
     const elsewhere = await pay({ origins: ["https://tools.example.com"] }).catch((e) => e);
     expect(elsewhere.details.rejected[0].reason).toBe(`origin ${origin()} is not in policy.origins`);
@@ -229,7 +262,9 @@ describe("the tool guard and the policy", () => {
   it("a call that carries its own payment and is asked again is not paid again", async () => {
     const buyer = await fundedBuyer(stack.usdc);
     const paid = wrapMcpClientWithPayment(mcp, createX402Client({ schemes: [exactEvm({ signer: buyer.account })] }));
-    const error = await paid.callTool({ name: "weather", _meta: { "x402/payment": { x402Version: 2, bogus: true } } }).catch((e) => e);
+    const error = await paid
+      .callTool({ name: "weather", _meta: { "x402/payment": { x402Version: 2, bogus: true } } })
+      .catch((e) => e);
     expect(error.code).toBe("PAYMENT_ALREADY_ATTEMPTED");
   });
 });
@@ -240,11 +275,15 @@ describe("examples/mcp.ts", () => {
     const { promisify } = await import("node:util");
     const buyer = await fundedBuyer(stack.usdc);
     const tsx = `${root}node_modules/tsx/dist/cli.mjs`;
-    const { stdout } = await promisify(execFile)(process.execPath, [tsx, "examples/mcp.ts", seller.url, "weather", '{"city":"Lisbon"}'], {
-      cwd: root,
-      timeout: 30_000,
-      env: { ...process.env, EVM_PRIVATE_KEY: buyer.privateKey },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [tsx, "examples/mcp.ts", seller.url, "weather", '{"city":"Lisbon"}'],
+      {
+        cwd: root,
+        timeout: 30_000,
+        env: { ...process.env, EVM_PRIVATE_KEY: buyer.privateKey },
+      },
+    );
     expect(stdout).toContain('Paying 0.001 USDC for weather({"city":"Lisbon"})');
     expect(stdout).toContain(JSON.stringify(WEATHER));
     expect(stdout).toMatch(/paid: 1000 0x036CbD53842c5426634e7929541eC2318f3dCF7e tx 0x[0-9a-f]{64}/);

@@ -8,7 +8,16 @@ import { createX402Client, getPaymentReceipt } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { offerReceipt, type OfferReceiptOptions } from "../../src/extensions/offer-receipt";
-import { PRICE_ATOMIC, WEATHER, fundedBuyer, startExtensionSeller, startInteropStack, type Buyer, type ExtensionSeller, type InteropStack } from "../localnet/index.js";
+import {
+  PRICE_ATOMIC,
+  WEATHER,
+  fundedBuyer,
+  startExtensionSeller,
+  startInteropStack,
+  type Buyer,
+  type ExtensionSeller,
+  type InteropStack,
+} from "../localnet/index.js";
 
 let stack: InteropStack;
 let seller: ExtensionSeller;
@@ -58,7 +67,11 @@ describe("offer-and-receipt against the reference seller", () => {
     expect(receipt.payTo).toBe(issuer.address);
     expect(receipt.extensions["offer-receipt"]).toMatchObject({
       verified: true,
-      receipt: { format: "eip712", signer: issuer.address, payload: { payer: buyer.address, resourceUrl: url(), network: "eip155:84532" } },
+      receipt: {
+        format: "eip712",
+        signer: issuer.address,
+        payload: { payer: buyer.address, resourceUrl: url(), network: "eip155:84532" },
+      },
     });
   });
 
@@ -66,11 +79,20 @@ describe("offer-and-receipt against the reference seller", () => {
     const buyer = await fundedBuyer(stack.usdc);
     const before = await balance(buyer.address);
     const calls: unknown[] = [];
-    const signer = { address: buyer.address, signTypedData: (request: never) => (calls.push(request), buyer.account.signTypedData(request)) };
-    const client = createX402Client({ schemes: [exactEvm({ signer })], plugins: [offerReceipt({ requireSigner: [privateKeyToAccount(generatePrivateKey()).address] })] });
+    const signer = {
+      address: buyer.address,
+      signTypedData: (request: never) => (calls.push(request), buyer.account.signTypedData(request)),
+    };
+    const client = createX402Client({
+      schemes: [exactEvm({ signer })],
+      plugins: [offerReceipt({ requireSigner: [privateKeyToAccount(generatePrivateKey()).address] })],
+    });
     const error = await wrapFetchWithPayment(fetch, client)(url()).catch((e) => e);
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
-    expect(error.details.rejected[0]).toMatchObject({ code: "policy", reason: expect.stringContaining(`signed by ${issuer.address}`) });
+    expect(error.details.rejected[0]).toMatchObject({
+      code: "policy",
+      reason: expect.stringContaining(`signed by ${issuer.address}`),
+    });
     expect(calls).toHaveLength(0);
     expect(await balance(buyer.address)).toBe(before);
   });
@@ -79,13 +101,16 @@ describe("offer-and-receipt against the reference seller", () => {
     ["the amount", { amount: "1" }],
     ["the payee", { payTo: privateKeyToAccount(generatePrivateKey()).address }],
     ["the deadline", { validUntil: 9_999_999_999 }],
-  ])("with payTo required, an offer whose %s was changed on the way is dropped: nothing signed, nothing moves", async (_, change) => {
-    const buyer = await fundedBuyer(stack.usdc);
-    const before = await balance(buyer.address);
-    const error = await payingFetch(buyer, { requireSigner: "payTo" }, tampering(change))(url()).catch((e) => e);
-    expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
-    // Changed terms match no requirement (invalid); a changed deadline recovers another signer than payTo (policy).
-    expect(error.details.rejected[0].reason).toMatch(/other terms|not by its payTo/);
-    expect(await balance(buyer.address)).toBe(before);
-  });
+  ])(
+    "with payTo required, an offer whose %s was changed on the way is dropped: nothing signed, nothing moves",
+    async (_, change) => {
+      const buyer = await fundedBuyer(stack.usdc);
+      const before = await balance(buyer.address);
+      const error = await payingFetch(buyer, { requireSigner: "payTo" }, tampering(change))(url()).catch((e) => e);
+      expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
+      // Changed terms match no requirement (invalid); a changed deadline recovers another signer than payTo (policy).
+      expect(error.details.rejected[0].reason).toMatch(/other terms|not by its payTo/);
+      expect(await balance(buyer.address)).toBe(before);
+    },
+  );
 });

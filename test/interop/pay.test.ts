@@ -43,33 +43,41 @@ async function expectMinedTransfer(transaction: string | undefined) {
 }
 
 describe("v2 exact (EIP-3009) with the reference @x402/express seller", () => {
-  it.each(["fetch", "axios"] as const)("paid GET through %s moves exactly the price and reports the receipt", async (wrapper) => {
-    const buyer = await fundedBuyer(stack.usdc);
-    const before = await balances(buyer);
-    const url = `${stack.seller.url}/weather`;
+  it.each(["fetch", "axios"] as const)(
+    "paid GET through %s moves exactly the price and reports the receipt",
+    async (wrapper) => {
+      const buyer = await fundedBuyer(stack.usdc);
+      const before = await balances(buyer);
+      const url = `${stack.seller.url}/weather`;
 
-    let body: unknown;
-    let receipt;
-    if (wrapper === "fetch") {
-      const response = await wrapFetchWithPayment(fetch, clientFor(buyer))(url);
-      expect(response.status).toBe(200);
-      body = await response.json();
-      receipt = getPaymentReceipt(response);
-    } else {
-      const response = await wrapAxiosWithPayment(axios.create(), clientFor(buyer)).get(url);
-      expect(response.status).toBe(200);
-      body = response.data;
-      receipt = getPaymentReceipt(response);
-    }
+      let body: unknown;
+      let receipt: ReturnType<typeof getPaymentReceipt>;
+      if (wrapper === "fetch") {
+        const response = await wrapFetchWithPayment(fetch, clientFor(buyer))(url);
+        expect(response.status).toBe(200);
+        body = await response.json();
+        receipt = getPaymentReceipt(response);
+      } else {
+        const response = await wrapAxiosWithPayment(axios.create(), clientFor(buyer)).get(url);
+        expect(response.status).toBe(200);
+        body = response.data;
+        receipt = getPaymentReceipt(response);
+      }
 
-    expect(body).toEqual(WEATHER);
-    const after = await balances(buyer);
-    expect(before.buyer - after.buyer).toBe(PRICE_ATOMIC);
-    expect(after.seller - before.seller).toBe(PRICE_ATOMIC);
-    expect(receipt).toMatchObject({ x402Version: 2, payer: buyer.address, amount: String(PRICE_ATOMIC), payTo: stack.seller.payTo });
-    expect(receipt?.settlement).toMatchObject({ success: true, network: "eip155:84532" });
-    await expectMinedTransfer(receipt?.transaction);
-  });
+      expect(body).toEqual(WEATHER);
+      const after = await balances(buyer);
+      expect(before.buyer - after.buyer).toBe(PRICE_ATOMIC);
+      expect(after.seller - before.seller).toBe(PRICE_ATOMIC);
+      expect(receipt).toMatchObject({
+        x402Version: 2,
+        payer: buyer.address,
+        amount: String(PRICE_ATOMIC),
+        payTo: stack.seller.payTo,
+      });
+      expect(receipt?.settlement).toMatchObject({ success: true, network: "eip155:84532" });
+      await expectMinedTransfer(receipt?.transaction);
+    },
+  );
 
   it.each(["fetch", "axios"] as const)("paid POST with a JSON body through %s arrives intact", async (wrapper) => {
     const buyer = await fundedBuyer(stack.usdc);
@@ -108,7 +116,9 @@ describe("v2 exact (EIP-3009) with the reference @x402/express seller", () => {
     const replay = await fetch(url, { headers: { "PAYMENT-SIGNATURE": captured! } });
     expect(replay.status).toBe(402);
     // Through the wrapper, a request that already carries a payment is never signed again.
-    await expect(wrapFetchWithPayment(fetch, clientFor(buyer))(url, { headers: { "PAYMENT-SIGNATURE": captured! } })).rejects.toMatchObject({
+    await expect(
+      wrapFetchWithPayment(fetch, clientFor(buyer))(url, { headers: { "PAYMENT-SIGNATURE": captured! } }),
+    ).rejects.toMatchObject({
       code: "PAYMENT_ALREADY_ATTEMPTED",
     });
     expect(await balances(buyer)).toEqual(before);
@@ -141,27 +151,33 @@ describe("v2 exact (EIP-3009) with the reference @x402/express seller", () => {
 });
 
 describe("v1 exact with the legacy x402-express seller", () => {
-  it.each(["fetch", "axios"] as const)("pays through X-PAYMENT with %s and decodes X-PAYMENT-RESPONSE", async (wrapper) => {
-    const buyer = await fundedBuyer(stack.usdc);
-    const before = await balances(buyer);
-    const recorder = recordingFetch();
-    const url = `${stack.v1Seller!.url}/weather`;
-    const { status, receipt } =
-      wrapper === "fetch"
-        ? await wrapFetchWithPayment(recorder.fetch, clientFor(buyer))(url).then((r) => ({ status: r.status, receipt: getPaymentReceipt(r) }))
-        : await wrapAxiosWithPayment(axios.create(), clientFor(buyer))
-            .get(url)
-            .then((r) => ({ status: r.status, receipt: getPaymentReceipt(r) }));
-    expect(status).toBe(200);
-    if (wrapper === "fetch") {
-      expect(recorder.calls.at(-1)?.headers.get("x-payment")).toBeTruthy();
-      expect(recorder.calls.at(-1)?.headers.get("payment-signature")).toBeNull();
-    }
-    expect(receipt).toMatchObject({ x402Version: 1, network: "base-sepolia", amount: String(PRICE_ATOMIC) });
-    expect(receipt?.settlement).toMatchObject({ success: true });
-    const after = await balances(buyer);
-    expect(before.buyer - after.buyer).toBe(PRICE_ATOMIC);
-    expect(after.seller - before.seller).toBe(PRICE_ATOMIC);
-    await expectMinedTransfer(receipt?.transaction);
-  });
+  it.each(["fetch", "axios"] as const)(
+    "pays through X-PAYMENT with %s and decodes X-PAYMENT-RESPONSE",
+    async (wrapper) => {
+      const buyer = await fundedBuyer(stack.usdc);
+      const before = await balances(buyer);
+      const recorder = recordingFetch();
+      const url = `${stack.v1Seller!.url}/weather`;
+      const { status, receipt } =
+        wrapper === "fetch"
+          ? await wrapFetchWithPayment(
+              recorder.fetch,
+              clientFor(buyer),
+            )(url).then((r) => ({ status: r.status, receipt: getPaymentReceipt(r) }))
+          : await wrapAxiosWithPayment(axios.create(), clientFor(buyer))
+              .get(url)
+              .then((r) => ({ status: r.status, receipt: getPaymentReceipt(r) }));
+      expect(status).toBe(200);
+      if (wrapper === "fetch") {
+        expect(recorder.calls.at(-1)?.headers.get("x-payment")).toBeTruthy();
+        expect(recorder.calls.at(-1)?.headers.get("payment-signature")).toBeNull();
+      }
+      expect(receipt).toMatchObject({ x402Version: 1, network: "base-sepolia", amount: String(PRICE_ATOMIC) });
+      expect(receipt?.settlement).toMatchObject({ success: true });
+      const after = await balances(buyer);
+      expect(before.buyer - after.buyer).toBe(PRICE_ATOMIC);
+      expect(after.seller - before.seller).toBe(PRICE_ATOMIC);
+      await expectMinedTransfer(receipt?.transaction);
+    },
+  );
 });

@@ -38,7 +38,10 @@ const balance = (buyer: Buyer) => stack.usdc.usdcBalance(buyer.address);
 
 function payingFetch(buyer: Buyer) {
   const signed: unknown[] = [];
-  const signer = { address: buyer.address, signTypedData: (request: never) => (signed.push(request), buyer.account.signTypedData(request)) };
+  const signer = {
+    address: buyer.address,
+    signTypedData: (request: never) => (signed.push(request), buyer.account.signTypedData(request)),
+  };
   return { pay: wrapFetchWithPayment(fetch, createX402Client({ schemes: [exactEvm({ signer })] })), signed };
 }
 
@@ -59,7 +62,10 @@ describe("payment-identifier against the reference seller", () => {
     expect(first).toMatchObject({ cut: true });
     expect(second).toMatchObject({ cut: false, paymentHeader: first!.paymentHeader });
     const payload = JSON.parse(Buffer.from(first!.paymentHeader, "base64").toString());
-    expect(payload.extensions["payment-identifier"].info).toEqual({ required: false, id: expect.stringMatching(/^pay_[0-9a-f]{32}$/) });
+    expect(payload.extensions["payment-identifier"].info).toEqual({
+      required: false,
+      id: expect.stringMatching(/^pay_[0-9a-f]{32}$/),
+    });
 
     expect(seller.settlements.length).toBe(settledBefore + 1);
     expect(seller.idempotency.served).toBeGreaterThan(0);

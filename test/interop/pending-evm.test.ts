@@ -5,7 +5,15 @@
 // once it is mined, failed once the authorization can no longer move money; `reconcileOnChain` records
 // the answers in the ledger. A seller that names a transaction which is not the payment is not believed.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { checkSettlement, createX402Client, getPaymentReceipt, memoryLedger, reconcileOnChain, spendBy, unreconciled } from "../../src";
+import {
+  checkSettlement,
+  createX402Client,
+  getPaymentReceipt,
+  memoryLedger,
+  reconcileOnChain,
+  spendBy,
+  unreconciled,
+} from "../../src";
 import { evmSettlement, exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { PRICE_ATOMIC, fundedBuyer, rpc, startInteropStack, type Buyer, type InteropStack } from "../localnet/index.js";
@@ -25,11 +33,17 @@ afterAll(async () => {
 
 function buyerClient(buyer: Buyer, transport: typeof fetch = fetch) {
   const ledger = memoryLedger();
-  const client = createX402Client({ schemes: [exactEvm({ signer: buyer.account, settlement: evmSettlement({ rpc: stack.anvil.rpcUrl }) })], plugins: [ledger] });
+  const client = createX402Client({
+    schemes: [exactEvm({ signer: buyer.account, settlement: evmSettlement({ rpc: stack.anvil.rpcUrl }) })],
+    plugins: [ledger],
+  });
   return { client, ledger, pay: wrapFetchWithPayment(transport, client) };
 }
 
-const balances = async (buyer: Buyer) => ({ buyer: await stack.usdc.usdcBalance(buyer.address), payee: await stack.usdc.usdcBalance(stack.seller.payTo) });
+const balances = async (buyer: Buyer) => ({
+  buyer: await stack.usdc.usdcBalance(buyer.address),
+  payee: await stack.usdc.usdcBalance(stack.seller.payTo),
+});
 
 describe("a settlement the chain has not mined", () => {
   it("is PAYMENT_PENDING with the broadcast hash; the chain says pending, then settled once mined; the ledger reconciles it", async () => {
@@ -45,7 +59,10 @@ describe("a settlement the chain has not mined", () => {
     expect(error.details.network).toBe("eip155:84532");
     const hash = error.details.transaction;
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(await rpc(stack.anvil.rpcUrl, "eth_getTransactionByHash", [hash])).toMatchObject({ hash, blockNumber: null });
+    expect(await rpc(stack.anvil.rpcUrl, "eth_getTransactionByHash", [hash])).toMatchObject({
+      hash,
+      blockNumber: null,
+    });
     expect(await balances(buyer)).toEqual(before);
     expect(ledger.list.map((r) => [r.outcome, r.transaction])).toEqual([["pending", hash]]);
 
@@ -58,13 +75,20 @@ describe("a settlement the chain has not mined", () => {
 
     await rpc(stack.anvil.rpcUrl, "evm_mine", []);
 
-    expect(await checkSettlement(client, error)).toMatchObject({ state: "settled", transaction: hash, amount: String(PRICE_ATOMIC) });
+    expect(await checkSettlement(client, error)).toMatchObject({
+      state: "settled",
+      transaction: hash,
+      amount: String(PRICE_ATOMIC),
+    });
     const after = await balances(buyer);
     expect(before.buyer - after.buyer).toBe(PRICE_ATOMIC);
     expect(after.payee - before.payee).toBe(PRICE_ATOMIC);
     // From the ledger record alone (no signed payload): the receipt's Transfer from the payer to the payee.
     const [reconciled] = await reconcileOnChain(ledger, client);
-    expect(reconciled).toMatchObject({ state: "settled", reconciled: { outcome: "settled", transaction: hash, settledAmount: String(PRICE_ATOMIC) } });
+    expect(reconciled).toMatchObject({
+      state: "settled",
+      reconciled: { outcome: "settled", transaction: hash, settledAmount: String(PRICE_ATOMIC) },
+    });
     expect(await unreconciled(ledger)).toEqual([]);
     expect((await spendBy(ledger, "asset")).map((row) => row.amount)).toEqual([String(PRICE_ATOMIC)]);
   });
@@ -72,9 +96,12 @@ describe("a settlement the chain has not mined", () => {
   it("a seller that names another transaction is not believed: the signed authorization's own state on chain decides", async () => {
     const buyer = await fundedBuyer(stack.usdc);
     const other = await fundedBuyer(stack.usdc); // its funding transaction moved tokens, but not this payment
-    const transaction = (await rpc<{ transactions: string[] }>(stack.anvil.rpcUrl, "eth_getBlockByNumber", ["latest", false])).transactions[0]!;
+    const transaction = (
+      await rpc<{ transactions: string[] }>(stack.anvil.rpcUrl, "eth_getBlockByNumber", ["latest", false])
+    ).transactions[0]!;
     expect(other.address).not.toBe(buyer.address);
-    // The paid answer's settlement, rewritten: the payment settled, but the seller says pending and names another transaction.
+    // The paid answer's settlement, rewritten: the payment settled, but the seller says pending and names another
+    // transaction.
     const lying: typeof fetch = async (input, init) => {
       const answer = await fetch(input, init);
       if (!answer.headers.has("payment-response")) return answer;
@@ -90,7 +117,9 @@ describe("a settlement the chain has not mined", () => {
 
     const status = await checkSettlement(client, error);
     expect(status).toMatchObject({ state: "settled", transaction: undefined, amount: String(PRICE_ATOMIC) });
-    expect(status.reason).toContain(`transaction ${transaction} moved none of this payment, but the signed authorization was used on chain`);
+    expect(status.reason).toContain(
+      `transaction ${transaction} moved none of this payment, but the signed authorization was used on chain`,
+    );
   });
 
   it("a paid answer that is served with a pending settlement is returned, and its receipt says pending", async () => {
@@ -101,7 +130,12 @@ describe("a settlement the chain has not mined", () => {
       if (!settlement) return answer;
       const headers = new Headers(answer.headers);
       const decoded = JSON.parse(Buffer.from(settlement, "base64").toString());
-      headers.set("payment-response", Buffer.from(JSON.stringify({ ...decoded, success: false, errorReason: "settlement_pending" })).toString("base64"));
+      headers.set(
+        "payment-response",
+        Buffer.from(JSON.stringify({ ...decoded, success: false, errorReason: "settlement_pending" })).toString(
+          "base64",
+        ),
+      );
       return new Response(await answer.arrayBuffer(), { status: 200, headers });
     };
     const { client, pay } = buyerClient(buyer, served);

@@ -27,11 +27,17 @@ const balance = (buyer: SolanaBuyer) => stack.tokens.balance(stack.tokens.usdc, 
 
 function buyerClient(buyer: SolanaBuyer, transport: typeof fetch) {
   const ledger = memoryLedger();
-  const client = createX402Client({ schemes: [exactSvm({ signer: buyer.signer, rpc: `${stack.rpc.url}/buyer`, settlement: svmSettlement() })], plugins: [ledger] });
+  const client = createX402Client({
+    schemes: [exactSvm({ signer: buyer.signer, rpc: `${stack.rpc.url}/buyer`, settlement: svmSettlement() })],
+    plugins: [ledger],
+  });
   return { client, ledger, pay: wrapFetchWithPayment(transport, client) };
 }
 
-/** The seller's paid answer, its settlement rewritten to pending (status 402, no content): what landed, said to be on its way. */
+/**
+ * The seller's paid answer, its settlement rewritten to pending (status 402, no content): what landed, said to be on
+ * its way.
+ */
 const pendingAfterSettling: typeof fetch = async (input, init) => {
   const answer = await fetch(input, init);
   const settlement = answer.headers.get("payment-response");
@@ -46,7 +52,12 @@ const pendingWithoutSending =
   (transaction: string): typeof fetch =>
   async (input, init) => {
     if (!new Headers(init?.headers).has("payment-signature")) return fetch(input, init);
-    const pending = { success: false, errorReason: "settlement_pending", transaction, network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" };
+    const pending = {
+      success: false,
+      errorReason: "settlement_pending",
+      transaction,
+      network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+    };
     return new Response(null, { status: 402, headers: { "payment-response": encode(pending) } });
   };
 
@@ -61,7 +72,11 @@ describe("Solana: a pending settlement, looked up on the chain", () => {
     expect(stack.rpc.getTransaction(signature)?.err).toBeNull();
     expect(await balance(buyer)).toBe(before - PRICE_ATOMIC);
 
-    expect(await checkSettlement(client, error)).toMatchObject({ state: "settled", transaction: signature, amount: String(PRICE_ATOMIC) });
+    expect(await checkSettlement(client, error)).toMatchObject({
+      state: "settled",
+      transaction: signature,
+      amount: String(PRICE_ATOMIC),
+    });
     const [reconciled] = await reconcileOnChain(ledger, client);
     expect(reconciled).toMatchObject({ state: "settled", reconciled: { outcome: "settled", transaction: signature } });
   });

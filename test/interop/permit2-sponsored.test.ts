@@ -19,7 +19,13 @@ import {
 } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createX402Client, getPaymentReceipt, type X402Client } from "../../src";
-import { exactEvm, permit2Allowance as allowanceCheck, uptoEvm, type EvmSignerInput, type Permit2AllowanceOptions } from "../../src/evm";
+import {
+  exactEvm,
+  permit2Allowance as allowanceCheck,
+  uptoEvm,
+  type EvmSignerInput,
+  type Permit2AllowanceOptions,
+} from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import {
   EXACT_PERMIT2_PROXY,
@@ -62,12 +68,16 @@ const policy = { maxAmountPerPayment: "$0.05", networks: ["eip155:84532"] };
 function clientFor(signer: EvmSignerInput, options: Partial<Permit2AllowanceOptions> = {}): X402Client {
   const permit2 = allowanceCheck({ rpc: stack.anvil.rpcUrl, ...options });
   const plainCap = { network: "eip155:84532", asset: plainToken.address, maxAmount: String(PRICE_ATOMIC) };
-  return createX402Client({ schemes: [exactEvm({ signer, permit2 }), uptoEvm({ signer, permit2 })], policy: { ...policy, assetCaps: [plainCap] } });
+  return createX402Client({
+    schemes: [exactEvm({ signer, permit2 }), uptoEvm({ signer, permit2 })],
+    policy: { ...policy, assetCaps: [plainCap] },
+  });
 }
 
 /** Everything a payment can change for `buyer` in `token`: balances, Permit2 allowance, ETH, transactions sent. */
 async function state(buyer: Buyer, token: Address = stack.usdc.address) {
-  const balanceOf = (owner: Address) => chain.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner] });
+  const balanceOf = (owner: Address) =>
+    chain.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner] });
   const [balance, payee, allowance, eth, sent] = await Promise.all([
     balanceOf(buyer.address),
     balanceOf(stack.seller.payTo),
@@ -79,7 +89,13 @@ async function state(buyer: Buyer, token: Address = stack.usdc.address) {
 }
 
 /** The buyer's EIP-2612 nonce on TestUSDC. */
-const permitNonce = (owner: Address) => chain.readContract({ address: stack.usdc.address, abi: testUsdcAbi, functionName: "nonces", args: [owner] }) as Promise<bigint>;
+const permitNonce = (owner: Address) =>
+  chain.readContract({
+    address: stack.usdc.address,
+    abi: testUsdcAbi,
+    functionName: "nonces",
+    args: [owner],
+  }) as Promise<bigint>;
 
 /** A PAYMENT-SIGNATURE header, decoded. */
 function decode(header: string) {
@@ -92,7 +108,10 @@ function decode(header: string) {
 /** The mined settlement of `response`: its receipt and the proxy function it called. */
 async function settlement(response: Response, proxy: Address) {
   const hash = getPaymentReceipt(response)?.transaction as Hash;
-  const [receipt, transaction] = await Promise.all([chain.getTransactionReceipt({ hash }), chain.getTransaction({ hash })]);
+  const [receipt, transaction] = await Promise.all([
+    chain.getTransactionReceipt({ hash }),
+    chain.getTransaction({ hash }),
+  ]);
   expect(receipt.status).toBe("success");
   expect(transaction.to?.toLowerCase()).toBe(proxy.toLowerCase());
   const abi = proxy === EXACT_PERMIT2_PROXY ? exactPermit2ProxyAbi : uptoPermit2ProxyAbi;
@@ -107,7 +126,10 @@ describe("eip2612GasSponsoring: a permit instead of the approval", () => {
     expect(await permitNonce(buyer.address)).toBe(0n);
     const recorder = recordingFetch();
 
-    const response = await wrapFetchWithPayment(recorder.fetch, clientFor(buyer.account))(`${stack.seller.url}/sponsored/permit`);
+    const response = await wrapFetchWithPayment(
+      recorder.fetch,
+      clientFor(buyer.account),
+    )(`${stack.seller.url}/sponsored/permit`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual(WEATHER);
     expect(recorder.calls).toHaveLength(2); // the 402, then one paid request
@@ -131,7 +153,9 @@ describe("eip2612GasSponsoring: a permit instead of the approval", () => {
     expect(after.allowance).toBe(0n); // approved 1000, spent 1000
     expect(after).toMatchObject({ eth: 0n, sent: 0 }); // the buyer sent nothing and paid no gas
     expect(await permitNonce(buyer.address)).toBe(1n); // the permit was used
-    expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, BigInt(sent.payload.permit2Authorization.nonce))).toBe(true);
+    expect(
+      await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, BigInt(sent.payload.permit2Authorization.nonce)),
+    ).toBe(true);
     expect((await settlement(response, EXACT_PERMIT2_PROXY)).functionName).toBe("settleWithPermit");
   });
 
@@ -141,14 +165,24 @@ describe("eip2612GasSponsoring: a permit instead of the approval", () => {
     expect(before).toMatchObject({ allowance: 0n, eth: 0n, sent: 0 });
     const recorder = recordingFetch();
 
-    const response = await wrapFetchWithPayment(recorder.fetch, clientFor(buyer.account))(`${stack.seller.url}/sponsored/upto?charge=2500`);
+    const response = await wrapFetchWithPayment(
+      recorder.fetch,
+      clientFor(buyer.account),
+    )(`${stack.seller.url}/sponsored/upto?charge=2500`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ charged: "2500" });
     expect(recorder.calls).toHaveLength(2);
 
     const sent = decode(recorder.paymentHeaders[0]!);
-    expect(sent.extensions?.eip2612GasSponsoring?.info).toMatchObject({ from: buyer.address, spender: PERMIT2, amount: String(UPTO_MAX_ATOMIC), nonce: "0" });
-    expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, BigInt(sent.payload.permit2Authorization.nonce))).toBe(true);
+    expect(sent.extensions?.eip2612GasSponsoring?.info).toMatchObject({
+      from: buyer.address,
+      spender: PERMIT2,
+      amount: String(UPTO_MAX_ATOMIC),
+      nonce: "0",
+    });
+    expect(
+      await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, BigInt(sent.payload.permit2Authorization.nonce)),
+    ).toBe(true);
 
     const after = await state(buyer);
     expect(before.buyer - after.buyer).toBe(2500n);
@@ -156,7 +190,12 @@ describe("eip2612GasSponsoring: a permit instead of the approval", () => {
     expect(after.allowance).toBe(UPTO_MAX_ATOMIC - 2500n); // the permit approved the maximum; Permit2 moved 2500
     expect(after).toMatchObject({ eth: 0n, sent: 0 });
     expect(await permitNonce(buyer.address)).toBe(1n);
-    expect(getPaymentReceipt(response)).toMatchObject({ scheme: "upto", amount: String(UPTO_MAX_ATOMIC), settledAmount: "2500", settled: true });
+    expect(getPaymentReceipt(response)).toMatchObject({
+      scheme: "upto",
+      amount: String(UPTO_MAX_ATOMIC),
+      settledAmount: "2500",
+      settled: true,
+    });
     expect((await settlement(response, UPTO_PERMIT2_PROXY)).functionName).toBe("settleWithPermit");
   });
 });
@@ -164,7 +203,12 @@ describe("eip2612GasSponsoring: a permit instead of the approval", () => {
 describe("erc20ApprovalGasSponsoring: a signed approval the facilitator broadcasts (PlainToken, no EIP-2612)", () => {
   it.each([
     ["exactly the price (the default)", {}, PRICE_ATOMIC, 0n],
-    ['unlimited (approvalAmount: "unlimited"); the token never lowers it', { approvalAmount: "unlimited" } as const, maxUint256, maxUint256],
+    [
+      'unlimited (approvalAmount: "unlimited"); the token never lowers it',
+      { approvalAmount: "unlimited" } as const,
+      maxUint256,
+      maxUint256,
+    ],
   ])("the approval is for %s", async (_, options, approved, allowanceAfter) => {
     const buyer = newBuyer();
     await plainToken.mint(buyer.address, 1_000_000n);
@@ -173,28 +217,53 @@ describe("erc20ApprovalGasSponsoring: a signed approval the facilitator broadcas
     const topUps = stack.facilitator.gasTopUps.length;
     const recorder = recordingFetch();
 
-    const response = await wrapFetchWithPayment(recorder.fetch, clientFor(buyer.account, options))(`${stack.seller.url}/sponsored/plain`);
+    const response = await wrapFetchWithPayment(
+      recorder.fetch,
+      clientFor(buyer.account, options),
+    )(`${stack.seller.url}/sponsored/plain`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual(WEATHER);
     expect(recorder.calls).toHaveLength(2);
 
     // What the buyer signed: approve(Permit2, approved) on the token, nonce 0, not sent by us.
     const sent = decode(recorder.paymentHeaders[0]!);
-    expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, BigInt(sent.payload.permit2Authorization.nonce))).toBe(true);
+    expect(
+      await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, BigInt(sent.payload.permit2Authorization.nonce)),
+    ).toBe(true);
     const info = sent.extensions!.erc20ApprovalGasSponsoring!.info;
-    expect(info).toMatchObject({ from: buyer.address, asset: plainToken.address, spender: PERMIT2, amount: String(approved), version: "1" });
+    expect(info).toMatchObject({
+      from: buyer.address,
+      asset: plainToken.address,
+      spender: PERMIT2,
+      amount: String(approved),
+      version: "1",
+    });
     const signed = info.signedTransaction as TransactionSerialized;
     const approval = parseTransaction(signed);
-    expect(approval).toMatchObject({ type: "eip1559", chainId: 84532, to: plainToken.address.toLowerCase(), nonce: 0, gas: 70_000n });
-    expect(decodeFunctionData({ abi: erc20Abi, data: approval.data! })).toEqual({ functionName: "approve", args: [PERMIT2, approved] });
+    expect(approval).toMatchObject({
+      type: "eip1559",
+      chainId: 84532,
+      to: plainToken.address.toLowerCase(),
+      nonce: 0,
+      gas: 70_000n,
+    });
+    expect(decodeFunctionData({ abi: erc20Abi, data: approval.data! })).toEqual({
+      functionName: "approve",
+      args: [PERMIT2, approved],
+    });
     expect(await recoverTransactionAddress({ serializedTransaction: signed })).toBe(buyer.address);
 
     // The facilitator gave the buyer the gas the approval may cost, then broadcast it unchanged.
-    expect(stack.facilitator.gasTopUps.slice(topUps)).toEqual([{ payer: buyer.address, value: 70_000n * approval.maxFeePerGas!, transaction: expect.any(String) }]);
+    expect(stack.facilitator.gasTopUps.slice(topUps)).toEqual([
+      { payer: buyer.address, value: 70_000n * approval.maxFeePerGas!, transaction: expect.any(String) },
+    ]);
     const approvalReceipt = await chain.getTransactionReceipt({ hash: keccak256(signed) });
     expect(approvalReceipt).toMatchObject({ status: "success", from: buyer.address.toLowerCase() });
     const [event] = approvalReceipt.logs.map((log) => decodeEventLog({ abi: erc20Abi, ...log }));
-    expect(event).toMatchObject({ eventName: "Approval", args: { owner: buyer.address, spender: PERMIT2, value: approved } });
+    expect(event).toMatchObject({
+      eventName: "Approval",
+      args: { owner: buyer.address, spender: PERMIT2, value: approved },
+    });
 
     const after = await state(buyer, plainToken.address);
     expect(before.buyer - after.buyer).toBe(PRICE_ATOMIC);
@@ -203,7 +272,9 @@ describe("erc20ApprovalGasSponsoring: a signed approval the facilitator broadcas
     // The only transaction from the buyer's address is the approval it signed; what it did not burn in
     // gas of the top-up stays with it.
     expect(after.sent).toBe(1);
-    expect(after.eth).toBe(70_000n * approval.maxFeePerGas! - approvalReceipt.gasUsed * approvalReceipt.effectiveGasPrice);
+    expect(after.eth).toBe(
+      70_000n * approval.maxFeePerGas! - approvalReceipt.gasUsed * approvalReceipt.effectiveGasPrice,
+    );
     expect((await settlement(response, EXACT_PERMIT2_PROXY)).functionName).toBe("settle");
   });
 });
@@ -216,11 +287,16 @@ describe("no sponsorship needed or possible", () => {
     const topUps = stack.facilitator.gasTopUps.length;
     const recorder = recordingFetch();
 
-    const response = await wrapFetchWithPayment(recorder.fetch, clientFor(buyer.account))(`${stack.seller.url}/sponsored/permit`);
+    const response = await wrapFetchWithPayment(
+      recorder.fetch,
+      clientFor(buyer.account),
+    )(`${stack.seller.url}/sponsored/permit`);
     expect(response.status).toBe(200);
 
     // The declarations are echoed as the server sent them, nothing added.
-    const challenge = JSON.parse(Buffer.from(recorder.responses[0]!.headers.get("payment-required")!, "base64").toString("utf8"));
+    const challenge = JSON.parse(
+      Buffer.from(recorder.responses[0]!.headers.get("payment-required")!, "base64").toString("utf8"),
+    );
     const sent = decode(recorder.paymentHeaders[0]!);
     expect(sent.extensions).toEqual(challenge.extensions);
 
@@ -255,10 +331,19 @@ describe("no sponsorship needed or possible", () => {
     const recorder = recordingFetch();
     const posts = stack.facilitator.requests.length;
 
-    const error = await wrapFetchWithPayment(recorder.fetch, clientFor(signer))(`${stack.seller.url}/sponsored/plain`).catch((e) => e);
+    const error = await wrapFetchWithPayment(
+      recorder.fetch,
+      clientFor(signer),
+    )(`${stack.seller.url}/sponsored/plain`).catch((e) => e);
     expect(error).toMatchObject({
       code: "PERMIT2_ALLOWANCE_REQUIRED",
-      details: { token: plainToken.address, owner: buyer.address, spender: PERMIT2, amount: String(PRICE_ATOMIC), allowance: "0" },
+      details: {
+        token: plainToken.address,
+        owner: buyer.address,
+        spender: PERMIT2,
+        amount: String(PRICE_ATOMIC),
+        allowance: "0",
+      },
     });
     expect(counter.signatures).toBe(0);
     expect(recorder.calls.map((c) => c.paymentHeader)).toEqual([null]); // only the unpaid request
@@ -269,17 +354,20 @@ describe("no sponsorship needed or possible", () => {
   it.each([
     ["exact", "/sponsored/permit"],
     ["upto", "/sponsored/upto?charge=2500"],
-  ])("%s on a sponsoring route without the permit2 option: INVALID_CONFIG naming permit2, nothing signed", async (_, path) => {
-    const buyer = await fundedBuyer(stack.usdc);
-    const before = await state(buyer);
-    const { signer, counter } = typedDataOnly(buyer);
-    const recorder = recordingFetch();
-    const client = createX402Client({ schemes: [exactEvm({ signer }), uptoEvm({ signer })], policy });
+  ])(
+    "%s on a sponsoring route without the permit2 option: INVALID_CONFIG naming permit2, nothing signed",
+    async (_, path) => {
+      const buyer = await fundedBuyer(stack.usdc);
+      const before = await state(buyer);
+      const { signer, counter } = typedDataOnly(buyer);
+      const recorder = recordingFetch();
+      const client = createX402Client({ schemes: [exactEvm({ signer }), uptoEvm({ signer })], policy });
 
-    const error = await wrapFetchWithPayment(recorder.fetch, client)(`${stack.seller.url}${path}`).catch((e) => e);
-    expect(error).toMatchObject({ code: "INVALID_CONFIG", details: { option: "permit2" } });
-    expect(counter.signatures).toBe(0);
-    expect(recorder.calls.map((c) => c.paymentHeader)).toEqual([null]);
-    expect(await state(buyer)).toEqual(before);
-  });
+      const error = await wrapFetchWithPayment(recorder.fetch, client)(`${stack.seller.url}${path}`).catch((e) => e);
+      expect(error).toMatchObject({ code: "INVALID_CONFIG", details: { option: "permit2" } });
+      expect(counter.signatures).toBe(0);
+      expect(recorder.calls.map((c) => c.paymentHeader)).toEqual([null]);
+      expect(await state(buyer)).toEqual(before);
+    },
+  );
 });

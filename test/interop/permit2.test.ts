@@ -115,12 +115,27 @@ describe("our Permit2 and proxies against the golden vectors", () => {
    * eth_call of `data` on `to` from `from` at block time `time` (default: the chain's), with
    * storage overrides: "ok", or the revert's error name (with its message for a plain revert).
    */
-  async function simulate(to: Address, data: Hex, from: Address, time?: bigint, stateOverride?: StateOverride): Promise<string> {
+  async function simulate(
+    to: Address,
+    data: Hex,
+    from: Address,
+    time?: bigint,
+    stateOverride?: StateOverride,
+  ): Promise<string> {
     try {
-      await chain.call({ to, data, account: from, ...(time !== undefined && { blockOverrides: { time } }), ...(stateOverride && { stateOverride }) });
+      await chain.call({
+        to,
+        data,
+        account: from,
+        ...(time !== undefined && { blockOverrides: { time } }),
+        ...(stateOverride && { stateOverride }),
+      });
       return "ok";
     } catch (error) {
-      const reverted = error instanceof BaseError ? (error.walk((e) => typeof (e as { data?: unknown }).data === "string") as { data?: Hex } | null) : null;
+      const reverted =
+        error instanceof BaseError
+          ? (error.walk((e) => typeof (e as { data?: unknown }).data === "string") as { data?: Hex } | null)
+          : null;
       if (!reverted?.data) throw error;
       const { errorName, args } = decodeErrorResult({ abi: errorAbi, data: reverted.data });
       return errorName === "Error" ? `Error: ${String(args?.[0])}` : errorName;
@@ -128,14 +143,17 @@ describe("our Permit2 and proxies against the golden vectors", () => {
   }
 
   it("Permit2's domain separator is the vectors' for Permit2 on chains 84532 and 8453", async () => {
-    const read = (client: PublicClient) => client.readContract({ address: PERMIT2, abi: permit2Abi, functionName: "DOMAIN_SEPARATOR" });
+    const read = (client: PublicClient) =>
+      client.readContract({ address: PERMIT2, abi: permit2Abi, functionName: "DOMAIN_SEPARATOR" });
     expect(await read(chain)).toBe(evmVectors.domainSeparators["Permit2 eip155:84532"]);
 
     // The separator follows the chain it runs on (computed per call, not fixed at deployment).
     const base = await startAnvil({ chainId: 8453 });
     try {
       await installPermit2(base.rpcUrl);
-      expect(await read(createPublicClient({ transport: http(base.rpcUrl) }))).toBe(evmVectors.domainSeparators["Permit2 eip155:8453"]);
+      expect(await read(createPublicClient({ transport: http(base.rpcUrl) }))).toBe(
+        evmVectors.domainSeparators["Permit2 eip155:8453"],
+      );
     } finally {
       await base.stop();
     }
@@ -146,11 +164,14 @@ describe("our Permit2 and proxies against the golden vectors", () => {
     ["upto", UPTO_PERMIT2_PROXY, uptoPermit2ProxyAbi, "UptoWitness", "PermitWitnessTransferFrom_upto"],
   ] as const)("the %s proxy signs for the vectors' witness type", async (_, proxy, abi, witness, full) => {
     const [typeHash, typeString, permit2] = await Promise.all(
-      (["WITNESS_TYPEHASH", "WITNESS_TYPE_STRING", "PERMIT2"] as const).map((functionName) => chain.readContract({ address: proxy, abi, functionName })),
+      (["WITNESS_TYPEHASH", "WITNESS_TYPE_STRING", "PERMIT2"] as const).map((functionName) =>
+        chain.readContract({ address: proxy, abi, functionName }),
+      ),
     );
     expect(typeHash).toBe(evmVectors.typeHashes[witness]);
     expect(permit2).toBe(PERMIT2);
-    const start = "PermitWitnessTransferFrom(TokenPermissions permitted,address spender,uint256 nonce,uint256 deadline,";
+    const start =
+      "PermitWitnessTransferFrom(TokenPermissions permitted,address spender,uint256 nonce,uint256 deadline,";
     expect(keccak256(toHex(start + (typeString as string)))).toBe(evmVectors.typeHashes[full]);
   });
 
@@ -166,7 +187,12 @@ describe("our Permit2 and proxies against the golden vectors", () => {
     encodeFunctionData({
       abi: exactPermit2ProxyAbi,
       functionName: "settle",
-      args: [permitOf(exact.permit2Authorization), exact.permit2Authorization.from, { to, validAfter: BigInt(exact.permit2Authorization.witness.validAfter) }, exact.signature],
+      args: [
+        permitOf(exact.permit2Authorization),
+        exact.permit2Authorization.from,
+        { to, validAfter: BigInt(exact.permit2Authorization.witness.validAfter) },
+        exact.signature,
+      ],
     });
   /** settle() of the upto vector for `amount`. */
   const settleUpto = (amount: bigint) => {
@@ -174,7 +200,13 @@ describe("our Permit2 and proxies against the golden vectors", () => {
     return encodeFunctionData({
       abi: uptoPermit2ProxyAbi,
       functionName: "settle",
-      args: [permitOf(upto.permit2Authorization), amount, upto.permit2Authorization.from, { to: witness.to, facilitator: witness.facilitator, validAfter: BigInt(witness.validAfter) }, upto.signature],
+      args: [
+        permitOf(upto.permit2Authorization),
+        amount,
+        upto.permit2Authorization.from,
+        { to: witness.to, facilitator: witness.facilitator, validAfter: BigInt(witness.validAfter) },
+        upto.signature,
+      ],
     });
   };
   const anyone = randomAddress(); // exact: anyone may submit
@@ -188,7 +220,9 @@ describe("our Permit2 and proxies against the golden vectors", () => {
     expect(await simulate(EXACT_PERMIT2_PROXY, settleExact(randomAddress()), anyone, signedAt)).toBe("InvalidSigner");
     expect(await simulate(EXACT_PERMIT2_PROXY, settleExact(), anyone, BigInt(deadline) + 1n)).toBe("SignatureExpired");
     expect(await simulate(EXACT_PERMIT2_PROXY, settleExact(), anyone)).toBe("SignatureExpired"); // the chain's own clock
-    expect(await simulate(EXACT_PERMIT2_PROXY, settleExact(), anyone, BigInt(witness.validAfter) - 1n)).toBe("PaymentTooEarly");
+    expect(await simulate(EXACT_PERMIT2_PROXY, settleExact(), anyone, BigInt(witness.validAfter) - 1n)).toBe(
+      "PaymentTooEarly",
+    );
   });
 
   it("the upto_permit2 vector settles up to its maximum, only from the facilitator it names", async () => {
@@ -197,17 +231,30 @@ describe("our Permit2 and proxies against the golden vectors", () => {
     expect(await simulate(UPTO_PERMIT2_PROXY, settleUpto(max), named, signedAt)).toBe("ok");
     expect(await simulate(UPTO_PERMIT2_PROXY, settleUpto(max + 1n), named, signedAt)).toBe("AmountExceedsPermitted");
     expect(await simulate(UPTO_PERMIT2_PROXY, settleUpto(0n), named, signedAt)).toBe("InvalidAmount");
-    expect(await simulate(UPTO_PERMIT2_PROXY, settleUpto(1234n), stack.facilitator.address, signedAt)).toBe("UnauthorizedFacilitator");
+    expect(await simulate(UPTO_PERMIT2_PROXY, settleUpto(1234n), stack.facilitator.address, signedAt)).toBe(
+      "UnauthorizedFacilitator",
+    );
   });
 
   it("Permit2 binds the spender: the exact vector pays only when the exact proxy calls, and never more than signed", async () => {
     const a = exact.permit2Authorization;
-    const typeString = (await chain.readContract({ address: EXACT_PERMIT2_PROXY, abi: exactPermit2ProxyAbi, functionName: "WITNESS_TYPE_STRING" })) as string;
+    const typeString = (await chain.readContract({
+      address: EXACT_PERMIT2_PROXY,
+      abi: exactPermit2ProxyAbi,
+      functionName: "WITNESS_TYPE_STRING",
+    })) as string;
     const transfer = (requestedAmount: bigint) =>
       encodeFunctionData({
         abi: permit2Abi,
         functionName: "permitWitnessTransferFrom",
-        args: [permitOf(a), { to: a.witness.to, requestedAmount }, a.from, evmVectors.exact_permit2.witnessHash, typeString, exact.signature],
+        args: [
+          permitOf(a),
+          { to: a.witness.to, requestedAmount },
+          a.from,
+          evmVectors.exact_permit2.witnessHash,
+          typeString,
+          exact.signature,
+        ],
       });
     const amount = BigInt(a.permitted.amount);
     expect(await simulate(PERMIT2, transfer(amount), EXACT_PERMIT2_PROXY, signedAt)).toBe("ok");
@@ -226,29 +273,52 @@ describe("our Permit2 and proxies against the golden vectors", () => {
         abi: exactPermit2ProxyAbi,
         functionName: "settleWithPermit",
         args: [
-          { value, deadline: BigInt(info.deadline), r: `0x${sig.slice(2, 66)}`, s: `0x${sig.slice(66, 130)}`, v: parseInt(sig.slice(130, 132), 16) },
+          {
+            value,
+            deadline: BigInt(info.deadline),
+            r: `0x${sig.slice(2, 66)}`,
+            s: `0x${sig.slice(66, 130)}`,
+            v: parseInt(sig.slice(130, 132), 16),
+          },
           permitOf(payload.permit2Authorization),
           owner,
-          { to: payload.permit2Authorization.witness.to, validAfter: BigInt(payload.permit2Authorization.witness.validAfter) },
+          {
+            to: payload.permit2Authorization.witness.to,
+            validAfter: BigInt(payload.permit2Authorization.witness.validAfter),
+          },
           payload.signature,
         ],
       });
     // TestUSDC storage: allowance is slot 2, nonces slot 3. The vector was signed for EIP-2612
     // nonce 7 and a buyer who had not approved Permit2.
-    const slot = (key: Address, base: Hex) => keccak256(encodeAbiParameters([{ type: "address" }, { type: "bytes32" }], [key, base]));
+    const slot = (key: Address, base: Hex) =>
+      keccak256(encodeAbiParameters([{ type: "address" }, { type: "bytes32" }], [key, base]));
     const word = (n: bigint) => toHex(n, { size: 32 });
     const allowanceSlot = slot(PERMIT2, slot(owner, word(2n)));
     const storage = (nonce: bigint, allowance: bigint): StateOverride => [
-      { address: stack.usdc.address, stateDiff: [{ slot: slot(owner, word(3n)), value: word(nonce) }, { slot: allowanceSlot, value: word(allowance) }] },
+      {
+        address: stack.usdc.address,
+        stateDiff: [
+          { slot: slot(owner, word(3n)), value: word(nonce) },
+          { slot: allowanceSlot, value: word(allowance) },
+        ],
+      },
     ];
     const noAllowance = "Error: TestUSDC: transfer amount exceeds allowance";
 
     expect(await simulate(EXACT_PERMIT2_PROXY, settleExact(), anyone, signedAt, storage(7n, 0n))).toBe(noAllowance);
     expect(await simulate(EXACT_PERMIT2_PROXY, settleWithPermit(), anyone, signedAt, storage(7n, 0n))).toBe("ok");
-    expect(await simulate(EXACT_PERMIT2_PROXY, settleWithPermit(9_999n), anyone, signedAt, storage(7n, 0n))).toBe("Permit2612AmountMismatch");
-    // The permit fails (nonce 8 is not what was signed) and is skipped: paid if Permit2 was approved before, refused if not.
-    expect(await simulate(EXACT_PERMIT2_PROXY, settleWithPermit(), anyone, signedAt, storage(8n, 0n))).toBe(noAllowance);
-    expect(await simulate(EXACT_PERMIT2_PROXY, settleWithPermit(), anyone, signedAt, storage(8n, MAX_UINT256))).toBe("ok");
+    expect(await simulate(EXACT_PERMIT2_PROXY, settleWithPermit(9_999n), anyone, signedAt, storage(7n, 0n))).toBe(
+      "Permit2612AmountMismatch",
+    );
+    // The permit fails (nonce 8 is not what was signed) and is skipped: paid if Permit2 was approved before, refused if
+    // not.
+    expect(await simulate(EXACT_PERMIT2_PROXY, settleWithPermit(), anyone, signedAt, storage(8n, 0n))).toBe(
+      noAllowance,
+    );
+    expect(await simulate(EXACT_PERMIT2_PROXY, settleWithPermit(), anyone, signedAt, storage(8n, MAX_UINT256))).toBe(
+      "ok",
+    );
   });
 
   it("a nonce the owner invalidated (word nonce >> 8, bit nonce & 255) refuses both vectors", async () => {
@@ -258,8 +328,17 @@ describe("our Permit2 and proxies against the golden vectors", () => {
     expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, exact.permit2Authorization.from as Address, nonce)).toBe(false);
 
     const owner = newBuyer(signer);
-    const wallet = createWalletClient({ account: owner.account, chain: stack.anvil.chain, transport: http(stack.anvil.rpcUrl) });
-    const hash = await wallet.writeContract({ address: PERMIT2, abi: permit2Abi, functionName: "invalidateUnorderedNonces", args: [nonce >> 8n, 1n << (nonce & 0xffn)] });
+    const wallet = createWalletClient({
+      account: owner.account,
+      chain: stack.anvil.chain,
+      transport: http(stack.anvil.rpcUrl),
+    });
+    const hash = await wallet.writeContract({
+      address: PERMIT2,
+      abi: permit2Abi,
+      functionName: "invalidateUnorderedNonces",
+      args: [nonce >> 8n, 1n << (nonce & 0xffn)],
+    });
     expect((await chain.waitForTransactionReceipt({ hash })).status).toBe("success");
 
     expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, owner.address, nonce)).toBe(true);
@@ -287,7 +366,13 @@ describe("exact through Permit2 with the reference seller and facilitator", () =
     expect(after.payee - before.payee).toBe(PRICE_ATOMIC);
     expect(after.allowance).toBe(allowanceAfter);
     const receipt = getPaymentReceipt(response);
-    expect(receipt).toMatchObject({ scheme: "exact", amount: String(PRICE_ATOMIC), upTo: false, payer: buyer.address, settled: true });
+    expect(receipt).toMatchObject({
+      scheme: "exact",
+      amount: String(PRICE_ATOMIC),
+      upTo: false,
+      payer: buyer.address,
+      settled: true,
+    });
     expect(receipt?.requirement).toMatchObject({ extra: { assetTransferMethod: "permit2" } });
     // Settled by the exact proxy (through Permit2), not by the token's EIP-3009.
     expect((await expectMined(receipt?.transaction)).to?.toLowerCase()).toBe(EXACT_PERMIT2_PROXY.toLowerCase());
@@ -307,16 +392,30 @@ describe("a buyer who never approved Permit2", () => {
       const error = await paidFetch(`${stack.seller.url}${path}`).catch((e) => e);
       expect(error).toMatchObject({
         code: "PERMIT2_ALLOWANCE_REQUIRED",
-        details: { reason: "permit2_allowance_required", status: 412, token: stack.usdc.address, owner: buyer.address, spender: PERMIT2 },
+        details: {
+          reason: "permit2_allowance_required",
+          status: 412,
+          token: stack.usdc.address,
+          owner: buyer.address,
+          spender: PERMIT2,
+        },
       });
       expect(await state(buyer)).toEqual(before);
-      expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, nonceOf(recorder.paymentHeaders[0]!))).toBe(false);
+      expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, nonceOf(recorder.paymentHeaders[0]!))).toBe(
+        false,
+      );
 
       // The fix the error names: one approval transaction from the payer's wallet, for exactly the amount.
       const { token, amount } = error.details;
       await rpc(stack.anvil.rpcUrl, "anvil_setBalance", [buyer.address, toHex(10n ** 18n)]);
-      const wallet = createWalletClient({ account: buyer.account, chain: stack.anvil.chain, transport: http(stack.anvil.rpcUrl) });
-      await chain.waitForTransactionReceipt({ hash: await wallet.sendTransaction(permit2ApprovalTransaction({ token, amount })) });
+      const wallet = createWalletClient({
+        account: buyer.account,
+        chain: stack.anvil.chain,
+        transport: http(stack.anvil.rpcUrl),
+      });
+      await chain.waitForTransactionReceipt({
+        hash: await wallet.sendTransaction(permit2ApprovalTransaction({ token, amount })),
+      });
       expect(await permit2Allowance(stack.anvil.rpcUrl, stack.usdc.address, buyer.address)).toBe(BigInt(amount));
 
       const response = await paidFetch(`${stack.seller.url}${path}${path.startsWith("/upto") ? "?charge=1000" : ""}`);
@@ -333,7 +432,10 @@ describe("upto with the reference seller and facilitator", () => {
     const before = await state(buyer);
     const recorder = recordingFetch();
 
-    const response = await wrapFetchWithPayment(recorder.fetch, clientFor(buyer.account))(`${stack.seller.url}/upto/metered?charge=2500`);
+    const response = await wrapFetchWithPayment(
+      recorder.fetch,
+      clientFor(buyer.account),
+    )(`${stack.seller.url}/upto/metered?charge=2500`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ charged: "2500" });
     expect(response.headers.get("settlement-overrides")).toBeNull(); // the middleware strips it
@@ -343,9 +445,17 @@ describe("upto with the reference seller and facilitator", () => {
     expect(after.payee - before.payee).toBe(2500n);
     expect(before.allowance - after.allowance).toBe(2500n);
     const receipt = getPaymentReceipt(response);
-    expect(receipt).toMatchObject({ scheme: "upto", upTo: true, amount: String(UPTO_MAX_ATOMIC), settledAmount: "2500", settled: true });
+    expect(receipt).toMatchObject({
+      scheme: "upto",
+      upTo: true,
+      amount: String(UPTO_MAX_ATOMIC),
+      settledAmount: "2500",
+      settled: true,
+    });
     expect((await expectMined(receipt?.transaction)).to?.toLowerCase()).toBe(UPTO_PERMIT2_PROXY.toLowerCase());
-    expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, nonceOf(recorder.paymentHeaders[0]!))).toBe(true);
+    expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, nonceOf(recorder.paymentHeaders[0]!))).toBe(
+      true,
+    );
   });
 
   it("settling zero moves nothing: the reference answers success with no transaction, and the signed permit stays unused", async () => {
@@ -354,17 +464,28 @@ describe("upto with the reference seller and facilitator", () => {
     const sentBefore = await chain.getTransactionCount({ address: stack.facilitator.address });
     const recorder = recordingFetch();
 
-    const response = await wrapFetchWithPayment(recorder.fetch, clientFor(buyer.account))(`${stack.seller.url}/upto/metered?charge=0`);
+    const response = await wrapFetchWithPayment(
+      recorder.fetch,
+      clientFor(buyer.account),
+    )(`${stack.seller.url}/upto/metered?charge=0`);
     expect(response.status).toBe(200);
 
     expect(await state(buyer)).toEqual(before);
     expect(await chain.getTransactionCount({ address: stack.facilitator.address })).toBe(sentBefore);
     const receipt = getPaymentReceipt(response);
-    expect(receipt).toMatchObject({ upTo: true, amount: String(UPTO_MAX_ATOMIC), settledAmount: "0", settled: true, transaction: undefined });
+    expect(receipt).toMatchObject({
+      upTo: true,
+      amount: String(UPTO_MAX_ATOMIC),
+      settledAmount: "0",
+      settled: true,
+      transaction: undefined,
+    });
     expect(receipt?.settlement).toMatchObject({ success: true, transaction: "", amount: "0" });
     // No transaction, so the nonce is not spent: the authorization (up to the maximum) remains
     // usable by the named facilitator until its deadline.
-    expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, nonceOf(recorder.paymentHeaders[0]!))).toBe(false);
+    expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, nonceOf(recorder.paymentHeaders[0]!))).toBe(
+      false,
+    );
   });
 
   it("a facilitator outside the buyer's list is refused before signing, and nothing moves", async () => {
@@ -380,9 +501,14 @@ describe("upto with the reference seller and facilitator", () => {
     };
     const requestsBefore = stack.facilitator.requests.length;
 
-    const error = await wrapFetchWithPayment(fetch, clientFor(counting as EvmSignerInput, [randomAddress()]))(`${stack.seller.url}/upto/metered?charge=2500`).catch((e) => e);
+    const error = await wrapFetchWithPayment(
+      fetch,
+      clientFor(counting as EvmSignerInput, [randomAddress()]),
+    )(`${stack.seller.url}/upto/metered?charge=2500`).catch((e) => e);
     expect(error).toMatchObject({ code: "NO_PAYABLE_REQUIREMENT" });
-    expect(error.details.rejected[0].reason).toBe(`facilitator ${stack.facilitator.address} is not in the scheme's facilitators`);
+    expect(error.details.rejected[0].reason).toBe(
+      `facilitator ${stack.facilitator.address} is not in the scheme's facilitators`,
+    );
     expect(signatures).toBe(0);
     expect(stack.facilitator.requests.slice(requestsBefore).filter((r) => r.method === "POST")).toEqual([]);
     expect(await state(buyer)).toEqual(before);
@@ -428,7 +554,9 @@ describe("the reference facilitator's /verify", () => {
     let header: string | undefined;
     const intercept: typeof fetch = async (input, init) => {
       header = new Headers(init?.headers).get("payment-signature") ?? undefined;
-      return header ? new Response("{}", { status: 200, headers: { "content-type": "application/json" } }) : fetch(input, init);
+      return header
+        ? new Response("{}", { status: 200, headers: { "content-type": "application/json" } })
+        : fetch(input, init);
     };
     await wrapFetchWithPayment(intercept, clientFor(buyer.account))(`${stack.seller.url}${path}`);
     expect(header).toBeDefined();
@@ -448,34 +576,42 @@ describe("the reference facilitator's /verify", () => {
   it.each([
     ["exact", "/permit2/weather", PRICE_ATOMIC],
     ["upto", "/upto/metered", UPTO_MAX_ATOMIC],
-  ] as const)("accepts %s Permit2 payloads signed by the reference client and by ours; both settle on chain", async (scheme, path, amount) => {
-    const buyer = await permit2Buyer(MAX_UINT256);
-    const before = await state(buyer);
-    const paymentRequired = await challengeFor(path);
-    const referenceScheme = scheme === "exact" ? new ReferenceExactClient(buyer.account) : new ReferenceUptoClient(buyer.account);
-    const reference = (await new x402Client().register("eip155:84532", referenceScheme).createPaymentPayload(paymentRequired)) as unknown as Record<string, unknown>;
-    const ours = await ourPayload(buyer, path);
-    expect(ours.accepted).toEqual(reference.accepted);
+  ] as const)(
+    "accepts %s Permit2 payloads signed by the reference client and by ours; both settle on chain",
+    async (scheme, path, amount) => {
+      const buyer = await permit2Buyer(MAX_UINT256);
+      const before = await state(buyer);
+      const paymentRequired = await challengeFor(path);
+      const referenceScheme =
+        scheme === "exact" ? new ReferenceExactClient(buyer.account) : new ReferenceUptoClient(buyer.account);
+      const reference = (await new x402Client()
+        .register("eip155:84532", referenceScheme)
+        .createPaymentPayload(paymentRequired)) as unknown as Record<string, unknown>;
+      const ours = await ourPayload(buyer, path);
+      expect(ours.accepted).toEqual(reference.accepted);
 
-    for (const payload of [reference, ours]) {
-      expect(await facilitator("/verify", payload)).toMatchObject({ isValid: true, payer: buyer.address });
-    }
-    // Verifying only simulates: nothing moved, no nonce spent.
-    expect(await state(buyer)).toEqual(before);
-    for (const payload of [reference, ours]) {
-      const nonce = BigInt((payload.payload as { permit2Authorization: { nonce: string } }).permit2Authorization.nonce);
-      expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, nonce)).toBe(false);
-    }
+      for (const payload of [reference, ours]) {
+        expect(await facilitator("/verify", payload)).toMatchObject({ isValid: true, payer: buyer.address });
+      }
+      // Verifying only simulates: nothing moved, no nonce spent.
+      expect(await state(buyer)).toEqual(before);
+      for (const payload of [reference, ours]) {
+        const nonce = BigInt(
+          (payload.payload as { permit2Authorization: { nonce: string } }).permit2Authorization.nonce,
+        );
+        expect(await isPermit2NonceUsed(stack.anvil.rpcUrl, buyer.address, nonce)).toBe(false);
+      }
 
-    for (const payload of [reference, ours]) {
-      const settled = await facilitator("/settle", payload);
-      expect(settled).toMatchObject({ success: true, payer: buyer.address });
-      await expectMined(settled.transaction);
-    }
-    const after = await state(buyer);
-    expect(before.buyer - after.buyer).toBe(2n * amount);
-    expect(after.payee - before.payee).toBe(2n * amount);
-  });
+      for (const payload of [reference, ours]) {
+        const settled = await facilitator("/settle", payload);
+        expect(settled).toMatchObject({ success: true, payer: buyer.address });
+        await expectMined(settled.transaction);
+      }
+      const after = await state(buyer);
+      expect(before.buyer - after.buyer).toBe(2n * amount);
+      expect(after.payee - before.payee).toBe(2n * amount);
+    },
+  );
 });
 
 describe("harness", () => {

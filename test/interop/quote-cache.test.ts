@@ -25,7 +25,11 @@ describe("quote cache with the reference seller", () => {
     const buyer = await fundedBuyer(stack.usdc);
     const recorder = recordingFetch(fetch);
     const failed: AnyX402Error[] = [];
-    const client = createX402Client({ schemes: [exactEvm({ signer: buyer.account })], plugins: [quoteCache()], onPaymentFailed: (e) => void failed.push(e) });
+    const client = createX402Client({
+      schemes: [exactEvm({ signer: buyer.account })],
+      plugins: [quoteCache()],
+      onPaymentFailed: (e) => void failed.push(e),
+    });
     const paidFetch = wrapFetchWithPayment(recorder.fetch, client);
     const url = `${stack.seller.url}/repriced`;
     const balance = () => stack.usdc.usdcBalance(buyer.address);
@@ -53,7 +57,9 @@ describe("quote cache with the reference seller", () => {
     const last = recorder.calls.slice(-2);
     expect(last.map((c) => c.paymentHeader !== null)).toEqual([true, true]);
     expect(last[0]!.response!.status).toBe(402);
-    expect(failed.map((e) => [e.code, (e.details as { reason?: string }).reason])).toEqual([["PAYMENT_REJECTED", "quote_stale"]]);
+    expect(failed.map((e) => [e.code, (e.details as { reason?: string }).reason])).toEqual([
+      ["PAYMENT_REJECTED", "quote_stale"],
+    ]);
     // Exactly one settlement, at the new price.
     expect(getPaymentReceipt(third)).toMatchObject({ amount: "2000", settled: true });
     expect(await balance()).toBe(before - 2n * PRICE_ATOMIC);

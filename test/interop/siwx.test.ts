@@ -8,7 +8,14 @@ import { createX402Client, getPaymentReceipt, signInWithX, type SignInStore } fr
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { exactSvm } from "../../src/svm";
-import { PRICE_ATOMIC, WEATHER, fundedBuyer, startExtensionSeller, type Buyer, type ExtensionSeller } from "../localnet/index.js";
+import {
+  PRICE_ATOMIC,
+  WEATHER,
+  fundedBuyer,
+  startExtensionSeller,
+  type Buyer,
+  type ExtensionSeller,
+} from "../localnet/index.js";
 import { startSolanaStack, type SolanaBuyer, type SolanaStack } from "../localnet/svm/index.js";
 
 let stack: SolanaStack;
@@ -16,7 +23,11 @@ let seller: ExtensionSeller;
 
 beforeAll(async () => {
   stack = await startSolanaStack();
-  seller = await startExtensionSeller({ facilitatorUrl: stack.facilitator.url, payTo: stack.seller.evmPayTo!, svmPayTo: stack.seller.payTo });
+  seller = await startExtensionSeller({
+    facilitatorUrl: stack.facilitator.url,
+    payTo: stack.seller.evmPayTo!,
+    svmPayTo: stack.seller.payTo,
+  });
 }, 120_000);
 afterAll(async () => {
   await seller?.stop();
@@ -39,7 +50,10 @@ function countedEvm(buyer: Buyer) {
 
 function evmFetch(buyer: Buyer, { store, transport = fetch }: { store?: SignInStore; transport?: typeof fetch } = {}) {
   const { wallet, signed } = countedEvm(buyer);
-  const client = createX402Client({ schemes: [exactEvm({ signer: wallet })], plugins: [signInWithX({ evm: wallet, ...(store && { store }) })] });
+  const client = createX402Client({
+    schemes: [exactEvm({ signer: wallet })],
+    plugins: [signInWithX({ evm: wallet, ...(store && { store }) })],
+  });
   return { pay: wrapFetchWithPayment(transport, client), signed };
 }
 
@@ -133,7 +147,10 @@ describe("sign-in-with-x against the reference seller (Solana)", () => {
 
   it("the auth-only route signs in with a Solana wallet", async () => {
     const buyer = await stack.fundedBuyer({ amount: 0n });
-    const client = createX402Client({ schemes: [exactSvm({ signer: buyer.signer, rpc: `${stack.rpc.url}/buyer` })], plugins: [signInWithX({ solana: buyer.signer })] });
+    const client = createX402Client({
+      schemes: [exactSvm({ signer: buyer.signer, rpc: `${stack.rpc.url}/buyer` })],
+      plugins: [signInWithX({ solana: buyer.signer })],
+    });
     const answer = await wrapFetchWithPayment(fetch, client)(`${seller.url}/siwx/profile`);
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ address: buyer.address });

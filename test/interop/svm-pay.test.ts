@@ -31,7 +31,10 @@ const svm = (buyer: SolanaBuyer) => exactSvm({ signer: buyer.signer, rpc: `${sta
 const clientOf = (schemes: PaymentScheme[], policy?: SpendPolicy) => createX402Client({ schemes, policy });
 
 async function solanaBalances(buyer: SolanaBuyer, mint = stack.tokens.usdc) {
-  return { buyer: await stack.tokens.balance(mint, buyer.address), seller: await stack.tokens.balance(mint, stack.seller.payTo) };
+  return {
+    buyer: await stack.tokens.balance(mint, buyer.address),
+    seller: await stack.tokens.balance(mint, stack.seller.payTo),
+  };
 }
 
 /** The RPC methods the buyer called under `path`, sorted (the reads run in parallel). */
@@ -59,13 +62,21 @@ describe("Solana exact (v2) with the reference seller and facilitator", () => {
       const url = `${stack.seller.url}/weather`;
       const { body, receipt } =
         wrapper === "fetch"
-          ? await wrapFetchWithPayment(fetch, client)(url).then(async (r) => ({ body: await r.json(), receipt: getPaymentReceipt(r) }))
+          ? await wrapFetchWithPayment(
+              fetch,
+              client,
+            )(url).then(async (r) => ({ body: await r.json(), receipt: getPaymentReceipt(r) }))
           : await wrapAxiosWithPayment(axios.create(), client)
               .get(url)
               .then((r) => ({ body: r.data, receipt: getPaymentReceipt(r) }));
 
       expect(body).toEqual(WEATHER);
-      expect(receipt).toMatchObject({ x402Version: 2, network: SOLANA_DEVNET, asset: USDC_DEVNET_MINT, payer: buyer.address });
+      expect(receipt).toMatchObject({
+        x402Version: 2,
+        network: SOLANA_DEVNET,
+        asset: USDC_DEVNET_MINT,
+        payer: buyer.address,
+      });
       const after = await solanaBalances(buyer);
       expect(before.buyer - after.buyer).toBe(PRICE_ATOMIC);
       expect(after.seller - before.seller).toBe(PRICE_ATOMIC);
@@ -120,7 +131,9 @@ describe("Solana exact (v2) with the reference seller and facilitator", () => {
       message: expect.stringMatching(/not a known stablecoin/),
     });
     const before = await solanaBalances(buyer, mint);
-    const policy = { assets: [{ network: SOLANA_DEVNET, address: mint.address, decimals: mint.decimals, symbol: "T22" }] };
+    const policy = {
+      assets: [{ network: SOLANA_DEVNET, address: mint.address, decimals: mint.decimals, symbol: "T22" }],
+    };
     const response = await wrapFetchWithPayment(fetch, clientOf([svm(buyer)], policy))(url);
     expect(response.status).toBe(200);
     const after = await solanaBalances(buyer, mint);
@@ -143,7 +156,10 @@ describe("Solana exact (v2) with the reference seller and facilitator", () => {
   it("a buyer without enough tokens gets a typed rejection and nothing moves", async () => {
     const buyer = await stack.fundedBuyer({ amount: PRICE_ATOMIC - 1n });
     const before = await solanaBalances(buyer);
-    const error = await wrapFetchWithPayment(fetch, clientOf([svm(buyer)]))(`${stack.seller.url}/weather`).catch((e) => e);
+    const error = await wrapFetchWithPayment(
+      fetch,
+      clientOf([svm(buyer)]),
+    )(`${stack.seller.url}/weather`).catch((e) => e);
     expect(error).toMatchObject({ code: "PAYMENT_REJECTED" });
     expect(error.reason).toMatch(/simulation|insufficient/i);
     expect(await solanaBalances(buyer)).toEqual(before);
@@ -154,12 +170,22 @@ describe("Solana exact (v1) with the legacy x402-express seller", () => {
   it("pays solana-devnet through X-PAYMENT", async () => {
     const buyer = await stack.fundedBuyer();
     const recorder = recordingFetch();
-    const before = { buyer: await stack.tokens.balance(stack.tokens.usdc, buyer.address), seller: await stack.tokens.balance(stack.tokens.usdc, stack.v1Seller!.payTo) };
-    const response = await wrapFetchWithPayment(recorder.fetch, clientOf([svm(buyer)]))(`${stack.v1Seller!.url}/weather`);
+    const before = {
+      buyer: await stack.tokens.balance(stack.tokens.usdc, buyer.address),
+      seller: await stack.tokens.balance(stack.tokens.usdc, stack.v1Seller!.payTo),
+    };
+    const response = await wrapFetchWithPayment(
+      recorder.fetch,
+      clientOf([svm(buyer)]),
+    )(`${stack.v1Seller!.url}/weather`);
     expect(response.status).toBe(200);
     const receipt = getPaymentReceipt(response);
     expect(receipt).toMatchObject({ x402Version: 1, network: "solana-devnet" });
-    expect(JSON.parse(atob(recorder.paymentHeaders.at(-1)!))).toMatchObject({ x402Version: 1, scheme: "exact", network: "solana-devnet" });
+    expect(JSON.parse(atob(recorder.paymentHeaders.at(-1)!))).toMatchObject({
+      x402Version: 1,
+      scheme: "exact",
+      network: "solana-devnet",
+    });
     expect(before.buyer - (await stack.tokens.balance(stack.tokens.usdc, buyer.address))).toBe(PRICE_ATOMIC);
     expect((await stack.tokens.balance(stack.tokens.usdc, stack.v1Seller!.payTo)) - before.seller).toBe(PRICE_ATOMIC);
     expectLanded(receipt?.transaction);
@@ -171,10 +197,14 @@ describe("a seller that quotes a recent blockhash", () => {
     const quoting = await startSolanaStack({ evm: false, blockhashInRequirements: true });
     try {
       const buyer = await quoting.fundedBuyer();
-      const client = createX402Client({ schemes: [exactSvm({ signer: buyer.signer, rpc: `${quoting.rpc.url}/buyer` })] });
+      const client = createX402Client({
+        schemes: [exactSvm({ signer: buyer.signer, rpc: `${quoting.rpc.url}/buyer` })],
+      });
       const response = await wrapFetchWithPayment(fetch, client)(`${quoting.seller.url}/weather`);
       expect(response.status).toBe(200);
-      expect(getPaymentReceipt(response)?.requirement).toMatchObject({ extra: { recentBlockhash: expect.any(String) } });
+      expect(getPaymentReceipt(response)?.requirement).toMatchObject({
+        extra: { recentBlockhash: expect.any(String) },
+      });
       const buyerCalls = quoting.rpc.calls.filter((c) => c.path.startsWith("/buyer")).map((c) => c.method);
       expect(buyerCalls.sort()).toEqual(["getAccountInfo", "getGenesisHash"]);
       expect(await quoting.tokens.balance(quoting.tokens.usdc, quoting.seller.payTo)).toBe(PRICE_ATOMIC);

@@ -27,7 +27,14 @@ const load = (name: string) => {
   return { artifact, source: read(`../localnet/${artifact.sourceName}`) };
 };
 
-const ARTIFACTS = ["TestUSDC", "TryAggregate", "PlainToken", "Permit2", "x402ExactPermit2Proxy", "x402UptoPermit2Proxy"];
+const ARTIFACTS = [
+  "TestUSDC",
+  "TryAggregate",
+  "PlainToken",
+  "Permit2",
+  "x402ExactPermit2Proxy",
+  "x402UptoPermit2Proxy",
+];
 
 describe.each(ARTIFACTS)("contracts/%s.json", (name) => {
   const { artifact, source } = load(name);
@@ -72,8 +79,9 @@ describe("TestUSDC ABI", () => {
 
   it("has the token surface the reference facilitator and clients use", () => {
     const signatures = artifact.abi
-      .filter((item): item is { type: string; name: string; inputs: { type: string }[] } =>
-        (item as { type?: string }).type === "function",
+      .filter(
+        (item): item is { type: string; name: string; inputs: { type: string }[] } =>
+          (item as { type?: string }).type === "function",
       )
       .map((fn) => `${fn.name}(${fn.inputs.map((input) => input.type).join(",")})`);
     expect(signatures).toEqual(
@@ -111,10 +119,13 @@ describe("Permit2 proxies' ABIs", () => {
     // The reference's upto ABI leaves out InvalidAmount; ours reverts with it on a zero amount,
     // which the reference facilitator never sends (it answers a zero settlement without a transaction).
     ["x402UptoPermit2Proxy", x402UptoPermit2ProxyABI, ["error InvalidAmount()"]],
-  ] as const)("%s has exactly the functions, events and errors of the ABI @x402/evm calls it with", (name, reference, extra) => {
-    const ours = surface(load(name).artifact.abi);
-    expect(ours.sort()).toEqual([...surface(reference), ...extra].sort());
-  });
+  ] as const)(
+    "%s has exactly the functions, events and errors of the ABI @x402/evm calls it with",
+    (name, reference, extra) => {
+      const ours = surface(load(name).artifact.abi);
+      expect(ours.sort()).toEqual([...surface(reference), ...extra].sort());
+    },
+  );
 });
 
 describe("Token ABIs", () => {

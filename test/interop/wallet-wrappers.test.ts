@@ -33,7 +33,11 @@ let svmSignIn: ExtensionSeller;
 beforeAll(async () => {
   [evm, solana] = await Promise.all([startInteropStack({ sponsored: true }), startSolanaStack()]);
   evmSignIn = await startExtensionSeller({ facilitatorUrl: evm.facilitator.url, payTo: evm.seller.payTo });
-  svmSignIn = await startExtensionSeller({ facilitatorUrl: solana.facilitator.url, payTo: solana.seller.evmPayTo!, svmPayTo: solana.seller.payTo });
+  svmSignIn = await startExtensionSeller({
+    facilitatorUrl: solana.facilitator.url,
+    payTo: solana.seller.evmPayTo!,
+    svmPayTo: solana.seller.payTo,
+  });
 }, 120_000);
 afterAll(async () => {
   await Promise.all([evmSignIn?.stop(), svmSignIn?.stop()]);
@@ -62,7 +66,8 @@ function wrappedAccount(account: LocalAccount, { refuse = false } = {}) {
   return { wallet: wrapped as unknown as LocalAccount, calls };
 }
 
-const pay = (schemes: PaymentScheme[], url: string, extensions = {}) => wrapFetchWithPayment(fetch, createX402Client({ schemes, ...extensions }))(url);
+const pay = (schemes: PaymentScheme[], url: string, extensions = {}) =>
+  wrapFetchWithPayment(fetch, createX402Client({ schemes, ...extensions }))(url);
 const permit2 = () => permit2Allowance({ rpc: evm.anvil.rpcUrl });
 
 describe("EVM: a wrapped viem local account signs every payment through its own methods", () => {
@@ -103,7 +108,10 @@ describe("EVM: a wrapped viem local account signs every payment through its own 
     const buyer = await fundedBuyer(evm.usdc);
     const { wallet, calls } = wrappedAccount(buyer.account);
     const before = await evm.usdc.usdcBalance(buyer.address);
-    const response = await pay([exactEvm({ signer: wallet, permit2: permit2() })], `${evm.seller.url}/sponsored/permit`);
+    const response = await pay(
+      [exactEvm({ signer: wallet, permit2: permit2() })],
+      `${evm.seller.url}/sponsored/permit`,
+    );
     expect(response.status).toBe(200);
     expect([...calls].sort()).toEqual(["signTypedData Permit", "signTypedData PermitWitnessTransferFrom"]);
     expect(await evm.usdc.usdcBalance(buyer.address)).toBe(before - PRICE_ATOMIC);
@@ -153,8 +161,12 @@ describe("Solana: a wrapped kit signer signs through its own methods", () => {
     const own = buyer.signer;
     const wallet = {
       ...own,
-      signTransactions: (transactions: never, config?: never) => (calls.push("signTransactions"), own.signTransactions(transactions, config)),
-      signMessages: (messages: never, config?: never) => (calls.push("signMessages"), own.signMessages(messages, config)),
+      signTransactions: (transactions: never, config?: never) => (
+        calls.push("signTransactions"), own.signTransactions(transactions, config)
+      ),
+      signMessages: (messages: never, config?: never) => (
+        calls.push("signMessages"), own.signMessages(messages, config)
+      ),
     };
     const client = createX402Client({
       schemes: [exactSvm({ signer: wallet, rpc: `${solana.rpc.url}/buyer` })],

@@ -60,7 +60,11 @@ export function stopStack(): { add(stop: () => Promise<void>): void; stop(): Pro
  * worker-thread teardown where no exit hook runs. The shell waits for the binary, so the child's exit
  * means the binary has exited.
  */
-export function spawnWithWatchdog(name: string, binary: string, args: string[]): ChildProcessByStdio<Writable, Readable, Readable> {
+export function spawnWithWatchdog(
+  name: string,
+  binary: string,
+  args: string[],
+): ChildProcessByStdio<Writable, Readable, Readable> {
   if (process.platform === "win32") return spawn(binary, args, { stdio: ["pipe", "pipe", "pipe"] });
   const watchdog = [
     "exec 3<&0", // keep our pipe: background jobs would otherwise get /dev/null as stdin

@@ -51,26 +51,38 @@ export async function startDiscoveryService(): Promise<DiscoveryService> {
   const matches = (item: Record<string, unknown>, query: URLSearchParams) => {
     const requirement = (item.accepts as Record<string, unknown>[])[0] ?? {};
     if (query.has("type") && item.type !== query.get("type")) return false;
-    for (const key of ["payTo", "scheme", "network"]) if (query.has(key) && requirement[key] !== query.get(key)) return false;
+    for (const key of ["payTo", "scheme", "network"])
+      if (query.has(key) && requirement[key] !== query.get(key)) return false;
     const q = query.get("query")?.toLowerCase();
-    return !q || JSON.stringify([item.resource, item.description, item.serviceName, item.tags]).toLowerCase().includes(q);
+    return (
+      !q || JSON.stringify([item.resource, item.description, item.serviceName, item.tags]).toLowerCase().includes(q)
+    );
   };
 
   const http = await listenOnLoopback((request, response) => {
     const url = new URL(request.url ?? "/", "http://localhost");
-    const send = (status: number, body: unknown) => response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    const send = (status: number, body: unknown) =>
+      response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     const limit = Number(url.searchParams.get("limit") ?? 20);
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) return send(400, { error: "limit must be 1 to 100" });
     const all = [...byKey.values()].filter((item) => matches(item, url.searchParams));
     if (url.pathname === "/discovery/resources") {
       const offset = Number(url.searchParams.get("offset") ?? 0);
-      return send(200, { x402Version: 2, items: all.slice(offset, offset + limit), pagination: { limit, offset, total: all.length } });
+      return send(200, {
+        x402Version: 2,
+        items: all.slice(offset, offset + limit),
+        pagination: { limit, offset, total: all.length },
+      });
     }
     if (url.pathname === "/discovery/search") {
       if (!url.searchParams.get("query")) return send(400, { error: "query is required" });
       const start = Number(url.searchParams.get("cursor") ?? 0);
       const next = start + limit < all.length ? String(start + limit) : null;
-      return send(200, { x402Version: 2, resources: all.slice(start, start + limit), pagination: { limit, cursor: next } });
+      return send(200, {
+        x402Version: 2,
+        resources: all.slice(start, start + limit),
+        pagination: { limit, cursor: next },
+      });
     }
     return send(404, { error: "not found" });
   });

@@ -15,8 +15,16 @@ import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { Network } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { paymentMiddlewareFromHTTPServer, x402HTTPResourceServer, x402ResourceServer } from "@x402/express";
-import { createEIP712OfferReceiptIssuer, createOfferReceiptExtension, declareOfferReceiptExtension } from "@x402/extensions/offer-receipt";
-import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension, extractPaymentIdentifier } from "@x402/extensions/payment-identifier";
+import {
+  createEIP712OfferReceiptIssuer,
+  createOfferReceiptExtension,
+  declareOfferReceiptExtension,
+} from "@x402/extensions/offer-receipt";
+import {
+  PAYMENT_IDENTIFIER,
+  declarePaymentIdentifierExtension,
+  extractPaymentIdentifier,
+} from "@x402/extensions/payment-identifier";
 import {
   InMemorySIWxStorage,
   SIGN_IN_WITH_X,
@@ -70,9 +78,15 @@ export function fingerprint(value: unknown): string {
     Array.isArray(v)
       ? v.map(sorted)
       : v && typeof v === "object"
-        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])]))
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+          )
         : v;
-  return createHash("sha256").update(JSON.stringify(sorted(value))).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify(sorted(value)))
+    .digest("hex");
 }
 
 const decodeBase64Json = (value: string): unknown => JSON.parse(Buffer.from(value, "base64").toString("utf8"));
@@ -90,7 +104,12 @@ const decodeBase64Json = (value: string): unknown => JSON.parse(Buffer.from(valu
  *                         PAYMENT-RESPONSE, `cached: true`), with another payload 409
  * - `GET /offers/weather` with `offerSigner`: signed offers in the 402 and a signed receipt in PAYMENT-RESPONSE
  */
-export async function startExtensionSeller({ facilitatorUrl, payTo, svmPayTo, offerSigner }: ExtensionSellerOptions): Promise<ExtensionSeller> {
+export async function startExtensionSeller({
+  facilitatorUrl,
+  payTo,
+  svmPayTo,
+  offerSigner,
+}: ExtensionSellerOptions): Promise<ExtensionSeller> {
   const evmPayTo = (offerSigner?.address ?? payTo) as Address | undefined;
   if (!evmPayTo) throw new Error("startExtensionSeller needs payTo or offerSigner");
   // Listen first: sign-in-with-x binds its declarations to the seller's public origin.
@@ -103,7 +122,10 @@ export async function startExtensionSeller({ facilitatorUrl, payTo, svmPayTo, of
   const settlements: ExtensionSeller["settlements"] = [];
   const idempotency: ExtensionSeller["idempotency"] = { payments: new Map(), served: 0, conflicts: 0 };
 
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register(SELLER_NETWORK, new ExactEvmScheme());
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register(
+    SELLER_NETWORK,
+    new ExactEvmScheme(),
+  );
   if (svmPayTo) {
     // Loaded only for Solana: EVM-only tests need not load the Solana packages.
     const { ExactSvmScheme } = await import("@x402/svm/exact/server");
@@ -114,13 +136,18 @@ export async function startExtensionSeller({ facilitatorUrl, payTo, svmPayTo, of
       storage: siwxStorage,
       origin,
       onEvent: (event) => {
-        if (event.type === "access_granted" && event.address) signIns.push({ path: event.resource, address: event.address });
+        if (event.type === "access_granted" && event.address)
+          signIns.push({ path: event.resource, address: event.address });
       },
     }),
   );
   if (offerSigner) {
     const sign = (request: Parameters<LocalAccount["signTypedData"]>[0]) => offerSigner.signTypedData(request);
-    resourceServer.registerExtension(createOfferReceiptExtension(createEIP712OfferReceiptIssuer(`did:pkh:eip155:1:${offerSigner.address}`, sign as never)));
+    resourceServer.registerExtension(
+      createOfferReceiptExtension(
+        createEIP712OfferReceiptIssuer(`did:pkh:eip155:1:${offerSigner.address}`, sign as never),
+      ),
+    );
   }
   resourceServer.onAfterSettle(async ({ paymentPayload, result }) => {
     const path = paymentPayload.resource?.url ? new URL(paymentPayload.resource.url).pathname : "";
@@ -135,8 +162,15 @@ export async function startExtensionSeller({ facilitatorUrl, payTo, svmPayTo, of
   });
 
   const evmAccept = { scheme: "exact", price: PRICE, network: SELLER_NETWORK, payTo: evmPayTo } as const;
-  const accepts = svmPayTo ? [evmAccept, { scheme: "exact", price: PRICE, network: SOLANA_DEVNET, payTo: svmPayTo }] : [evmAccept];
-  const paid = (description: string, extensions: Record<string, unknown>) => ({ accepts, description, mimeType: "application/json", extensions });
+  const accepts = svmPayTo
+    ? [evmAccept, { scheme: "exact", price: PRICE, network: SOLANA_DEVNET, payTo: svmPayTo }]
+    : [evmAccept];
+  const paid = (description: string, extensions: Record<string, unknown>) => ({
+    accepts,
+    description,
+    mimeType: "application/json",
+    extensions,
+  });
   const routes = {
     "GET /siwx/weather": paid("Weather report; payers sign in on later visits", declareSIWxExtension()),
     "GET /siwx/hostname": paid("Weather report; sign-in-with-x declared as 2.10 did", declareSIWxExtension()),
@@ -149,7 +183,17 @@ export async function startExtensionSeller({ facilitatorUrl, payTo, svmPayTo, of
     "GET /idempotent/weather": paid("Weather report; payments carry an idempotency id", {
       [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
     }),
-    ...(offerSigner ? { "GET /offers/weather": { ...paid("Weather report with signed offers and receipts", declareOfferReceiptExtension({ includeTxHash: true })), accepts: [evmAccept] } } : {}),
+    ...(offerSigner
+      ? {
+          "GET /offers/weather": {
+            ...paid(
+              "Weather report with signed offers and receipts",
+              declareOfferReceiptExtension({ includeTxHash: true }),
+            ),
+            accepts: [evmAccept],
+          },
+        }
+      : {}),
   };
   const httpServer = new x402HTTPResourceServer(resourceServer, routes as never);
 
@@ -157,7 +201,8 @@ export async function startExtensionSeller({ facilitatorUrl, payTo, svmPayTo, of
   built.get("/siwx/hostname", legacySignIn(siwxStorage, origin, signIns));
   built.get("/idempotent/weather", idempotencyCache(idempotency));
   built.use(paymentMiddlewareFromHTTPServer(httpServer));
-  for (const path of ["/siwx/weather", "/siwx/hostname", "/offers/weather"]) built.get(path, (_req: Request, res: Response) => void res.json(WEATHER));
+  for (const path of ["/siwx/weather", "/siwx/hostname", "/offers/weather"])
+    built.get(path, (_req: Request, res: Response) => void res.json(WEATHER));
   built.get("/idempotent/weather", (_req: Request, res: Response) => void res.json({ ...WEATHER, cached: false }));
   built.get("/siwx/profile", (req: Request, res: Response) => {
     const header = req.header(SIGN_IN_WITH_X);
@@ -188,7 +233,12 @@ function legacySignIn(storage: InMemorySIWxStorage, origin: string, signIns: Ext
       try {
         const proof = parseSIWxHeader(header);
         const verified = await verifySIWxSignature(proof);
-        if (verified.isValid && proof.domain === hostname && proof.uri.startsWith(origin) && (await storage.hasPaid(req.path, verified.payer))) {
+        if (
+          verified.isValid &&
+          proof.domain === hostname &&
+          proof.uri.startsWith(origin) &&
+          (await storage.hasPaid(req.path, verified.payer))
+        ) {
           signIns.push({ path: req.path, address: verified.payer });
           res.json(WEATHER);
           return;
@@ -229,7 +279,9 @@ function legacySignIn(storage: InMemorySIWxStorage, origin: string, signIns: Ext
   };
 }
 
-/** The idempotency cache in front of `/idempotent/weather`: a settled payment id is answered again, never charged again. */
+/**
+ * The idempotency cache in front of `/idempotent/weather`: a settled payment id is answered again, never charged again.
+ */
 function idempotencyCache(state: ExtensionSeller["idempotency"]) {
   return (req: Request, res: Response, next: NextFunction) => {
     const header = req.header("payment-signature");
@@ -245,7 +297,9 @@ function idempotencyCache(state: ExtensionSeller["idempotency"]) {
     if (!cached) return next();
     if (cached.fingerprint !== fingerprint(payload)) {
       state.conflicts++;
-      res.status(409).json({ error: "payment_identifier_conflict", message: `payment id ${id} was used for another payment` });
+      res
+        .status(409)
+        .json({ error: "payment_identifier_conflict", message: `payment id ${id} was used for another payment` });
       return;
     }
     state.served++;
@@ -257,7 +311,10 @@ function idempotencyCache(state: ExtensionSeller["idempotency"]) {
 export interface FaultProxy {
   /** Base URL of the proxy, `http://127.0.0.1:<port>`. */
   url: string;
-  /** Cut the connection of the next `count` paid requests (those with a payment header) once the seller has answered them. */
+  /**
+   * Cut the connection of the next `count` paid requests (those with a payment header) once the seller has answered
+   * them.
+   */
   cutPaidResponses(count: number): void;
   /** Paid requests the proxy forwarded, with the payment header each carried. */
   paidRequests: { path: string; paymentHeader: string; cut: boolean }[];
@@ -278,18 +335,22 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     const cut = typeof paymentHeader === "string" && toCut > 0;
     if (cut) toCut--;
     if (typeof paymentHeader === "string") paidRequests.push({ path: req.url ?? "", paymentHeader, cut });
-    const upstream = httpRequest(new URL(req.url ?? "/", target), { method: req.method, headers: req.headers }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on("data", (chunk: Buffer) => chunks.push(chunk));
-      answer.on("end", () => {
-        if (cut) {
-          req.socket.destroy();
-          return;
-        }
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        res.end(Buffer.concat(chunks));
-      });
-    });
+    const upstream = httpRequest(
+      new URL(req.url ?? "/", target),
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+        answer.on("end", () => {
+          if (cut) {
+            req.socket.destroy();
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          res.end(Buffer.concat(chunks));
+        });
+      },
+    );
     upstream.on("error", () => res.writeHead(502).end());
     req.pipe(upstream);
   });

@@ -13,7 +13,11 @@ import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
 import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
-import { EIP2612_GAS_SPONSORING, createErc20ApprovalGasSponsoringExtension, type TransactionRequest } from "@x402/extensions";
+import {
+  EIP2612_GAS_SPONSORING,
+  createErc20ApprovalGasSponsoringExtension,
+  type TransactionRequest,
+} from "@x402/extensions";
 import {
   createPublicClient,
   createWalletClient,
@@ -106,7 +110,8 @@ export async function startFacilitator({
     writeContract: (args) =>
       walletClient.writeContract({ ...args, account, chain } as Args<typeof walletClient.writeContract>),
     sendTransaction: (args) => walletClient.sendTransaction({ ...args, account, chain }),
-    waitForTransactionReceipt: (args) => publicClient.waitForTransactionReceipt({ ...args, ...(receiptTimeoutMs && { timeout: receiptTimeoutMs }) }),
+    waitForTransactionReceipt: (args) =>
+      publicClient.waitForTransactionReceipt({ ...args, ...(receiptTimeoutMs && { timeout: receiptTimeoutMs }) }),
     getCode: (args) => publicClient.getCode(args),
   });
 
@@ -150,7 +155,8 @@ export async function startFacilitator({
       const deficit = gas * maxFeePerGas - (await publicClient.getBalance({ address: payer }));
       if (deficit <= 0n) return;
       const hash = await walletClient.sendTransaction({ to: payer, value: deficit, account, chain });
-      if ((await publicClient.waitForTransactionReceipt({ hash })).status !== "success") throw new Error(`gas_funding_failed: ${hash}`);
+      if ((await publicClient.waitForTransactionReceipt({ hash })).status !== "success")
+        throw new Error(`gas_funding_failed: ${hash}`);
       gasTopUps.push({ payer, value: deficit, transaction: hash });
     };
     facilitator

@@ -1,20 +1,17 @@
-// localnet: the interop harness and the demo's world: a local anvil chain with a USDC stand-in, the unmodified reference
-// facilitator, and reference sellers (v2 @x402/express, v1 x402-express), all on 127.0.0.1. With
-// `permit2: true`, also Permit2 and the x402 exact / upto proxies (our Solidity, contracts/) at
-// their canonical addresses, and the reference upto scheme.
+// localnet: the interop harness and the demo's world: a local anvil chain with a USDC stand-in, the unmodified
+// reference facilitator, and reference sellers (v2 @x402/express, v1 x402-express), all on 127.0.0.1. With `permit2:
+// true`, also Permit2 and the x402 exact / upto proxies (our Solidity, contracts/) at their canonical addresses, and
+// the reference upto scheme.
 //
 //   const stack = await startInteropStack({ v1: true });
 //   const buyer = await fundedBuyer(stack.usdc);
 //   ... pay `${stack.seller.url}/weather` with buyer.account ...
 //   await stack.stop();
-//
-// `startExtensionSeller` serves the extension cases (sign-in-with-x, payment-identifier,
-// offer-and-receipt) with the reference's server parts, and `startFaultProxy` cuts a paid answer
-// after the seller settled it.
-//
-// The Solana side (LiteSVM-backed RPC, devnet USDC + Token-2022 mints, facilitator serving Solana
-// and EVM, sellers) has its own door, localnet/svm/index.ts. It is not re-exported here: it loads
-// litesvm, @solana/kit and @x402/svm, about 0.4 s of import time that EVM-only tests need not pay.
+//  `startExtensionSeller` serves the extension cases (sign-in-with-x, payment-identifier, offer-and-receipt) with the
+// reference's server parts, and `startFaultProxy` cuts a paid answer after the seller settled it.
+//  The Solana side (LiteSVM-backed RPC, devnet USDC + Token-2022 mints, facilitator serving Solana and EVM, sellers)
+// has its own door, localnet/svm/index.ts. It is not re-exported here: it loads litesvm, @solana/kit and @x402/svm,
+// about 0.4 s of import time that EVM-only tests need not pay.
 
 export { ANVIL_TEST_KEYS, FACILITATOR_KEY, newBuyer, randomAddress, type Buyer } from "./accounts.js";
 export {

@@ -13,7 +13,12 @@
 
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
@@ -57,7 +62,10 @@ const PAID: Record<string, PaidTool> = {
   weather_text: { form: "text", run: weather },
   weather_rpc: { form: "rpc", run: weather },
   weather_v1: { form: "v1", run: weather },
-  broken: { form: "structured", run: () => ({ isError: true, content: [{ type: "text", text: "the weather station is down" }] }) },
+  broken: {
+    form: "structured",
+    run: () => ({ isError: true, content: [{ type: "text", text: "the weather station is down" }] }),
+  },
   unsettled: { form: "structured", run: weather, settlementFails: true },
 };
 
@@ -66,7 +74,12 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
   const facilitator = new HTTPFacilitatorClient({ url: facilitatorUrl });
   const resourceServer = new x402ResourceServer(facilitator).register(SELLER_NETWORK, new ExactEvmScheme());
   await resourceServer.initialize();
-  const accepts = await resourceServer.buildPaymentRequirements({ scheme: "exact", network: SELLER_NETWORK as Network, payTo, price: "$0.001" });
+  const accepts = await resourceServer.buildPaymentRequirements({
+    scheme: "exact",
+    network: SELLER_NETWORK as Network,
+    payTo,
+    price: "$0.001",
+  });
   const log: McpSellerLog = { verified: [], settled: [] };
 
   const v1Requirement = (tool: string) => ({
@@ -83,17 +96,34 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
   });
 
   /** The payment-required answer of `tool` in its form, saying `error`; `settlement`: a failed one to report. */
-  async function paymentRequired(tool: string, form: Form, error: string, settlement?: object): Promise<CallToolResult> {
+  async function paymentRequired(
+    tool: string,
+    form: Form,
+    error: string,
+    settlement?: object,
+  ): Promise<CallToolResult> {
     const body: Record<string, unknown> =
       form === "v1"
         ? { x402Version: 1, error, accepts: [v1Requirement(tool)] }
         : {
-            ...(await resourceServer.createPaymentRequiredResponse(accepts, { url: `mcp://tool/${tool}`, description: `Tool: ${tool}`, mimeType: "application/json" }, error)),
+            ...(await resourceServer.createPaymentRequiredResponse(
+              accepts,
+              { url: `mcp://tool/${tool}`, description: `Tool: ${tool}`, mimeType: "application/json" },
+              error,
+            )),
             ...(settlement && { [PAYMENT_RESPONSE]: settlement }),
           };
     if (form === "rpc") throw new McpError(402, error, body);
-    if (form === "v1") return { isError: true, content: [{ type: "text", text: JSON.stringify({ "x402/error": { code: 402, message: error, data: body } }) }] };
-    return { isError: true, ...(form === "structured" && { structuredContent: body }), content: [{ type: "text", text: JSON.stringify(body) }] };
+    if (form === "v1")
+      return {
+        isError: true,
+        content: [{ type: "text", text: JSON.stringify({ "x402/error": { code: 402, message: error, data: body } }) }],
+      };
+    return {
+      isError: true,
+      ...(form === "structured" && { structuredContent: body }),
+      content: [{ type: "text", text: JSON.stringify(body) }],
+    };
   }
 
   /** The facilitator's verdict on a v1 payment (its HTTP API, as a v1 seller calls it). */
@@ -103,7 +133,15 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ x402Version: 1, paymentPayload, paymentRequirements }),
     });
-    return (await response.json()) as { isValid?: boolean; invalidReason?: string; success?: boolean; errorReason?: string; transaction?: string; network?: string; payer?: string };
+    return (await response.json()) as {
+      isValid?: boolean;
+      invalidReason?: string;
+      success?: boolean;
+      errorReason?: string;
+      transaction?: string;
+      network?: string;
+      payer?: string;
+    };
   }
 
   async function call(tool: string, meta: Record<string, unknown> | undefined): Promise<CallToolResult> {
@@ -112,7 +150,8 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
     const paid = PAID[tool];
     if (!paid) throw new McpError(-32602, `Tool ${tool} not found`);
     const payload = meta?.[PAYMENT] as (PaymentPayload & { x402Version: number }) | undefined;
-    if (!payload || typeof payload !== "object") return paymentRequired(tool, paid.form, "Payment required to access this tool");
+    if (!payload || typeof payload !== "object")
+      return paymentRequired(tool, paid.form, "Payment required to access this tool");
 
     if (paid.form === "v1") {
       if (payload.x402Version !== 1) return paymentRequired(tool, paid.form, "unsupported x402Version");
@@ -122,7 +161,8 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
       log.verified.push({ tool, x402Version: 1 });
       const result = paid.run();
       const settlement = await facilitate("settle", payload, requirement);
-      if (!settlement.success) return paymentRequired(tool, paid.form, `Payment settlement failed: ${settlement.errorReason}`);
+      if (!settlement.success)
+        return paymentRequired(tool, paid.form, `Payment settlement failed: ${settlement.errorReason}`);
       log.settled.push({ tool, transaction: settlement.transaction! });
       return { ...result, _meta: { ...result._meta, [PAYMENT_RESPONSE]: settlement } };
     }
@@ -135,8 +175,19 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
     const result = paid.run();
     // A tool that failed is not charged: its result goes back as it is, unsettled.
     if (result.isError) return result;
-    const failed = (reason: string) => ({ success: false, errorReason: reason, transaction: "", network: requirement.network });
-    if (paid.settlementFails) return paymentRequired(tool, paid.form, "Payment settlement failed: facilitator_unavailable", failed("facilitator_unavailable"));
+    const failed = (reason: string) => ({
+      success: false,
+      errorReason: reason,
+      transaction: "",
+      network: requirement.network,
+    });
+    if (paid.settlementFails)
+      return paymentRequired(
+        tool,
+        paid.form,
+        "Payment settlement failed: facilitator_unavailable",
+        failed("facilitator_unavailable"),
+      );
     let settlement: Awaited<ReturnType<typeof resourceServer.settlePayment>>;
     try {
       settlement = await resourceServer.settlePayment(payload, requirement);
@@ -144,7 +195,8 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
       const reason = error instanceof Error ? error.message : String(error);
       return paymentRequired(tool, paid.form, `Payment settlement failed: ${reason}`, failed(reason));
     }
-    if (!settlement.success) return paymentRequired(tool, paid.form, `Payment settlement failed: ${settlement.errorReason}`, settlement);
+    if (!settlement.success)
+      return paymentRequired(tool, paid.form, `Payment settlement failed: ${settlement.errorReason}`, settlement);
     log.settled.push({ tool, transaction: settlement.transaction });
     // The tool's whole result, with the settlement added to its `_meta`.
     return { ...result, _meta: { ...result._meta, [PAYMENT_RESPONSE]: settlement } };
@@ -154,9 +206,15 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
   function server(): Server {
     const mcp = new Server({ name: "localnet-weather", version: "1.0.0" }, { capabilities: { tools: {} } });
     mcp.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: ["ping", "fails", ...Object.keys(PAID)].map((name) => ({ name, description: PAID[name] ? `Paid tool ($0.001): ${name}` : `Free tool: ${name}`, inputSchema: { type: "object" as const } })),
+      tools: ["ping", "fails", ...Object.keys(PAID)].map((name) => ({
+        name,
+        description: PAID[name] ? `Paid tool ($0.001): ${name}` : `Free tool: ${name}`,
+        inputSchema: { type: "object" as const },
+      })),
     }));
-    mcp.setRequestHandler(CallToolRequestSchema, async (request) => call(request.params.name, request.params._meta as Record<string, unknown> | undefined));
+    mcp.setRequestHandler(CallToolRequestSchema, async (request) =>
+      call(request.params.name, request.params._meta as Record<string, unknown> | undefined),
+    );
     return mcp;
   }
 

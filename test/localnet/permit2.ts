@@ -56,11 +56,17 @@ export async function installPermit2(rpcUrl: string): Promise<void> {
   const expected = keccak256(
     encodeAbiParameters(
       [{ type: "bytes32" }, { type: "bytes32" }, { type: "uint256" }, { type: "address" }],
-      [keccak256(toHex("EIP712Domain(string name,uint256 chainId,address verifyingContract)")), keccak256(toHex("Permit2")), BigInt(chainId), PERMIT2],
+      [
+        keccak256(toHex("EIP712Domain(string name,uint256 chainId,address verifyingContract)")),
+        keccak256(toHex("Permit2")),
+        BigInt(chainId),
+        PERMIT2,
+      ],
     ),
   );
   const separator = await client.readContract({ address: PERMIT2, abi: checkAbi, functionName: "DOMAIN_SEPARATOR" });
-  if (separator !== expected) throw new Error(`Permit2 install check failed: DOMAIN_SEPARATOR() is ${separator}, expected ${expected}`);
+  if (separator !== expected)
+    throw new Error(`Permit2 install check failed: DOMAIN_SEPARATOR() is ${separator}, expected ${expected}`);
   for (const proxy of [EXACT_PERMIT2_PROXY, UPTO_PERMIT2_PROXY]) {
     const permit2 = await client.readContract({ address: proxy, abi: checkAbi, functionName: "PERMIT2" });
     if (permit2 !== PERMIT2) throw new Error(`Permit2 proxy install check failed: ${proxy}.PERMIT2() is ${permit2}`);
@@ -90,7 +96,12 @@ export async function approvePermit2(
     await rpc(rpcUrl, "anvil_setBalance", [account.address, toHex(10n ** 18n)]);
   }
   const walletClient = createWalletClient({ account, chain, transport: http(rpcUrl) });
-  const hash = await walletClient.writeContract({ address: token, abi: erc20Abi, functionName: "approve", args: [PERMIT2, amount] });
+  const hash = await walletClient.writeContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: "approve",
+    args: [PERMIT2, amount],
+  });
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success") throw new Error(`approve reverted: ${hash}`);
   return hash;

@@ -84,7 +84,12 @@ export const UPTO_MAX_ATOMIC = 10_000n;
  *                            `erc20ApprovalGasSponsoring`
  * - `GET /sponsored/upto`    as `/upto/metered` (`?charge=`), declaring `eip2612GasSponsoring`
  */
-export async function startSeller({ facilitatorUrl, payTo, permit2 = false, sponsored = false }: StartSellerOptions): Promise<Seller> {
+export async function startSeller({
+  facilitatorUrl,
+  payTo,
+  permit2 = false,
+  sponsored = false,
+}: StartSellerOptions): Promise<Seller> {
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register(
     SELLER_NETWORK,
     new ExactEvmScheme(),
@@ -133,7 +138,10 @@ export async function startSeller({ facilitatorUrl, payTo, permit2 = false, spon
       mimeType: "application/json",
       extensions: declareErc20ApprovalGasSponsoringExtension(),
     },
-    "GET /sponsored/upto": { ...permit2Routes["GET /upto/metered"], extensions: declareEip2612GasSponsoringExtension() },
+    "GET /sponsored/upto": {
+      ...permit2Routes["GET /upto/metered"],
+      extensions: declareEip2612GasSponsoringExtension(),
+    },
   };
 
   let dynamicQuotes = 0;
@@ -165,7 +173,12 @@ export async function startSeller({ facilitatorUrl, payTo, permit2 = false, spon
           mimeType: "application/json",
         },
         "GET /repriced": {
-          accepts: { scheme: "exact", price: () => `$${(0.001 * repricedSteps).toFixed(6)}`, network: SELLER_NETWORK, payTo },
+          accepts: {
+            scheme: "exact",
+            price: () => `$${(0.001 * repricedSteps).toFixed(6)}`,
+            network: SELLER_NETWORK,
+            payTo,
+          },
           description: "Price raised on request",
           mimeType: "application/json",
         },
@@ -220,7 +233,10 @@ export async function startSeller({ facilitatorUrl, payTo, permit2 = false, spon
   });
   app.get("/redirect", (req: Request, res: Response) => {
     const status = Number(req.query.status ?? 302);
-    res.redirect([301, 302, 303, 307, 308].includes(status) ? status : 302, typeof req.query.to === "string" ? req.query.to : "/free");
+    res.redirect(
+      [301, 302, 303, 307, 308].includes(status) ? status : 302,
+      typeof req.query.to === "string" ? req.query.to : "/free",
+    );
   });
   app.get("/free", (_req: Request, res: Response) => {
     res.json({ free: true });
@@ -295,7 +311,9 @@ export async function startV1Seller({
  * Listens on loopback and waits until `GET /weather` answers 402: the middleware fetches
  * /supported from the facilitator before it can quote, and the first unpaid request waits for it.
  */
-export async function serveSeller(app: Parameters<typeof listenOnLoopback>[0]): Promise<{ url: string; stop(): Promise<void> }> {
+export async function serveSeller(
+  app: Parameters<typeof listenOnLoopback>[0],
+): Promise<{ url: string; stop(): Promise<void> }> {
   const server = await listenOnLoopback(app);
   try {
     await expect402(`${server.url}/weather`);

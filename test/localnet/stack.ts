@@ -34,7 +34,10 @@ export interface InteropStack {
   anvil: Anvil;
   usdc: TestUsdc;
   facilitator: Facilitator;
-  /** v2 seller (`/weather`, `/echo`, `/dynamic`, `/redirect`, `/free`; with `permit2`, `/permit2/weather`, `/upto/metered`; with `sponsored`, `/sponsored/*`). */
+  /**
+   * v2 seller (`/weather`, `/echo`, `/dynamic`, `/redirect`, `/free`; with `permit2`, `/permit2/weather`,
+   * `/upto/metered`; with `sponsored`, `/sponsored/*`).
+   */
   seller: Seller;
   /** v1 seller (x402-express 1.x, `/weather`), when started with `v1: true`. */
   v1Seller?: Seller;
@@ -81,7 +84,13 @@ export async function startInteropStack({
     if (permit2 || sponsored) await installPermit2(anvil.rpcUrl);
     const plainToken = sponsored ? await installPlainToken(anvil.rpcUrl) : undefined;
     const upto = permit2 || sponsored;
-    const facilitator = await startFacilitator({ rpcUrl: anvil.rpcUrl, upto, sponsoring: sponsored, extend, ...(receiptTimeoutMs && { receiptTimeoutMs }) });
+    const facilitator = await startFacilitator({
+      rpcUrl: anvil.rpcUrl,
+      upto,
+      sponsoring: sponsored,
+      extend,
+      ...(receiptTimeoutMs && { receiptTimeoutMs }),
+    });
     add(facilitator.stop);
     const [seller, v1Seller] = await Promise.all([
       startSeller({ facilitatorUrl: facilitator.url, payTo, permit2: permit2 || sponsored, sponsored }),
@@ -89,7 +98,15 @@ export async function startInteropStack({
     ]);
     add(seller.stop);
     if (v1Seller) add(v1Seller.stop);
-    return { anvil, usdc, facilitator, seller, ...(v1Seller ? { v1Seller } : {}), ...(plainToken ? { plainToken } : {}), stop };
+    return {
+      anvil,
+      usdc,
+      facilitator,
+      seller,
+      ...(v1Seller ? { v1Seller } : {}),
+      ...(plainToken ? { plainToken } : {}),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

@@ -8,7 +8,22 @@
 // Reports: reports/mutation/mutation.html and reports/mutation/mutation.json.
 
 /** Folders of src/ to mutate (sign-in, budgets, the ledger, offers and the quote cache are in src/extensions). */
-const folders = ["protocol", "client", "handshake", "fetch", "axios", "errors", "evm", "svm", "io", "extensions", "file", "redis", "mcp", "discovery"];
+const folders = [
+  "protocol",
+  "client",
+  "handshake",
+  "fetch",
+  "axios",
+  "errors",
+  "evm",
+  "svm",
+  "io",
+  "extensions",
+  "file",
+  "redis",
+  "mcp",
+  "discovery",
+];
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 const config = {
@@ -23,7 +38,11 @@ const config = {
   // The generated validators are not mutated: the up-to-date test would kill every mutant of them.
   // Of the CLI, only its exit codes: the rest runs as the built dist/cli.js in child processes
   // (test/interop/cli.test.ts), which Stryker cannot measure.
-  mutate: [...folders.map((folder) => `src/${folder}/**/*.ts`), "src/cli/exit.ts", "!src/protocol/validators.generated.ts"],
+  mutate: [
+    ...folders.map((folder) => `src/${folder}/**/*.ts`),
+    "src/cli/exit.ts",
+    "!src/protocol/validators.generated.ts",
+  ],
   coverageAnalysis: "perTest",
   incremental: true,
   incrementalFile: "reports/stryker-incremental.json",

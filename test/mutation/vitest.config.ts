@@ -16,6 +16,11 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     include: ["test/unit/**/*.test.ts", "test/http/**/*.test.ts"],
-    exclude: ["test/unit/package.test.ts", "test/unit/browser-safety.test.ts", "test/unit/api-report.test.ts", "test/http/redis-fleet.test.ts"],
+    exclude: [
+      "test/unit/package.test.ts",
+      "test/unit/browser-safety.test.ts",
+      "test/unit/api-report.test.ts",
+      "test/http/redis-fleet.test.ts",
+    ],
   },
 });

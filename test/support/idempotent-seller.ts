@@ -7,9 +7,25 @@
  * seller settled, or a gateway that never reached it.
  */
 import { createHash } from "node:crypto";
-import { declarePaymentIdentifierExtension, extractPaymentIdentifier, validatePaymentIdentifierRequirement } from "@x402/extensions/payment-identifier";
+import {
+  declarePaymentIdentifierExtension,
+  extractPaymentIdentifier,
+  validatePaymentIdentifierRequirement,
+} from "@x402/extensions/payment-identifier";
 import { http, HttpResponse } from "msw";
-import { PATH, SELLER, TX_HASH, challengeResponse, decodeHeader, seeRequest, settlementHeader, v1Challenge, v2Challenge, verifyPayment, type Seen } from "./seller";
+import {
+  PATH,
+  SELLER,
+  TX_HASH,
+  challengeResponse,
+  decodeHeader,
+  seeRequest,
+  settlementHeader,
+  v1Challenge,
+  v2Challenge,
+  verifyPayment,
+  type Seen,
+} from "./seller";
 
 /** SHA-256 of the payload's JSON with the keys of every object sorted: equal for the same signed payload only. */
 export function fingerprint(payload: unknown): string {
@@ -17,9 +33,15 @@ export function fingerprint(payload: unknown): string {
     Array.isArray(value)
       ? value.map(sorted)
       : value && typeof value === "object"
-        ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])]))
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+          )
         : value;
-  return createHash("sha256").update(JSON.stringify(sorted(payload))).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify(sorted(payload)))
+    .digest("hex");
 }
 
 export interface IdempotentSellerOptions {
@@ -29,13 +51,22 @@ export interface IdempotentSellerOptions {
   version?: 1 | 2;
   /** For the n-th paid request (from 0): an answer in the seller's place, which then never sees it (a gateway). */
   before?: (n: number) => Response | undefined | Promise<Response | undefined>;
-  /** For the n-th paid request: an answer in place of the seller's `served` one, which it gave (settled) all the same (a lost answer). */
+  /**
+   * For the n-th paid request: an answer in place of the seller's `served` one, which it gave (settled) all the same (a
+   * lost answer).
+   */
   after?: (n: number, served: Response) => Response | undefined | Promise<Response | undefined>;
 }
 
 export function idempotentSeller(options: IdempotentSellerOptions = {}) {
-  const declared = options.required === undefined ? undefined : { "payment-identifier": declarePaymentIdentifierExtension(options.required) };
-  const challenge = options.version === 1 ? v1Challenge(declared && { extensions: declared }) : v2Challenge(declared && { extensions: declared });
+  const declared =
+    options.required === undefined
+      ? undefined
+      : { "payment-identifier": declarePaymentIdentifierExtension(options.required) };
+  const challenge =
+    options.version === 1
+      ? v1Challenge(declared && { extensions: declared })
+      : v2Challenge(declared && { extensions: declared });
   const headerName = options.version === 1 ? "x-payment" : "payment-signature";
   const requests: Seen[] = [];
   /** The payments settled, each once. */
@@ -51,13 +82,22 @@ export function idempotentSeller(options: IdempotentSellerOptions = {}) {
     }
     const cached = id ? cache.get(id) : undefined;
     if (cached) {
-      if (cached.fingerprint !== fingerprint(payload)) return HttpResponse.json({ error: "payment identifier already used with a different payload", paymentId: id }, { status: 409 });
+      if (cached.fingerprint !== fingerprint(payload))
+        return HttpResponse.json(
+          { error: "payment identifier already used with a different payload", paymentId: id },
+          { status: 409 },
+        );
       return HttpResponse.json({ data: "premium", cached: true }, { headers: cached.settlement });
     }
     const verdict = await verifyPayment(challenge, header);
     if (!verdict.ok) return challengeResponse({ ...challenge, error: verdict.reason });
     settlements.push({ id, payer: verdict.payer });
-    const settlement = settlementHeader(options.version ?? 2, { success: true, transaction: TX_HASH, network: verdict.requirement.network, payer: verdict.payer });
+    const settlement = settlementHeader(options.version ?? 2, {
+      success: true,
+      transaction: TX_HASH,
+      network: verdict.requirement.network,
+      payer: verdict.payer,
+    });
     if (id) cache.set(id, { fingerprint: fingerprint(payload), settlement });
     return HttpResponse.json({ data: "premium", cached: false }, { headers: settlement });
   }

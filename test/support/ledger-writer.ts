@@ -11,7 +11,13 @@ async function writer(lane: number) {
   for (;;) {
     const id = `${process.pid}-${lane}-${n++}`;
     // Long lines, so a write is more likely to be cut by the kill.
-    await ledger.append({ id, time: new Date().toISOString(), outcome: "settled", url: `https://a.example/${"x".repeat(3000)}`, method: "GET" });
+    await ledger.append({
+      id,
+      time: new Date().toISOString(),
+      outcome: "settled",
+      url: `https://a.example/${"x".repeat(3000)}`,
+      method: "GET",
+    });
     process.stdout.write(`${id}\n`);
   }
 }

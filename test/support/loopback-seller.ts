@@ -30,7 +30,17 @@ export async function loopbackSeller(price: string): Promise<LoopbackSeller> {
         x402Version: 2,
         error: "Payment required",
         resource: { url, description: "", mimeType: "application/json" },
-        accepts: [{ scheme: "exact", network: "eip155:84532", amount: price, asset: USDC_BASE_SEPOLIA, payTo: PAY_TO, maxTimeoutSeconds: 60, extra: { name: "USDC", version: "2" } }],
+        accepts: [
+          {
+            scheme: "exact",
+            network: "eip155:84532",
+            amount: price,
+            asset: USDC_BASE_SEPOLIA,
+            payTo: PAY_TO,
+            maxTimeoutSeconds: 60,
+            extra: { name: "USDC", version: "2" },
+          },
+        ],
       };
       response.writeHead(402, { "content-type": "application/json", "PAYMENT-REQUIRED": encode(challenge) }).end("{}");
       return;
@@ -38,8 +48,15 @@ export async function loopbackSeller(price: string): Promise<LoopbackSeller> {
     const payment = decode(header);
     paid++;
     nonces.add(payment.payload.authorization.nonce);
-    const settlement = { success: true, transaction: TX_HASH, network: "eip155:84532", payer: payment.payload.authorization.from };
-    response.writeHead(200, { "content-type": "application/json", "PAYMENT-RESPONSE": encode(settlement) }).end('{"data":"premium"}');
+    const settlement = {
+      success: true,
+      transaction: TX_HASH,
+      network: "eip155:84532",
+      payer: payment.payload.authorization.from,
+    };
+    response
+      .writeHead(200, { "content-type": "application/json", "PAYMENT-RESPONSE": encode(settlement) })
+      .end('{"data":"premium"}');
   });
   url = `${server.url}/premium`;
   return {

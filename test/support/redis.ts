@@ -25,7 +25,9 @@ export interface RedisServer {
 export async function startRedis(args: string[] = []): Promise<RedisServer> {
   const probe = spawnSync("redis-server", ["--version"]);
   if ((probe.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
-    throw new Error("redis-server is not installed: run `bash scripts/ensure-tools.sh` (npm test runs it), or install Debian's redis-server.");
+    throw new Error(
+      "redis-server is not installed: run `bash scripts/ensure-tools.sh` (npm test runs it), or install Debian's redis-server.",
+    );
   }
   // A port found free may be taken before redis binds it: then it exits, and another port is tried.
   for (let attempt = 1; ; attempt++) {
@@ -38,14 +40,26 @@ export async function startRedis(args: string[] = []): Promise<RedisServer> {
 }
 
 async function startOn(port: number, args: string[]): Promise<RedisServer> {
-  const child = spawnWithWatchdog("redis", "redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...args]);
+  const child = spawnWithWatchdog("redis", "redis-server", [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    ...args,
+  ]);
   killOnExit(child);
   // Drained (a full pipe would stall the server); the tail is kept for error messages.
   let log = "";
   const remember = (chunk: Buffer) => void (log = (log + chunk.toString("utf8")).slice(-4_000));
   child.stdout.on("data", remember);
   child.stderr.on("data", remember);
-  const exited = new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
+  const exited = new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve()),
+  );
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
@@ -88,10 +102,25 @@ export async function startRedisCluster(nodes = 3): Promise<RedisClusterServers>
   try {
     for (let i = 0; i < nodes; i++) {
       const busPort = String(await freePort());
-      servers.push(await startRedis(["--cluster-enabled", "yes", "--cluster-config-file", `nodes-${i}.conf`, "--cluster-port", busPort, "--dir", dir]));
+      servers.push(
+        await startRedis([
+          "--cluster-enabled",
+          "yes",
+          "--cluster-config-file",
+          `nodes-${i}.conf`,
+          "--cluster-port",
+          busPort,
+          "--dir",
+          dir,
+        ]),
+      );
     }
     const addresses = servers.map((server) => `127.0.0.1:${server.port}`);
-    await promisify(execFile)("redis-cli", ["--cluster", "create", ...addresses, "--cluster-replicas", "0", "--cluster-yes"], { timeout: 30_000 });
+    await promisify(execFile)(
+      "redis-cli",
+      ["--cluster", "create", ...addresses, "--cluster-replicas", "0", "--cluster-yes"],
+      { timeout: 30_000 },
+    );
     for (const server of servers) {
       const client = await connectRedis(server.url);
       try {

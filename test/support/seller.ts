@@ -76,8 +76,14 @@ export function v1Challenge(over: Record<string, unknown> = {}): Record<string, 
   return { x402Version: 1, error: "X-PAYMENT header is required", accepts: [v1Requirement()], ...over };
 }
 
-/** A 402 carrying a challenge: v2 in the PAYMENT-REQUIRED header (body `{}`), v1 (or `delivery: "body"`) as the JSON body. */
-export function challengeResponse(challenge: Record<string, unknown>, delivery: "header" | "body" = challenge.x402Version === 1 ? "body" : "header") {
+/**
+ * A 402 carrying a challenge: v2 in the PAYMENT-REQUIRED header (body `{}`), v1 (or `delivery: "body"`) as the JSON
+ * body.
+ */
+export function challengeResponse(
+  challenge: Record<string, unknown>,
+  delivery: "header" | "body" = challenge.x402Version === 1 ? "body" : "header",
+) {
   if (delivery === "body") return HttpResponse.json(challenge, { status: 402 });
   return HttpResponse.json({}, { status: 402, headers: { "PAYMENT-REQUIRED": encodeHeader(challenge) } });
 }
@@ -94,7 +100,9 @@ export function settlementHeader(version: 1 | 2, settle: Record<string, unknown>
 
 // ---------------------------------------------------------------- signature check
 
-type Verdict = { ok: true; payer: string; requirement: Record<string, unknown>; payload: any } | { ok: false; reason: string; payload?: any };
+type Verdict =
+  | { ok: true; payer: string; requirement: Record<string, unknown>; payload: any }
+  | { ok: false; reason: string; payload?: any };
 
 /** What a facilitator's /verify checks for EIP-3009 `exact`, with viem doing the cryptography. */
 export async function verifyPayment(challenge: Record<string, unknown>, headerValue: string): Promise<Verdict> {
@@ -127,7 +135,12 @@ export async function verifyPayment(challenge: Record<string, unknown>, headerVa
   if (!a || typeof signature !== "string") return { ok: false, reason: "invalid_exact_evm_payload", payload };
   const extra = requirement.extra as { name: string; version: string };
   const recovered = await recoverTypedDataAddress({
-    domain: { name: extra.name, version: extra.version, chainId, verifyingContract: getAddress(String(requirement.asset)) },
+    domain: {
+      name: extra.name,
+      version: extra.version,
+      chainId,
+      verifyingContract: getAddress(String(requirement.asset)),
+    },
     types: {
       TransferWithAuthorization: transferWithAuthorizationFields,
     },
@@ -143,11 +156,14 @@ export async function verifyPayment(challenge: Record<string, unknown>, headerVa
     signature,
   });
   if (!isAddressEqual(recovered, a.from)) return { ok: false, reason: "invalid_exact_evm_payload_signature", payload };
-  if (!isAddressEqual(a.to, String(requirement.payTo) as Hex)) return { ok: false, reason: "invalid_exact_evm_payload_recipient_mismatch", payload };
+  if (!isAddressEqual(a.to, String(requirement.payTo) as Hex))
+    return { ok: false, reason: "invalid_exact_evm_payload_recipient_mismatch", payload };
   if (a.value !== amount) return { ok: false, reason: "invalid_exact_evm_payload_authorization_value", payload };
   const now = Math.floor(Date.now() / 1000);
-  if (Number(a.validBefore) < now + 6) return { ok: false, reason: "invalid_exact_evm_payload_authorization_valid_before", payload };
-  if (Number(a.validAfter) > now) return { ok: false, reason: "invalid_exact_evm_payload_authorization_valid_after", payload };
+  if (Number(a.validBefore) < now + 6)
+    return { ok: false, reason: "invalid_exact_evm_payload_authorization_valid_before", payload };
+  if (Number(a.validAfter) > now)
+    return { ok: false, reason: "invalid_exact_evm_payload_authorization_valid_after", payload };
   return { ok: true, payer: a.from, requirement, payload };
 }
 
@@ -158,12 +174,24 @@ const PERMIT2_SPENDERS: Record<string, string> = {
 };
 
 /** What a facilitator's /verify checks of a Permit2 witness transfer (exact or upto); no chain state. */
-async function verifyPermit2(requirement: Record<string, unknown>, chainId: number, amount: string, payload: any): Promise<Verdict> {
+async function verifyPermit2(
+  requirement: Record<string, unknown>,
+  chainId: number,
+  amount: string,
+  payload: any,
+): Promise<Verdict> {
   const p = payload.payload.permit2Authorization;
   const upto = requirement.scheme === "upto";
   const witnessFields = upto
-    ? [{ name: "to", type: "address" }, { name: "facilitator", type: "address" }, { name: "validAfter", type: "uint256" }]
-    : [{ name: "to", type: "address" }, { name: "validAfter", type: "uint256" }];
+    ? [
+        { name: "to", type: "address" },
+        { name: "facilitator", type: "address" },
+        { name: "validAfter", type: "uint256" },
+      ]
+    : [
+        { name: "to", type: "address" },
+        { name: "validAfter", type: "uint256" },
+      ];
   const recovered = await recoverTypedDataAddress(<any>{
     domain: { name: "Permit2", chainId, verifyingContract: "0x000000000022D473030F116dDEE9F6B43aC78BA3" },
     types: {
@@ -174,7 +202,10 @@ async function verifyPermit2(requirement: Record<string, unknown>, chainId: numb
         { name: "deadline", type: "uint256" },
         { name: "witness", type: "Witness" },
       ],
-      TokenPermissions: [{ name: "token", type: "address" }, { name: "amount", type: "uint256" }],
+      TokenPermissions: [
+        { name: "token", type: "address" },
+        { name: "amount", type: "uint256" },
+      ],
       Witness: witnessFields,
     },
     primaryType: "PermitWitnessTransferFrom",
@@ -190,9 +221,12 @@ async function verifyPermit2(requirement: Record<string, unknown>, chainId: numb
     signature: payload.payload.signature,
   });
   if (!isAddressEqual(recovered, p.from)) return { ok: false, reason: "invalid_permit2_signature", payload };
-  if (!isAddressEqual(p.spender, PERMIT2_SPENDERS[String(requirement.scheme)] as Hex)) return { ok: false, reason: "invalid_permit2_spender", payload };
-  if (!isAddressEqual(p.witness.to, String(requirement.payTo) as Hex)) return { ok: false, reason: "invalid_permit2_recipient_mismatch", payload };
-  if (!isAddressEqual(p.permitted.token, String(requirement.asset) as Hex)) return { ok: false, reason: "invalid_permit2_token_mismatch", payload };
+  if (!isAddressEqual(p.spender, PERMIT2_SPENDERS[String(requirement.scheme)] as Hex))
+    return { ok: false, reason: "invalid_permit2_spender", payload };
+  if (!isAddressEqual(p.witness.to, String(requirement.payTo) as Hex))
+    return { ok: false, reason: "invalid_permit2_recipient_mismatch", payload };
+  if (!isAddressEqual(p.permitted.token, String(requirement.asset) as Hex))
+    return { ok: false, reason: "invalid_permit2_token_mismatch", payload };
   if (p.permitted.amount !== amount) return { ok: false, reason: "permit2_amount_mismatch", payload };
   const now = Math.floor(Date.now() / 1000);
   if (Number(p.deadline) < now + 6) return { ok: false, reason: "permit2_deadline_expired", payload };
@@ -296,7 +330,9 @@ export function payingClient(options: Partial<X402ClientOptions> = {}) {
 export function redirectingSeller(location: string, status = 307, headers: Record<string, string> = {}) {
   const seller = createSeller({
     intercept: (request) =>
-      request.headers.has("payment-signature") ? new HttpResponse(null, { status, headers: { Location: location, ...headers } }) : undefined,
+      request.headers.has("payment-signature")
+        ? new HttpResponse(null, { status, headers: { Location: location, ...headers } })
+        : undefined,
   });
   const landed: Seen[] = [];
   const landing = (origin: string) =>

@@ -13,7 +13,17 @@ import { verifyMessage, type Hex } from "viem";
 import { SignInWithXPayloadSchema, problemOf } from "../../src/protocol/schemas";
 import { account } from "./wallets";
 import { buyer } from "./svm";
-import { TX_HASH, challengeResponse, decodeHeader, seeRequest, settlementHeader, v2Challenge, v2Requirement, verifyPayment, type Seen } from "./seller";
+import {
+  TX_HASH,
+  challengeResponse,
+  decodeHeader,
+  seeRequest,
+  settlementHeader,
+  v2Challenge,
+  v2Requirement,
+  verifyPayment,
+  type Seen,
+} from "./seller";
 
 export const siwxVectors: {
   evmAddress: string;
@@ -35,7 +45,9 @@ export const SIGN_IN = "sign-in-with-x";
 // ---------------------------------------------------------------- wallets
 
 /** Anvil #0 as a viem account whose messages are recorded; `sign` answers in its place. */
-export function countingEvmWallet(sign: (message: string) => Promise<Hex> = (message) => account.signMessage({ message })) {
+export function countingEvmWallet(
+  sign: (message: string) => Promise<Hex> = (message) => account.signMessage({ message }),
+) {
   const messages: string[] = [];
   return {
     messages,
@@ -65,7 +77,10 @@ export function countingSolanaWallet() {
 
 /** Ed25519 verification with Node's crypto: the raw 32-byte public key wrapped as a JWK. */
 export function verifyEd25519(message: Uint8Array, signature: Uint8Array, publicKey: Uint8Array): boolean {
-  const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey).toString("base64url") }, format: "jwk" });
+  const key = createPublicKey({
+    key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey).toString("base64url") },
+    format: "jwk",
+  });
   return verify(null, message, key, signature);
 }
 
@@ -90,7 +105,8 @@ export async function verifyProof(header: string, expected: { domain: string; or
   if (new URL(proof.uri).origin !== expected.origin) return { ok: false, reason: "invalid_siwx_uri_mismatch", proof };
   const age = Date.now() - Date.parse(proof.issuedAt);
   if (!(age >= 0 && age <= 5 * 60_000)) return { ok: false, reason: "invalid_siwx_issued_at", proof };
-  if (proof.expirationTime && Date.parse(proof.expirationTime) < Date.now()) return { ok: false, reason: "invalid_siwx_expired", proof };
+  if (proof.expirationTime && Date.parse(proof.expirationTime) < Date.now())
+    return { ok: false, reason: "invalid_siwx_expired", proof };
   let message: string;
   try {
     message = createSIWxMessage(proof, proof.address);
@@ -102,7 +118,11 @@ export async function verifyProof(header: string, expected: { domain: string; or
     valid = await verifyMessage({ address: proof.address, message, signature: proof.signature }).catch(() => false);
   } else if (proof.chainId.startsWith("solana:") && proof.type === "ed25519") {
     const base58 = getBase58Encoder();
-    valid = verifyEd25519(new TextEncoder().encode(message), new Uint8Array(base58.encode(proof.signature)), new Uint8Array(base58.encode(proof.address)));
+    valid = verifyEd25519(
+      new TextEncoder().encode(message),
+      new Uint8Array(base58.encode(proof.signature)),
+      new Uint8Array(base58.encode(proof.address)),
+    );
   }
   return valid ? { ok: true, address: proof.address, proof } : { ok: false, reason: "invalid_siwx_signature", proof };
 }
@@ -139,7 +159,12 @@ export function createSiwxSeller(options: SiwxSellerOptions = {}) {
   const declared: string[] = [];
 
   const challenge = () => {
-    const domain = options.domain === undefined || options.domain === "host" ? url.host : options.domain === "hostname" ? url.hostname : options.domain;
+    const domain =
+      options.domain === undefined || options.domain === "host"
+        ? url.host
+        : options.domain === "hostname"
+          ? url.hostname
+          : options.domain;
     const resource = url.href;
     const networks = [...new Set(accepts.map((r) => String(r.network)))];
     const declaration = {
@@ -151,12 +176,19 @@ export function createSiwxSeller(options: SiwxSellerOptions = {}) {
         issuedAt: new Date().toISOString(),
         resources: [resource],
       },
-      supportedChains: (networks.length > 0 ? networks : ["eip155:84532"]).map((chainId) => ({ chainId, type: chainId.startsWith("solana:") ? "ed25519" : "eip191" })),
+      supportedChains: (networks.length > 0 ? networks : ["eip155:84532"]).map((chainId) => ({
+        chainId,
+        type: chainId.startsWith("solana:") ? "ed25519" : "eip191",
+      })),
       schema: { type: "object" },
     };
     options.declare?.(declaration);
     declared.push(domain);
-    return v2Challenge({ resource: { url: resource, description: "", mimeType: "" }, accepts, extensions: { [SIGN_IN]: declaration } });
+    return v2Challenge({
+      resource: { url: resource, description: "", mimeType: "" },
+      accepts,
+      extensions: { [SIGN_IN]: declaration },
+    });
   };
 
   const handler = http.all(url.href, async ({ request }) => {
@@ -166,7 +198,8 @@ export function createSiwxSeller(options: SiwxSellerOptions = {}) {
       const verdict = await verifyProof(proofHeader, { domain: declared.at(-1)!, origin });
       proofs.push(verdict);
       const key = verdict.ok && (verdict.address.startsWith("0x") ? verdict.address.toLowerCase() : verdict.address);
-      if (verdict.ok && (accepts.length === 0 || paid.has(key as string))) return HttpResponse.json({ data: "premium", signedIn: verdict.address });
+      if (verdict.ok && (accepts.length === 0 || paid.has(key as string)))
+        return HttpResponse.json({ data: "premium", signedIn: verdict.address });
       return challengeResponse(challenge());
     }
     const payment = request.headers.get("PAYMENT-SIGNATURE");
@@ -177,7 +210,14 @@ export function createSiwxSeller(options: SiwxSellerOptions = {}) {
       paid.add(verdict.payer.toLowerCase());
       return HttpResponse.json(
         { data: "premium" },
-        { headers: settlementHeader(2, { success: true, transaction: TX_HASH, network: verdict.requirement.network, payer: verdict.payer }) },
+        {
+          headers: settlementHeader(2, {
+            success: true,
+            transaction: TX_HASH,
+            network: verdict.requirement.network,
+            payer: verdict.payer,
+          }),
+        },
       );
     }
     return challengeResponse(challenge());
@@ -191,7 +231,10 @@ export function createSiwxSeller(options: SiwxSellerOptions = {}) {
     url: url.href,
     /** How many requests carried a payment, and how many a sign-in proof. */
     get counts() {
-      return { payments: requests.filter((r) => r.headers["payment-signature"]).length, signIns: requests.filter((r) => r.headers[SIGN_IN]).length };
+      return {
+        payments: requests.filter((r) => r.headers["payment-signature"]).length,
+        signIns: requests.filter((r) => r.headers[SIGN_IN]).length,
+      };
     },
   };
 }

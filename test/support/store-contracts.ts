@@ -10,10 +10,19 @@ import { reconcile, spendBy, unreconciled } from "../../src";
 /** Opens a fresh, empty store; `now` is the clock the store reads, where it lets one be given. */
 export type OpenBudgetStore = (now?: () => number) => BudgetStore | Promise<BudgetStore>;
 
-const entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({ key: "b:client", limit: 1000, windowMs: undefined, ...over });
+const entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({
+  key: "b:client",
+  limit: 1000,
+  windowMs: undefined,
+  ...over,
+});
 
 /** The budget store contract: reserve within the limit, commit at most the reservation, release, windows, atomicity. */
-export function budgetStoreContract(name: string, open: OpenBudgetStore, { others }: { others?: () => Promise<BudgetStore[]> } = {}) {
+export function budgetStoreContract(
+  name: string,
+  open: OpenBudgetStore,
+  { others }: { others?: () => Promise<BudgetStore[]> } = {},
+) {
   describe(`${name}: the budget store contract`, () => {
     it("reserves while spent + reserved + amount fits the limit, and says what it held before", async () => {
       const store = await open();
@@ -110,7 +119,13 @@ export function ledgerContract(name: string, open: () => Ledger | Promise<Ledger
     it("absent fields stay absent and every outcome round-trips", async () => {
       const ledger = await open();
       const outcomes = ["settled", "rejected", "unknown", "pending", "refused"] as const;
-      const records = outcomes.map((outcome, i) => ({ id: `o${i}`, time: "2026-11-26T00:00:00.000Z", outcome, url: "https://a.example/", method: "POST" }));
+      const records = outcomes.map((outcome, i) => ({
+        id: `o${i}`,
+        time: "2026-11-26T00:00:00.000Z",
+        outcome,
+        url: "https://a.example/",
+        method: "POST",
+      }));
       for (const r of records) await ledger.append(r);
       const read = await all(ledger);
       expect(read).toEqual(records);

@@ -45,18 +45,33 @@ export interface FakeRpcOptions {
   dataLength?: number;
   /** What getGenesisHash answers; default devnet's. */
   genesisHash?: string;
-  /** Replaces a method's answer: return the result, or throw (an RPC failure). Gets the abortSignal passed to `send`. */
+  /**
+   * Replaces a method's answer: return the result, or throw (an RPC failure). Gets the abortSignal passed to `send`.
+   */
   answer?: Partial<Record<RpcMethod, (abortSignal: AbortSignal | undefined) => unknown>>;
 }
 
 /** The `result` a Solana node answers for a method, as the fake and the msw handler serve it. */
-export function rpcResult(method: string, { owner = TOKEN_PROGRAM, decimals = 6, exists = true, genesisHash = DEVNET_GENESIS_HASH, dataLength = 82 }: FakeRpcOptions = {}) {
+export function rpcResult(
+  method: string,
+  {
+    owner = TOKEN_PROGRAM,
+    decimals = 6,
+    exists = true,
+    genesisHash = DEVNET_GENESIS_HASH,
+    dataLength = 82,
+  }: FakeRpcOptions = {},
+) {
   if (method === "getGenesisHash") return genesisHash;
-  if (method === "getLatestBlockhash") return { context: { slot: 1 }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: 100 } };
+  if (method === "getLatestBlockhash")
+    return { context: { slot: 1 }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: 100 } };
   const data = new Uint8Array(dataLength);
   data[44] = decimals;
   data[45] = 1;
-  return { context: { slot: 1 }, value: exists ? { owner, data: [btoa(String.fromCharCode(...data)), "base64"], lamports: 1 } : null };
+  return {
+    context: { slot: 1 },
+    value: exists ? { owner, data: [btoa(String.fromCharCode(...data)), "base64"], lamports: 1 } : null,
+  };
 }
 
 /**
@@ -96,13 +111,22 @@ export interface RpcRequest {
  * An msw handler that answers Solana JSON-RPC at `url` as `fakeRpc` does. `requests` lists the
  * bodies received; `respond` may answer a request itself (an error status, a JSON-RPC error).
  */
-export function rpcHandler(url: string, options: FakeRpcOptions & { respond?: (request: RpcRequest) => Response | undefined | Promise<Response | undefined> } = {}) {
+export function rpcHandler(
+  url: string,
+  options: FakeRpcOptions & {
+    respond?: (request: RpcRequest) => Response | undefined | Promise<Response | undefined>;
+  } = {},
+) {
   const requests: RpcRequest[] = [];
   const handler = http.post(url, async ({ request }) => {
-    if (!request.headers.get("content-type")?.startsWith("application/json")) return new HttpResponse(null, { status: 415 });
+    if (!request.headers.get("content-type")?.startsWith("application/json"))
+      return new HttpResponse(null, { status: 415 });
     const body = (await request.json()) as RpcRequest;
     requests.push(body);
-    return (await options.respond?.(body)) ?? HttpResponse.json({ jsonrpc: "2.0", id: body.id, result: rpcResult(body.method, options) });
+    return (
+      (await options.respond?.(body)) ??
+      HttpResponse.json({ jsonrpc: "2.0", id: body.id, result: rpcResult(body.method, options) })
+    );
   });
   return { handler, requests };
 }

@@ -26,7 +26,9 @@ export const account = privateKeyToAccount(ANVIL_KEY_0);
  * An `{ address, signTypedData }` wallet for `account` that records every request; `sign` answers
  * in its place (return another signature, sign with another key, or throw a wallet error).
  */
-export function countingSigner(sign: (request: TypedDataRequest) => Promise<Hex> = (r) => account.signTypedData(r as never)) {
+export function countingSigner(
+  sign: (request: TypedDataRequest) => Promise<Hex> = (r) => account.signTypedData(r as never),
+) {
   const calls: TypedDataRequest[] = [];
   return {
     calls,
@@ -88,8 +90,12 @@ export function rewritingSvmSigner(rewrite: {
     async modifyAndSignTransactions(transactions) {
       return Promise.all(
         transactions.map(async (transaction) => {
-          const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(transaction.messageBytes));
-          const instructions = rewrite.instructions ? rewrite.instructions([...message.instructions] as WalletInstruction[]) : message.instructions;
+          const message = decompileTransactionMessage(
+            getCompiledTransactionMessageDecoder().decode(transaction.messageBytes),
+          );
+          const instructions = rewrite.instructions
+            ? rewrite.instructions([...message.instructions] as WalletInstruction[])
+            : message.instructions;
           const edited = compileTransaction({ ...message, instructions } as never) as Transaction;
           const [signed] = await buyer.signTransactions([edited as never]);
           const result = { ...edited, signatures: { ...edited.signatures, ...signed } } as unknown as WalletTransaction;

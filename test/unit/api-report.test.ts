@@ -30,7 +30,8 @@ describe("API reports (docs/api, from dist built by npm test)", () => {
   });
 
   it.each(names)("%s: dist exports what its committed report lists", (name) => {
-    const hint = `dist's surface differs from docs/api/${name}.api.md. If the change is meant, run` +
+    const hint =
+      `dist's surface differs from docs/api/${name}.api.md. If the change is meant, run` +
       " `npm run build && npm run api` and commit the report with it";
     expect(reports.get(name), hint).toBe(committed.get(name));
   });
@@ -44,9 +45,16 @@ describe("the root entry", () => {
     const required = 'console.log(JSON.stringify(Object.keys(require("x402-pay")).sort()))';
     const cjs: string[] = JSON.parse(run(["-e", required]));
     expect(cjs).toEqual(esm);
-    expect(esm).toEqual(expect.arrayContaining([
-      "createX402Client", "signInWithX", "builderCode", "getPaymentReceipt", "resendPayment", "isX402Error",
-    ]));
+    expect(esm).toEqual(
+      expect.arrayContaining([
+        "createX402Client",
+        "signInWithX",
+        "builderCode",
+        "getPaymentReceipt",
+        "resendPayment",
+        "isX402Error",
+      ]),
+    );
     expect(esm.length, `the root exports ${esm.length} runtime names: ${esm.join(", ")}`).toBeLessThanOrEqual(40);
   });
 });

@@ -40,7 +40,11 @@ function trackedIterable(chunks: unknown[]) {
 }
 
 const read = (data: unknown) => readBody(bodySource(data), undefined);
-const failure = (work: Promise<unknown>) => work.then(() => expect.unreachable("read"), (error: unknown) => error as InvalidChallengeError);
+const failure = (work: Promise<unknown>) =>
+  work.then(
+    () => expect.unreachable("read"),
+    (error: unknown) => error as InvalidChallengeError,
+  );
 
 describe("a 402 body as text (axios with responseType text)", () => {
   it("up to 1 MiB is read as it is; one byte more is INVALID_CHALLENGE", async () => {
@@ -56,7 +60,9 @@ describe("a 402 body as a stream", () => {
   it("exactly 1 MiB in chunks is read whole and in order; one byte more is INVALID_CHALLENGE and the stream is cancelled", async () => {
     const quarter = MiB / 4;
     const chunks = ["a", "b", "c", "d"].map((c) => bytes(c.repeat(quarter)));
-    await expect(readBody(trackedStream(chunks).stream, undefined)).resolves.toBe(["a", "b", "c", "d"].map((c) => c.repeat(quarter)).join(""));
+    await expect(readBody(trackedStream(chunks).stream, undefined)).resolves.toBe(
+      ["a", "b", "c", "d"].map((c) => c.repeat(quarter)).join(""),
+    );
 
     const { stream, state } = trackedStream([...chunks, bytes("e"), bytes("never read")]);
     const error = await failure(readBody(stream, undefined));
@@ -108,7 +114,9 @@ describe("other bodies an HTTP library may hold (bodySource)", () => {
     await expect(read(bytes(json).buffer)).resolves.toBe(json);
     await expect(read(new Blob([json]))).resolves.toBe(json);
     await expect(read(trackedIterable(['{"x402Version"', ':2,"accepts":[]}']).iterable)).resolves.toBe(json);
-    await expect(read(trackedIterable([bytes('{"x402Version":2,'), bytes('"accepts":[]}').buffer]).iterable)).resolves.toBe(json);
+    await expect(
+      read(trackedIterable([bytes('{"x402Version":2,'), bytes('"accepts":[]}').buffer]).iterable),
+    ).resolves.toBe(json);
   });
 
   it("parsed JSON passes through as it is", async () => {

@@ -4,7 +4,14 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const entries = ["src/index.ts", "src/fetch/index.ts", "src/axios/index.ts", "src/evm/index.ts", "src/svm/index.ts", "src/schemas/index.ts"];
+const entries = [
+  "src/index.ts",
+  "src/fetch/index.ts",
+  "src/axios/index.ts",
+  "src/evm/index.ts",
+  "src/svm/index.ts",
+  "src/schemas/index.ts",
+];
 
 describe("browser entries", () => {
   it.each(entries)("%s bundles for the browser without Node built-ins or Buffer", async (entry) => {

@@ -3,7 +3,15 @@
  * memory store's reserve / commit / release and windows are the store contract (store-contracts.test.ts).
  */
 import { describe, expect, it, vi } from "vitest";
-import { budget, createX402Client, memoryBudgetStore, type BudgetEntry, type BudgetOptions, type BudgetStore, type X402Plugin } from "../../src";
+import {
+  budget,
+  createX402Client,
+  memoryBudgetStore,
+  type BudgetEntry,
+  type BudgetOptions,
+  type BudgetStore,
+  type X402Plugin,
+} from "../../src";
 import { reserve } from "../../src/client/plugins";
 import { exactEvm } from "../../src/evm";
 import type { KnownAsset } from "../../src/protocol";
@@ -13,33 +21,74 @@ type Payment = { network: string; asset: string; amount: string; payTo?: string 
 const at = { url: "https://a.example/x", method: "GET" };
 /** A budget plug-in's check, as the client asks it of a requirement. */
 const check = (plugin: X402Plugin, payment: Payment, asset: KnownAsset | undefined) =>
-  plugin.checkRequirement!({ caip2: payment.network, asset: payment.asset, amount: payment.amount } as never, asset, at);
+  plugin.checkRequirement!(
+    { caip2: payment.network, asset: payment.asset, amount: payment.amount } as never,
+    asset,
+    at,
+  );
 /** The reservations of `plugins` for one payment, in order, as the client makes them. */
-const reserveIn = (plugins: X402Plugin[], payment: Payment, asset: KnownAsset | undefined, request: { url: string; method: string; signal?: AbortSignal } = at) =>
-  reserve({ plugins } as never, { asset: payment.asset, amount: payment.amount, payTo: payment.payTo ?? "0x1" } as never, { asset, requirement: { caip2: payment.network } as never, request });
+const reserveIn = (
+  plugins: X402Plugin[],
+  payment: Payment,
+  asset: KnownAsset | undefined,
+  request: { url: string; method: string; signal?: AbortSignal } = at,
+) =>
+  reserve(
+    { plugins } as never,
+    { asset: payment.asset, amount: payment.amount, payTo: payment.payTo ?? "0x1" } as never,
+    { asset, requirement: { caip2: payment.network } as never, request },
+  );
 /** A store that records the entries it is asked about. */
 function recording(store: BudgetStore = memoryBudgetStore()) {
   const entries: BudgetEntry[] = [];
-  return { entries, store: { ...store, reserve: (entry: BudgetEntry, id: string, amount: number) => (entries.push(entry), store.reserve(entry, id, amount)) } };
+  return {
+    entries,
+    store: {
+      ...store,
+      reserve: (entry: BudgetEntry, id: string, amount: number) => (
+        entries.push(entry), store.reserve(entry, id, amount)
+      ),
+    },
+  };
 }
 
-const entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({ key: "b:client", limit: 1000, windowMs: undefined, ...over });
+const _entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({
+  key: "b:client",
+  limit: 1000,
+  windowMs: undefined,
+  ...over,
+});
 
 describe("budget options", () => {
-  const usdc = { network: "eip155:84532", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6, symbol: "USDC" };
-  const over = (b: BudgetOptions) => check(budget(b), { network: usdc.network, asset: usdc.address, amount: `${10n ** 20n}` }, usdc);
+  const usdc = {
+    network: "eip155:84532",
+    address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+    decimals: 6,
+    symbol: "USDC",
+  };
+  const over = (b: BudgetOptions) =>
+    check(budget(b), { network: usdc.network, asset: usdc.address, amount: `${10n ** 20n}` }, usdc);
 
   it("defaults: the client's whole life, named by scope and window; limits in micro-dollars, rounded down", async () => {
     const plain = budget({ limit: "$5.0000019" });
     expect(plain.name).toBe("budget client/life");
     expect(over({ limit: "$5.0000019" })).toMatch(/allows in all \(\$5\.000001\)$/);
-    expect([budget({ limit: "1", per: "day", scope: "origin" }).name, over({ limit: "1", per: "day", scope: "origin" })]).toEqual([
+    expect([
+      budget({ limit: "1", per: "day", scope: "origin" }).name,
+      over({ limit: "1", per: "day", scope: "origin" }),
+    ]).toEqual([
       "budget origin/day",
       expect.stringMatching(/budget origin\/day allows in all \(\$1 per day, per origin\)$/),
     ]);
-    expect(over({ limit: "$2", per: 90_000, scope: "payee" })).toMatch(/budget payee\/90000 allows in all \(\$2 per 90000 ms, per payee\)$/);
+    expect(over({ limit: "$2", per: 90_000, scope: "payee" })).toMatch(
+      /budget payee\/90000 allows in all \(\$2 per 90000 ms, per payee\)$/,
+    );
     const { entries, store } = recording();
-    await reserveIn([budget({ limit: "$5.0000019", per: "day", store })], { network: usdc.network, asset: usdc.address, amount: "1" }, usdc);
+    await reserveIn(
+      [budget({ limit: "$5.0000019", per: "day", store })],
+      { network: usdc.network, asset: usdc.address, amount: "1" },
+      usdc,
+    );
     expect(entries).toEqual([{ key: "client/day:client", limit: 5_000_001, windowMs: 86_400_000 }]);
   });
 
@@ -69,18 +118,33 @@ describe("budget options", () => {
     [{ limit: "$1", max: "$1" }, "budget.max"],
     [null, "budget"],
   ])("%j: INVALID_CONFIG naming %s", (options, option) => {
-    expect(() => budget(options as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }));
+    expect(() => budget(options as never)).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }),
+    );
   });
 
   it("two budgets of one client named alike: INVALID_CONFIG from createX402Client", () => {
-    expect(() => createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [budget({ limit: "$1" }), budget({ limit: "$2" })] })).toThrow(
-      expect.objectContaining({ code: "INVALID_CONFIG", message: 'plugins: two plug-ins are named "budget client/life": give each its own name (budget({ name })).' }),
+    expect(() =>
+      createX402Client({
+        schemes: [exactEvm({ signer: account })],
+        plugins: [budget({ limit: "$1" }), budget({ limit: "$2" })],
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        code: "INVALID_CONFIG",
+        message: 'plugins: two plug-ins are named "budget client/life": give each its own name (budget({ name })).',
+      }),
     );
   });
 });
 
 describe("valuing payments", () => {
-  const usdc = { network: "eip155:84532", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6, symbol: "USDC" };
+  const usdc = {
+    network: "eip155:84532",
+    address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+    decimals: 6,
+    symbol: "USDC",
+  };
   const dai = { ...usdc, decimals: 18, symbol: "DAI" };
   const payment = (amount: string) => ({ network: usdc.network, asset: usdc.address, amount });
 
@@ -112,25 +176,43 @@ describe("valuing payments", () => {
       },
     };
     const request = { url: "https://a.example/x", method: "GET", signal: controller.signal };
-    await expect(reserveIn([budget({ limit: "$1", store: aborting })], payment("1000"), usdc, request)).rejects.toMatchObject({ code: "ABORTED" });
-    await vi.waitFor(async () => expect(await store.usage({ key: "client/life:client", limit: 1_000_000, windowMs: undefined })).toEqual({ spent: 0, reserved: 0 }));
+    await expect(
+      reserveIn([budget({ limit: "$1", store: aborting })], payment("1000"), usdc, request),
+    ).rejects.toMatchObject({ code: "ABORTED" });
+    await vi.waitFor(async () =>
+      expect(await store.usage({ key: "client/life:client", limit: 1_000_000, windowMs: undefined })).toEqual({
+        spent: 0,
+        reserved: 0,
+      }),
+    );
   });
 
   it("a store that throws: BUDGET_UNAVAILABLE, and the budgets reserved before it are released", async () => {
     const store = memoryBudgetStore();
     const broken = { ...memoryBudgetStore(), reserve: async () => Promise.reject(new Error("ECONNREFUSED")) };
-    const budgets = [budget({ limit: "$1", name: "first", store }), budget({ limit: "$1", name: "second", store: broken })];
+    const budgets = [
+      budget({ limit: "$1", name: "first", store }),
+      budget({ limit: "$1", name: "second", store: broken }),
+    ];
     const request = { url: "https://a.example/x", method: "GET" };
     await expect(reserveIn(budgets, payment("1000"), usdc, request)).rejects.toMatchObject({
       code: "BUDGET_UNAVAILABLE",
       details: { budget: "second", url: request.url },
     });
-    expect(await store.usage({ key: "first:client", limit: 1_000_000, windowMs: undefined })).toEqual({ spent: 0, reserved: 0 });
+    expect(await store.usage({ key: "first:client", limit: 1_000_000, windowMs: undefined })).toEqual({
+      spent: 0,
+      reserved: 0,
+    });
   });
 });
 
 describe("each window's length", () => {
-  const usdc = { network: "eip155:84532", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6, symbol: "USDC" };
+  const usdc = {
+    network: "eip155:84532",
+    address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+    decimals: 6,
+    symbol: "USDC",
+  };
   const payment = { network: usdc.network, asset: usdc.address, amount: "600000", payTo: "0x1" };
   const request = { url: "https://a.example/x", method: "GET" };
 
@@ -148,7 +230,10 @@ describe("each window's length", () => {
     expect(entries[0]!.windowMs).toBe(ms);
     await held!.commit();
     now += ms - 1;
-    await expect(reserveIn(budgets, payment, usdc, request)).rejects.toMatchObject({ code: "BUDGET_EXCEEDED", details: { spent: "$0.6" } });
+    await expect(reserveIn(budgets, payment, usdc, request)).rejects.toMatchObject({
+      code: "BUDGET_EXCEEDED",
+      details: { spent: "$0.6" },
+    });
     now += 1;
     expect(await reserveIn(budgets, payment, usdc, request)).toHaveLength(1);
   });
@@ -163,18 +248,34 @@ describe("each window's length", () => {
 });
 
 describe("committing a settled amount", () => {
-  const usdc = { network: "eip155:84532", address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6, symbol: "USDC" };
+  const usdc = {
+    network: "eip155:84532",
+    address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+    decimals: 6,
+    symbol: "USDC",
+  };
   const request = { url: "https://a.example/x", method: "GET" };
   /** A store that records what it is asked to commit, and commits it as asked (no clamping of its own). */
   function recordingStore() {
     const commits: number[] = [];
     const inner = memoryBudgetStore();
-    return { commits, store: { ...inner, commit: async (entry: BudgetEntry, id: string, amount: number) => void commits.push(amount) } };
+    return {
+      commits,
+      store: {
+        ...inner,
+        commit: async (_entry: BudgetEntry, _id: string, amount: number) => void commits.push(amount),
+      },
+    };
   }
 
   it("a settled amount over the reserved maximum is committed as the maximum, never more", async () => {
     const { commits, store } = recordingStore();
-    const [hold] = await reserveIn([budget({ limit: "$1", store })], { network: usdc.network, asset: usdc.address, amount: "50000", payTo: "0x1" }, usdc, request);
+    const [hold] = await reserveIn(
+      [budget({ limit: "$1", store })],
+      { network: usdc.network, asset: usdc.address, amount: "50000", payTo: "0x1" },
+      usdc,
+      request,
+    );
     await hold!.commit("90000");
     expect(commits).toEqual([50_000]);
   });
@@ -182,7 +283,12 @@ describe("committing a settled amount", () => {
   it("a settled amount the budget cannot value is committed as the reserved maximum, not as nothing", async () => {
     const { commits, store } = recordingStore();
     const value = ({ amount }: { amount: string }) => (amount === "5" ? "$0.5" : undefined);
-    const [hold] = await reserveIn([budget({ limit: "$1", store, value })], { network: usdc.network, asset: "0xabc", amount: "5", payTo: "0x1" }, undefined, request);
+    const [hold] = await reserveIn(
+      [budget({ limit: "$1", store, value })],
+      { network: usdc.network, asset: "0xabc", amount: "5", payTo: "0x1" },
+      undefined,
+      request,
+    );
     await hold!.commit("3");
     expect(commits).toEqual([500_000]);
   });
@@ -193,7 +299,12 @@ describe("a value function that changes its mind or throws", () => {
   const request = { url: "https://a.example/x", method: "GET" };
 
   it("throwing: cannot tell, so the requirement is refused with a reason", () => {
-    const thrower = budget({ limit: "$1", value: () => { throw new Error("price feed down"); } });
+    const thrower = budget({
+      limit: "$1",
+      value: () => {
+        throw new Error("price feed down");
+      },
+    });
     expect(check(thrower, payment, undefined)).toMatch(/^budget client\/life cannot value asset 0xabc/);
   });
 
@@ -203,7 +314,10 @@ describe("a value function that changes its mind or throws", () => {
     const fickle = budget({ limit: "$1", store, value: () => (calls++ === 0 ? "$0.5" : undefined) });
     expect(check(fickle, payment, undefined)).toBeUndefined();
     await expect(reserveIn([fickle], payment, undefined, request)).rejects.toMatchObject({ code: "PAYMENT_REFUSED" });
-    expect(await store.usage({ key: "client/life:client", limit: 1, windowMs: undefined })).toEqual({ spent: 0, reserved: 0 });
+    expect(await store.usage({ key: "client/life:client", limit: 1, windowMs: undefined })).toEqual({
+      spent: 0,
+      reserved: 0,
+    });
   });
 });
 
@@ -222,20 +336,44 @@ describe("from the mutation run", () => {
     [null, "budget", "must be { limit, per?, scope?, name?, store?, value? }"],
     [{ limit: "$1", max: 1 }, "budget.max", "is not an option (options: limit, per, scope, name, store, value)"],
     [{ limit: "$0" }, "budget.limit", 'must be a USD amount from "$0.000001" to "$9000000000", such as "$5"'],
-    [{ limit: "$9000000000.000001" }, "budget.limit", 'must be a USD amount from "$0.000001" to "$9000000000", such as "$5"'],
+    [
+      { limit: "$9000000000.000001" },
+      "budget.limit",
+      'must be a USD amount from "$0.000001" to "$9000000000", such as "$5"',
+    ],
     [{ limit: "$1", per: "month" }, "budget.per", '"minute", "hour", "day", "week" or milliseconds above 0'],
     [{ limit: "$1", scope: "payer" }, "budget.scope", '"client", "origin" or "payee"'],
     [{ limit: "$1", name: "" }, "budget.name", "1 to 64 characters of a-z, A-Z, 0-9, _, ., / and -"],
-    [{ limit: "$1", store: { reserve() {}, commit() {} } }, "budget.store", "a budget store { reserve, commit, release, usage }"],
-    [{ limit: "$1", store: { reserve() {}, release() {} } }, "budget.store", "a budget store { reserve, commit, release, usage }"],
-    [{ limit: "$1", store: { commit() {}, release() {} } }, "budget.store", "a budget store { reserve, commit, release, usage }"],
+    [
+      { limit: "$1", store: { reserve() {}, commit() {} } },
+      "budget.store",
+      "a budget store { reserve, commit, release, usage }",
+    ],
+    [
+      { limit: "$1", store: { reserve() {}, release() {} } },
+      "budget.store",
+      "a budget store { reserve, commit, release, usage }",
+    ],
+    [
+      { limit: "$1", store: { commit() {}, release() {} } },
+      "budget.store",
+      "a budget store { reserve, commit, release, usage }",
+    ],
     [{ limit: "$1", value: 1 }, "budget.value", "a function"],
   ])("%j: the message names %s and says %s", (options, option, problem) => {
-    expect(() => budget(options as never)).toThrow(expect.objectContaining({ message: `${option}: ${problem}.`, details: { option } }));
+    expect(() => budget(options as never)).toThrow(
+      expect.objectContaining({ message: `${option}: ${problem}.`, details: { option } }),
+    );
   });
 
   it("$9000000000 is the largest limit", () => {
-    expect(check(budget({ limit: "$9000000000" }), { network: "eip155:1", asset: "0xabc", amount: "9000000000000000" }, { network: "eip155:1", address: "0xabc", decimals: 6, symbol: "USDC" })).toBeUndefined();
+    expect(
+      check(
+        budget({ limit: "$9000000000" }),
+        { network: "eip155:1", asset: "0xabc", amount: "9000000000000000" },
+        { network: "eip155:1", address: "0xabc", decimals: 6, symbol: "USDC" },
+      ),
+    ).toBeUndefined();
   });
 
   it("a value a function tells is rounded up to the micro-dollar: two payments of $0.0000001 do not fit a budget of $0.000001", async () => {
@@ -245,17 +383,22 @@ describe("from the mutation run", () => {
     await reserveIn(tiny, payment, undefined);
     await expect(reserveIn(tiny, payment, undefined)).rejects.toMatchObject({
       code: "BUDGET_EXCEEDED",
-      message: "Budget client/life ($0.000001) cannot take $0.000001 more: $0 spent and $0.000001 reserved of $0.000001. Nothing was signed.",
+      message:
+        "Budget client/life ($0.000001) cannot take $0.000001 more: $0 spent and $0.000001 reserved of $0.000001. Nothing was signed.",
     });
   });
 
   it("the refusals' sentences: a store that fails, a value that changed its mind", async () => {
     const payment = { network: "eip155:84532", asset: "0xabc", amount: "1", payTo: "0x1" };
     const broken = { ...memoryBudgetStore(), reserve: () => Promise.reject(new Error("down")) };
-    await expect(reserveIn([budget({ limit: "$1", store: broken, value: () => "$0.1" })], payment, undefined)).rejects.toMatchObject({
+    await expect(
+      reserveIn([budget({ limit: "$1", store: broken, value: () => "$0.1" })], payment, undefined),
+    ).rejects.toMatchObject({
       message: "The store of budget client/life did not answer, so nothing was paid (budgets fail closed).",
     });
-    await expect(reserveIn([budget({ limit: "$1", value: () => undefined })], payment, undefined)).rejects.toMatchObject({
+    await expect(
+      reserveIn([budget({ limit: "$1", value: () => undefined })], payment, undefined),
+    ).rejects.toMatchObject({
       message: "Budget client/life cannot value this payment: nothing was signed.",
     });
   });

@@ -32,11 +32,16 @@ describe("checkSettlement refuses before asking any chain", () => {
   it("a scheme that has no RPC: INVALID_CONFIG saying how to give it one", async () => {
     const error = await checkSettlement(withoutChain, record).catch((e) => e);
     expect(error.code).toBe("INVALID_CONFIG");
-    expect(error.message).toContain("has no chain to look it up on: give it one, exactEvm({ signer, settlement: evmSettlement({ rpc }) })");
+    expect(error.message).toContain(
+      "has no chain to look it up on: give it one, exactEvm({ signer, settlement: evmSettlement({ rpc }) })",
+    );
   });
 
   it("a network no scheme pays", async () => {
-    const error = await checkSettlement(withoutChain, { ...record, network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1" }).catch((e) => e);
+    const error = await checkSettlement(withoutChain, {
+      ...record,
+      network: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1",
+    }).catch((e) => e);
     expect(error.message).toContain("no registered scheme pays exact on solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
   });
 
@@ -47,7 +52,9 @@ describe("checkSettlement refuses before asking any chain", () => {
   });
 
   it("an error of an outcome that moved nothing (a rejection)", async () => {
-    const rejected = new PaymentRejectedError("refused", { details: { reason: "x", status: 402, requirement: {}, payer: account.address } });
+    const rejected = new PaymentRejectedError("refused", {
+      details: { reason: "x", status: 402, requirement: {}, payer: account.address },
+    });
     const error = await checkSettlement(withoutChain, rejected as never).catch((e) => e);
     expect(error.message).toContain("was given a PAYMENT_REJECTED error: nothing was paid to check");
   });
@@ -66,7 +73,9 @@ describe("checkSettlement refuses before asking any chain", () => {
   it("a v1 network name is looked up under its CAIP-2 id, on the RPC given for it", async () => {
     const asked: string[] = [];
     const rpc = { request: async ({ method }: { method: string }) => (asked.push(method), null) };
-    const client = createX402Client({ schemes: [exactEvm({ signer: account, settlement: evmSettlement({ rpc: { "eip155:84532": rpc } }) })] });
+    const client = createX402Client({
+      schemes: [exactEvm({ signer: account, settlement: evmSettlement({ rpc: { "eip155:84532": rpc } }) })],
+    });
     const status = await checkSettlement(client, { ...record, network: "base-sepolia" });
     expect(status).toMatchObject({ state: "pending", transaction: TX_HASH });
     expect(asked).toEqual(["eth_getTransactionReceipt"]);
@@ -77,29 +86,48 @@ describe("each EVM scheme asks the settlement it was given, and only that", () =
   /** A settlement that records what it is asked. */
   function recording() {
     const asked: { query: unknown; signal: AbortSignal | undefined }[] = [];
-    const settlement = { check: async (query: unknown, signal?: AbortSignal) => (asked.push({ query, signal }), { state: "settled", transaction: TX_HASH }) as never };
+    const settlement = {
+      check: async (query: unknown, signal?: AbortSignal) =>
+        (asked.push({ query, signal }), { state: "settled", transaction: TX_HASH }) as never,
+    };
     return { asked, settlement };
   }
 
   it.each([
     { name: "exactEvm", scheme: "exact", make: exactEvm },
     { name: "uptoEvm", scheme: "upto", make: uptoEvm },
-  ] as const)("$name: the query and the caller's signal reach its settlement; without one it has no checkSettlement", async ({ scheme, make }) => {
-    expect(make({ signer: account }).checkSettlement).toBeUndefined();
-    const { asked, settlement } = recording();
-    const client = createX402Client({ schemes: [make({ signer: account, settlement })] });
-    const { signal } = new AbortController();
-    expect(await checkSettlement(client, { ...record, scheme }, { signal })).toMatchObject({ state: "settled", transaction: TX_HASH });
-    expect(asked).toEqual([{ query: expect.objectContaining({ scheme, network: "eip155:84532", transaction: TX_HASH }), signal }]);
-  });
+  ] as const)(
+    "$name: the query and the caller's signal reach its settlement; without one it has no checkSettlement",
+    async ({ scheme, make }) => {
+      expect(make({ signer: account }).checkSettlement).toBeUndefined();
+      const { asked, settlement } = recording();
+      const client = createX402Client({ schemes: [make({ signer: account, settlement })] });
+      const { signal } = new AbortController();
+      expect(await checkSettlement(client, { ...record, scheme }, { signal })).toMatchObject({
+        state: "settled",
+        transaction: TX_HASH,
+      });
+      expect(asked).toEqual([
+        { query: expect.objectContaining({ scheme, network: "eip155:84532", transaction: TX_HASH }), signal },
+      ]);
+    },
+  );
 });
 
 describe("exactSvm asks its settlement through the RPC it pays with", () => {
-  const svmRecord: LedgerRecord = { ...record, network: DEVNET, asset: USDC_DEVNET, payee: SVM_PAY_TO, payer: buyer.address, transaction: "5".repeat(88) };
+  const svmRecord: LedgerRecord = {
+    ...record,
+    network: DEVNET,
+    asset: USDC_DEVNET,
+    payee: SVM_PAY_TO,
+    payer: buyer.address,
+    transaction: "5".repeat(88),
+  };
   function recording() {
     const asked: { endpoint: { rpc: unknown }; query: unknown; options: unknown }[] = [];
     const settlement = {
-      check: async (endpoint: never, query: unknown, options: unknown) => (asked.push({ endpoint, query, options }), { state: "settled", transaction: svmRecord.transaction }) as never,
+      check: async (endpoint: never, query: unknown, options: unknown) =>
+        (asked.push({ endpoint, query, options }), { state: "settled", transaction: svmRecord.transaction }) as never,
     };
     return { asked, settlement };
   }
@@ -108,10 +136,18 @@ describe("exactSvm asks its settlement through the RPC it pays with", () => {
     expect(exactSvm({ signer: buyer, rpc: fakeRpc() }).checkSettlement).toBeUndefined();
     const { asked, settlement } = recording();
     const rpc = fakeRpc();
-    const client = createX402Client({ schemes: [exactSvm({ signer: buyer, rpc: { [DEVNET]: rpc }, rpcTimeoutMs: 1234, settlement })] });
+    const client = createX402Client({
+      schemes: [exactSvm({ signer: buyer, rpc: { [DEVNET]: rpc }, rpcTimeoutMs: 1234, settlement })],
+    });
     const { signal } = new AbortController();
     expect(await checkSettlement(client, svmRecord, { signal })).toMatchObject({ state: "settled" });
-    expect(asked).toEqual([{ endpoint: expect.objectContaining({ rpc }), query: expect.objectContaining({ network: DEVNET }), options: { signal, timeoutMs: 1234 } }]);
+    expect(asked).toEqual([
+      {
+        endpoint: expect.objectContaining({ rpc }),
+        query: expect.objectContaining({ network: DEVNET }),
+        options: { signal, timeoutMs: 1234 },
+      },
+    ]);
     // An RPC given for its network is not asked which cluster it serves.
     expect(rpc.calls).toEqual([]);
   });
@@ -119,15 +155,23 @@ describe("exactSvm asks its settlement through the RPC it pays with", () => {
   it("a cluster without an RPC (not devnet, testnet or mainnet, which have public ones): INVALID_CONFIG naming it, the settlement not asked", async () => {
     const { asked, settlement } = recording();
     const localnet = "solana:LocaLnetGenesisHash1111111111111";
-    const client = createX402Client({ schemes: [exactSvm({ signer: buyer, rpc: { [SOLANA_MAINNET]: fakeRpc() }, settlement })] });
+    const client = createX402Client({
+      schemes: [exactSvm({ signer: buyer, rpc: { [SOLANA_MAINNET]: fakeRpc() }, settlement })],
+    });
     const error = await checkSettlement(client, { ...svmRecord, network: localnet }).catch((e) => e);
-    expect(error).toMatchObject({ code: "INVALID_CONFIG", details: { option: "rpc" }, message: `exactSvm has no RPC for ${localnet}: give it one, exactSvm({ rpc: { "${localnet}": url } }).` });
+    expect(error).toMatchObject({
+      code: "INVALID_CONFIG",
+      details: { option: "rpc" },
+      message: `exactSvm has no RPC for ${localnet}: give it one, exactSvm({ rpc: { "${localnet}": url } }).`,
+    });
     expect(asked).toEqual([]);
   });
 
   it("one RPC serving another cluster: refused, and the settlement is not asked", async () => {
     const { asked, settlement } = recording();
-    const client = createX402Client({ schemes: [exactSvm({ signer: buyer, rpc: fakeRpc({ genesisHash: MAINNET_GENESIS_HASH }), settlement })] });
+    const client = createX402Client({
+      schemes: [exactSvm({ signer: buyer, rpc: fakeRpc({ genesisHash: MAINNET_GENESIS_HASH }), settlement })],
+    });
     const error = await checkSettlement(client, svmRecord).catch((e) => e);
     expect(error.message).toContain(`serves ${SOLANA_MAINNET}, not ${DEVNET}`);
     expect(asked).toEqual([]);

@@ -1,6 +1,12 @@
 // The CLI's exit codes: one per family, each documented, and every error code placed in one.
 import { describe, expect, it } from "vitest";
-import { BudgetExceededError, DiscoveryFailedError, NoPayableRequirementError, PaymentOutcomeUnknownError, PaymentRejectedError } from "../../src/entries/errors";
+import {
+  BudgetExceededError,
+  DiscoveryFailedError,
+  NoPayableRequirementError,
+  PaymentOutcomeUnknownError,
+  PaymentRejectedError,
+} from "../../src/entries/errors";
 import { EXIT, EXIT_TABLE, exitCodeOf } from "../../src/cli/exit";
 
 describe("exit codes", () => {

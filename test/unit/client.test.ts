@@ -43,7 +43,10 @@ describe("scheme registry", () => {
   it("falls through to the next candidate when the most specific cannot pay", async () => {
     const calls: string[] = [];
     const picky = { ...recordingScheme("picky", ["eip155:8453"], calls), check: () => "cannot" };
-    const client = createX402Client({ schemes: [picky, recordingScheme("any", ["eip155:*"], calls)], policy: { allowUnknownAssets: true } });
+    const client = createX402Client({
+      schemes: [picky, recordingScheme("any", ["eip155:*"], calls)],
+      policy: { allowUnknownAssets: true },
+    });
     await engineOf(client).createPayment(challengeOf([{ ...base, network: "eip155:8453" }]), request);
     expect(calls).toEqual(["any:eip155:8453"]);
   });
@@ -84,7 +87,9 @@ describe("cancellation", () => {
       createPayload: () => (controller.abort(), Promise.reject(new Error("read cancelled"))),
     };
     const client = createX402Client({ schemes: [scheme], policy: { allowUnknownAssets: true } });
-    await expect(engineOf(client).createPayment(challengeOf([base]), { ...request, signal: controller.signal })).rejects.toMatchObject({ code: "ABORTED" });
+    await expect(
+      engineOf(client).createPayment(challengeOf([base]), { ...request, signal: controller.signal }),
+    ).rejects.toMatchObject({ code: "ABORTED" });
     // An unhandled rejection would fail this file; give it the turn it needs to surface.
     await new Promise((resolve) => setTimeout(resolve, 10));
   });
@@ -92,25 +97,41 @@ describe("cancellation", () => {
 
 describe("v1 network names", () => {
   const v1 = (network: string) =>
-    parseChallenge({ header: null, body: { x402Version: 1, accepts: [{ ...evmVectors.v1_exact.requirements, network }] } });
+    parseChallenge({
+      header: null,
+      body: { x402Version: 1, accepts: [{ ...evmVectors.v1_exact.requirements, network }] },
+    });
 
   it("are translated by the schemes that know them, and refused by name otherwise", async () => {
     const client = createX402Client({ schemes: [exactEvm({ signer: account })] });
-    const paid = await engineOf(client).createPayment(v1("base-sepolia"), { url: "https://api.example.com/x", method: "GET" });
+    const paid = await engineOf(client).createPayment(v1("base-sepolia"), {
+      url: "https://api.example.com/x",
+      method: "GET",
+    });
     expect(paid.requirement).toMatchObject({ network: "base-sepolia", caip2: "eip155:84532" });
-    const { rejected } = engineOf(client).evaluate(v1("solana-devnet"), { url: "https://api.example.com/x", method: "GET" });
+    const { rejected } = engineOf(client).evaluate(v1("solana-devnet"), {
+      url: "https://api.example.com/x",
+      method: "GET",
+    });
     expect(rejected).toMatchObject([{ code: "unsupported", reason: 'unknown v1 network name "solana-devnet"' }]);
   });
 });
 
 describe("spend policy", () => {
   const pay = (policy: Parameters<typeof createX402Client>[0]["policy"], accepts: unknown[], url = request.url) =>
-    engineOf(createX402Client({ schemes: [exactEvm({ signer: account })], policy })).createPayment(challengeOf(accepts), { url, method: "GET" });
+    engineOf(createX402Client({ schemes: [exactEvm({ signer: account })], policy })).createPayment(
+      challengeOf(accepts),
+      { url, method: "GET" },
+    );
 
   it("caps each payment at $1 by default, and at the configured amount", async () => {
     await expect(pay(undefined, [{ ...base, amount: "1000000" }])).resolves.toBeDefined();
-    await expect(pay(undefined, [{ ...base, amount: "1000001" }])).rejects.toMatchObject({ code: "NO_PAYABLE_REQUIREMENT" });
-    await expect(pay({ maxAmountPerPayment: "$0.01" }, [{ ...base, amount: "10001" }])).rejects.toMatchObject({ code: "NO_PAYABLE_REQUIREMENT" });
+    await expect(pay(undefined, [{ ...base, amount: "1000001" }])).rejects.toMatchObject({
+      code: "NO_PAYABLE_REQUIREMENT",
+    });
+    await expect(pay({ maxAmountPerPayment: "$0.01" }, [{ ...base, amount: "10001" }])).rejects.toMatchObject({
+      code: "NO_PAYABLE_REQUIREMENT",
+    });
     await expect(pay({ maxAmountPerPayment: false }, [{ ...base, amount: "1000000000" }])).resolves.toBeDefined();
   });
 
@@ -125,20 +146,28 @@ describe("spend policy", () => {
   it("applies the network, payee and origin allow-lists", async () => {
     await expect(pay({ networks: ["eip155:8453"] }, [base])).rejects.toThrow(/not in policy.networks/);
     await expect(pay({ payees: ["0x209693bc6afc0c5328ba36faf03c514ef312287c"] }, [base])).resolves.toBeDefined();
-    await expect(pay({ payees: ["0x0000000000000000000000000000000000000002"] }, [base])).rejects.toThrow(/not in policy.payees/);
+    await expect(pay({ payees: ["0x0000000000000000000000000000000000000002"] }, [base])).rejects.toThrow(
+      /not in policy.payees/,
+    );
     await expect(pay({ origins: ["https://*.example.com"] }, [base])).resolves.toBeDefined();
-    await expect(pay({ origins: ["https://other.example"] }, [base])).rejects.toThrow(/origin https:\/\/api.example.com is not in policy.origins/);
+    await expect(pay({ origins: ["https://other.example"] }, [base])).rejects.toThrow(
+      /origin https:\/\/api.example.com is not in policy.origins/,
+    );
   });
 
   it("refuses a challenge for a resource on another host", async () => {
-    await expect(pay(undefined, [base], "https://evil.example/premium-data")).rejects.toThrow(/resource on api.example.com/);
-    await expect(pay({ requireSameHostResource: false }, [base], "https://evil.example/premium-data")).resolves.toBeDefined();
+    await expect(pay(undefined, [base], "https://evil.example/premium-data")).rejects.toThrow(
+      /resource on api.example.com/,
+    );
+    await expect(
+      pay({ requireSameHostResource: false }, [base], "https://evil.example/premium-data"),
+    ).resolves.toBeDefined();
   });
 
   it("rejects a malformed cap at creation", () => {
-    expect(() => createX402Client({ schemes: [exactEvm({ signer: account })], policy: { maxAmountPerPayment: "ten dollars" } })).toThrowError(
-      expect.objectContaining({ code: "INVALID_CONFIG" }),
-    );
+    expect(() =>
+      createX402Client({ schemes: [exactEvm({ signer: account })], policy: { maxAmountPerPayment: "ten dollars" } }),
+    ).toThrowError(expect.objectContaining({ code: "INVALID_CONFIG" }));
   });
 });
 
@@ -158,7 +187,12 @@ describe("hooks", () => {
       message: expect.stringContaining("too pricey today"),
     });
     expect(signs).toEqual([]);
-    expect(seen).toMatchObject({ amount: "10000", displayAmount: "0.01 USDC", payer: account.address, network: "eip155:84532" });
+    expect(seen).toMatchObject({
+      amount: "10000",
+      displayAmount: "0.01 USDC",
+      payer: account.address,
+      network: "eip155:84532",
+    });
     expect(Object.isFrozen(seen)).toBe(true);
     expect(Object.isFrozen((seen as { requirement: object }).requirement)).toBe(true);
   });
@@ -174,11 +208,19 @@ describe("hooks", () => {
 
   it("the approved terms travel with the payment, frozen, for the receipt to start from", async () => {
     let seen: Record<string, unknown> = {};
-    const client = createX402Client({ schemes: [exactEvm({ signer: account })], onBeforePayment: (p) => void (seen = { ...p }) });
+    const client = createX402Client({
+      schemes: [exactEvm({ signer: account })],
+      onBeforePayment: (p) => void (seen = { ...p }),
+    });
     const payment = await engineOf(client).createPayment(challengeOf([base]), request);
     const { resource: _resource, extensions: _extensions, ...terms } = seen;
     expect(payment.terms).toEqual(terms);
-    expect(payment.terms).toMatchObject({ amount: "10000", displayAmount: "0.01 USDC", payer: account.address, url: request.url });
+    expect(payment.terms).toMatchObject({
+      amount: "10000",
+      displayAmount: "0.01 USDC",
+      payer: account.address,
+      url: request.url,
+    });
     expect(Object.isFrozen(payment.terms)).toBe(true);
   });
 });
@@ -186,7 +228,9 @@ describe("hooks", () => {
 describe("EVM signers", () => {
   const vector = evmVectors.exact_eip3009;
   const sign = (signer: Parameters<typeof exactEvm>[0]["signer"]) =>
-    engineOf(createX402Client({ schemes: [exactEvm({ signer, now: () => VECTOR_NOW_MS, randomBytes: countingBytes })] }))
+    engineOf(
+      createX402Client({ schemes: [exactEvm({ signer, now: () => VECTOR_NOW_MS, randomBytes: countingBytes })] }),
+    )
       .createPayment(challengeOf([vector.requirements]), request)
       .then((p) => (p.payload.payload as { signature: string }).signature);
 
@@ -197,7 +241,9 @@ describe("EVM signers", () => {
       async request({ method, params }: { method: string; params?: unknown[] }) {
         methods.push(method);
         if (method === "eth_signTypedData_v4") {
-          const typedData = JSON.parse((params as string[])[1]!) as TypedDataDefinition & { types: Record<string, unknown> };
+          const typedData = JSON.parse((params as string[])[1]!) as TypedDataDefinition & {
+            types: Record<string, unknown>;
+          };
           const { EIP712Domain: _, ...types } = typedData.types;
           return account.signTypedData({ ...typedData, types } as TypedDataDefinition);
         }
@@ -211,11 +257,13 @@ describe("EVM signers", () => {
   });
 
   it("a viem WalletClient with a local account, and a plain { address, signTypedData } object", async () => {
-    const wallet = createWalletClient({ account, chain: baseSepolia, transport: custom({ request: async () => null }) });
+    const wallet = createWalletClient({
+      account,
+      chain: baseSepolia,
+      transport: custom({ request: async () => null }),
+    });
     expect(await sign(wallet)).toBe(vector.schemeResult.payload.signature);
-    expect(await sign(countingSigner().signer)).toBe(
-      vector.schemeResult.payload.signature,
-    );
+    expect(await sign(countingSigner().signer)).toBe(vector.schemeResult.payload.signature);
   });
 
   it("turns v = 0/1 into 27/28 and passes smart-wallet signatures through", async () => {
@@ -228,7 +276,9 @@ describe("EVM signers", () => {
 
   it("rejects unusable signers with INVALID_CONFIG", () => {
     expect(() => toEvmSigner({} as never)).toThrowError(expect.objectContaining({ code: "INVALID_CONFIG" }));
-    expect(() => toEvmSigner({ address: "0x12", signTypedData: async () => "0x" } as never)).toThrowError(expect.objectContaining({ code: "INVALID_CONFIG" }));
+    expect(() => toEvmSigner({ address: "0x12", signTypedData: async () => "0x" } as never)).toThrowError(
+      expect.objectContaining({ code: "INVALID_CONFIG" }),
+    );
     const noAccount = createWalletClient({ chain: baseSepolia, transport: custom({ request: async () => null }) });
     expect(() => toEvmSigner(noAccount as never)).toThrowError(/has no account/);
   });
@@ -248,21 +298,37 @@ describe("EVM signers", () => {
 });
 
 describe("extension steps around the built-in payment-identifier", () => {
-  const paying = (extensions: unknown[]) => createX402Client({ schemes: [exactEvm({ signer: account })], plugins: extensions as never });
+  const paying = (extensions: unknown[]) =>
+    createX402Client({ schemes: [exactEvm({ signer: account })], plugins: extensions as never });
   const declared = { "payment-identifier": { info: { required: false } } };
 
   it("registering another extension keeps the built-in payment-identifier; only one under its key replaces it", async () => {
     const other = { key: "something-else", onOutcome: () => undefined };
-    const payment = await engineOf(paying([other])).createPayment(challengeOf([base], { extensions: declared }), request);
-    expect(payment.payload.extensions).toMatchObject({ "payment-identifier": { info: { required: false, id: expect.stringMatching(/^pay_/) } } });
-    const replaced = await engineOf(paying([{ key: "payment-identifier" }])).createPayment(challengeOf([base], { extensions: declared }), request);
+    const payment = await engineOf(paying([other])).createPayment(
+      challengeOf([base], { extensions: declared }),
+      request,
+    );
+    expect(payment.payload.extensions).toMatchObject({
+      "payment-identifier": { info: { required: false, id: expect.stringMatching(/^pay_/) } },
+    });
+    const replaced = await engineOf(paying([{ key: "payment-identifier" }])).createPayment(
+      challengeOf([base], { extensions: declared }),
+      request,
+    );
     expect(payment.payload.extensions).not.toEqual(replaced.payload.extensions);
     expect(replaced.payload.extensions).toEqual(declared);
   });
 
   it("enrichPayload runs only for declared keys, unless the extension asks for undeclared ones", async () => {
-    const enrich = (key: string, enrichUndeclared?: boolean) => ({ key, enrichUndeclared, enrichPayload: () => ({ info: { mine: true } }) });
-    const payment = await engineOf(paying([enrich("quiet"), enrich("loud", true)])).createPayment(challengeOf([base]), request);
+    const enrich = (key: string, enrichUndeclared?: boolean) => ({
+      key,
+      enrichUndeclared,
+      enrichPayload: () => ({ info: { mine: true } }),
+    });
+    const payment = await engineOf(paying([enrich("quiet"), enrich("loud", true)])).createPayment(
+      challengeOf([base]),
+      request,
+    );
     expect(Object.keys(payment.payload.extensions as object)).toEqual(["loud"]);
   });
 
@@ -271,13 +337,20 @@ describe("extension steps around the built-in payment-identifier", () => {
     const challenge = challengeOf([base], { extensions: { "offer-receipt": {} } });
     await expect(engineOf(paying([silent])).createPayment(challenge, request)).resolves.toBeDefined();
     const throwing = { key: "offer-receipt", reviewRequirements: () => Promise.reject(new Error("boom")) };
-    const error = await engineOf(paying([throwing])).createPayment(challenge, request).catch((e) => e);
+    const error = await engineOf(paying([throwing]))
+      .createPayment(challenge, request)
+      .catch((e) => e);
     expect(error.message).toContain("the offer-receipt extension's review of the requirements");
   });
 
   it("describeSettlement: an undefined reading leaves no key at all", async () => {
-    const client = createX402Client({ schemes: [exactEvm({ signer: account })], plugins: [{ key: "k", describeSettlement: () => undefined }] });
-    const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, accepts: [base], extensions: { k: {} } }) });
+    const client = createX402Client({
+      schemes: [exactEvm({ signer: account })],
+      plugins: [{ key: "k", describeSettlement: () => undefined }],
+    });
+    const challenge = parseChallenge({
+      header: encodeBase64Json({ x402Version: 2, accepts: [base], extensions: { k: {} } }),
+    });
     const described = await engineOf(client).describeSettlement(challenge, request, { success: true });
     expect(Object.keys(described)).toEqual([]);
   });

@@ -40,13 +40,27 @@ function expectConfigError(make: () => unknown, option: string, message: RegExp)
   return error;
 }
 
-const withPolicy = (policy: unknown, schemes = [evm]) => () => createX402Client({ schemes, policy: policy as never });
-const withOptions = (options: Record<string, unknown>) => () => createX402Client({ schemes: [evm], ...options } as X402ClientOptions);
+const withPolicy =
+  (policy: unknown, schemes = [evm]) =>
+  () =>
+    createX402Client({ schemes, policy: policy as never });
+const withOptions = (options: Record<string, unknown>) => () =>
+  createX402Client({ schemes: [evm], ...options } as X402ClientOptions);
 
 describe("createX402Client: policy mistakes", () => {
   it.each([
-    { name: "an unknown key (a typo)", policy: { maxAmount: "$1" }, option: "policy.maxAmount", message: /^policy\.maxAmount: is not an option \(options: maxAmountPerPayment, /s },
-    { name: "an unknown key (singular)", policy: { origin: ["https://api.example.com"] }, option: "policy.origin", message: /origins/ },
+    {
+      name: "an unknown key (a typo)",
+      policy: { maxAmount: "$1" },
+      option: "policy.maxAmount",
+      message: /^policy\.maxAmount: is not an option \(options: maxAmountPerPayment, /s,
+    },
+    {
+      name: "an unknown key (singular)",
+      policy: { origin: ["https://api.example.com"] },
+      option: "policy.origin",
+      message: /origins/,
+    },
   ])("$name", ({ policy, option, message }) => {
     expectConfigError(withPolicy(policy), option, message);
   });
@@ -63,7 +77,11 @@ describe("createX402Client: policy mistakes", () => {
     { name: "base-sepolia", caip2: "eip155:84532", schemes: [evm] },
     { name: "solana-devnet", caip2: "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", schemes: [exactSvm({ signer: buyer })] },
   ])("policy.networks with the v1 name $name: the message names $caip2", ({ name, caip2, schemes }) => {
-    const error = expectConfigError(withPolicy({ networks: [name] }, schemes), "policy.networks", /protocol v1 network name/);
+    const error = expectConfigError(
+      withPolicy({ networks: [name] }, schemes),
+      "policy.networks",
+      /protocol v1 network name/,
+    );
     expect(error.message).toContain(`use its CAIP-2 id, ${caip2}`);
   });
 
@@ -81,7 +99,11 @@ describe("createX402Client: policy mistakes", () => {
     ["with a user", "https://user@api.example.com"],
     ["empty", ""],
   ])("policy.origins entry %s (%j)", (_, origin) => {
-    expectConfigError(withPolicy({ origins: [origin] }), "policy.origins", /is not an origin such as https:\/\/api.example.com/);
+    expectConfigError(
+      withPolicy({ origins: [origin] }),
+      "policy.origins",
+      /is not an origin such as https:\/\/api.example.com/,
+    );
   });
 
   it.each([
@@ -93,7 +115,11 @@ describe("createX402Client: policy mistakes", () => {
     ["an exponent", "1e3"],
     ["true", true],
   ])("policy.maxAmountPerPayment as %s is refused: money is a string", (_, cap) => {
-    expectConfigError(withPolicy({ maxAmountPerPayment: cap }), "policy.maxAmountPerPayment", /is not a USD amount as a string such as "\$0\.10", or false/);
+    expectConfigError(
+      withPolicy({ maxAmountPerPayment: cap }),
+      "policy.maxAmountPerPayment",
+      /is not a USD amount as a string such as "\$0\.10", or false/,
+    );
   });
 
   it.each([
@@ -104,7 +130,11 @@ describe("createX402Client: policy mistakes", () => {
     ["true", true],
     ["Infinity", Infinity],
   ])("policy.maxTimeoutSeconds %s", (_, seconds) => {
-    expectConfigError(withPolicy({ maxTimeoutSeconds: seconds }), "policy.maxTimeoutSeconds", /whole number of seconds above 0, or false/);
+    expectConfigError(
+      withPolicy({ maxTimeoutSeconds: seconds }),
+      "policy.maxTimeoutSeconds",
+      /whole number of seconds above 0, or false/,
+    );
   });
 
   it.each([
@@ -115,15 +145,51 @@ describe("createX402Client: policy mistakes", () => {
   });
 
   it.each([
-    ["not an array", { network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: "1000" }, /must be a list/],
-    ["maxAmount as a number", [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: 2000000 }], /maxAmount in base units/],
-    ["maxAmount in dollars", [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: "$2" }], /maxAmount in base units/],
-    ["maxAmount with decimals", [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: "2.5" }], /maxAmount in base units/],
-    ["maxAmount negative", [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: "-1" }], /maxAmount in base units/],
-    ["maxAmount as a bigint", [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: 2000000n }], /"maxAmount":"2000000n"\} is not \{ network \(CAIP-2\), asset, maxAmount in base units/],
-    ["maxAmount missing", [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111" }], /maxAmount in base units/],
-    ["a v1 network name", [{ network: "base", asset: "0x1111111111111111111111111111111111111111", maxAmount: "1000" }], /is not \{ network \(CAIP-2\), asset, maxAmount/],
-    ["a network pattern", [{ network: "eip155:*", asset: "0x1111111111111111111111111111111111111111", maxAmount: "1000" }], /is not \{ network \(CAIP-2\)/],
+    [
+      "not an array",
+      { network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: "1000" },
+      /must be a list/,
+    ],
+    [
+      "maxAmount as a number",
+      [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: 2000000 }],
+      /maxAmount in base units/,
+    ],
+    [
+      "maxAmount in dollars",
+      [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: "$2" }],
+      /maxAmount in base units/,
+    ],
+    [
+      "maxAmount with decimals",
+      [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: "2.5" }],
+      /maxAmount in base units/,
+    ],
+    [
+      "maxAmount negative",
+      [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: "-1" }],
+      /maxAmount in base units/,
+    ],
+    [
+      "maxAmount as a bigint",
+      [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111", maxAmount: 2000000n }],
+      /"maxAmount":"2000000n"\} is not \{ network \(CAIP-2\), asset, maxAmount in base units/,
+    ],
+    [
+      "maxAmount missing",
+      [{ network: "eip155:8453", asset: "0x1111111111111111111111111111111111111111" }],
+      /maxAmount in base units/,
+    ],
+    [
+      "a v1 network name",
+      [{ network: "base", asset: "0x1111111111111111111111111111111111111111", maxAmount: "1000" }],
+      /is not \{ network \(CAIP-2\), asset, maxAmount/,
+    ],
+    [
+      "a network pattern",
+      [{ network: "eip155:*", asset: "0x1111111111111111111111111111111111111111", maxAmount: "1000" }],
+      /is not \{ network \(CAIP-2\)/,
+    ],
     ["no asset", [{ network: "eip155:8453", maxAmount: "1000" }], /is not \{ network \(CAIP-2\), asset/],
     ["a null entry", [null], /is not \{ network \(CAIP-2\)/],
   ])("policy.assetCaps %s", (_, assetCaps, message) => {
@@ -131,10 +197,20 @@ describe("createX402Client: policy mistakes", () => {
   });
 
   it.each([
-    ["decimals as a string", [{ network: "eip155:8453", address: "0x1111111111111111111111111111111111111111", decimals: "6", symbol: "TST" }]],
-    ["a v1 network name", [{ network: "base", address: "0x1111111111111111111111111111111111111111", decimals: 6, symbol: "TST" }]],
+    [
+      "decimals as a string",
+      [{ network: "eip155:8453", address: "0x1111111111111111111111111111111111111111", decimals: "6", symbol: "TST" }],
+    ],
+    [
+      "a v1 network name",
+      [{ network: "base", address: "0x1111111111111111111111111111111111111111", decimals: 6, symbol: "TST" }],
+    ],
   ])("policy.assets %s", (_, assets) => {
-    expectConfigError(withPolicy({ assets }), "policy.assets", /is not \{ network \(CAIP-2\), address, decimals \(0 to 36\), symbol \}/);
+    expectConfigError(
+      withPolicy({ assets }),
+      "policy.assets",
+      /is not \{ network \(CAIP-2\), address, decimals \(0 to 36\), symbol \}/,
+    );
   });
 
   it.each([[[""]], [[42]], ["0x209693Bc6afc0C5328bA36FaF03C514EF312287C"]])("policy.payees %j", (payees) => {
@@ -153,16 +229,28 @@ describe("createX402Client: policy mistakes", () => {
         payees: ["0x209693Bc6afc0C5328bA36FaF03C514EF312287C"],
       },
     });
-    expect(client.policy.origins).toEqual(["https://api.example.com", "http://localhost:4021", "https://*.example.com"]);
+    expect(client.policy.origins).toEqual([
+      "https://api.example.com",
+      "http://localhost:4021",
+      "https://*.example.com",
+    ]);
     expect(client.policy.maxTimeoutSeconds).toBe(false);
-    expectConfigError(withPolicy({ maxTimeoutSeconds: null }), "policy.maxTimeoutSeconds", /null is not a whole number/);
+    expectConfigError(
+      withPolicy({ maxTimeoutSeconds: null }),
+      "policy.maxTimeoutSeconds",
+      /null is not a whole number/,
+    );
     expect(createX402Client({ schemes: [evm] }).policy.maxTimeoutSeconds).toBe(3600);
   });
 });
 
 describe("createX402Client: option mistakes", () => {
   it.each([
-    { name: "a policy option given at the top level", options: { maxAmountPerPayment: "$5" }, option: "maxAmountPerPayment" },
+    {
+      name: "a policy option given at the top level",
+      options: { maxAmountPerPayment: "$5" },
+      option: "maxAmountPerPayment",
+    },
     { name: "a misspelt hook", options: { onBeforePay: () => true }, option: "onBeforePay" },
     { name: "a plural", options: { policies: {} }, option: "policies" },
   ])("$name", ({ options, option }) => {
@@ -191,16 +279,30 @@ describe("createX402Client: option mistakes", () => {
     expectConfigError(() => createX402Client({ schemes: [{}] as never }), "schemes", /not a payment scheme/);
   });
 
-  it.each(["beforePayment", "reviewRequirements", "checkRequirement", "reserve", "enrichPayload", "describeSettlement", "onOutcome", "prepay", "learn", "forget"])(
-    "a plug-in whose %s is not a function",
-    (step) => {
-      // Otherwise found only at a paid request (enrichPayload: after the wallet signed), or never (onOutcome's errors are ignored).
-      const plugin = { key: "payment-identifier", [step]: { id: "order-42" } };
-      const steps = "beforePayment?, reviewRequirements?, checkRequirement?, reserve?, enrichPayload?, describeSettlement?, onOutcome?, prepay?, learn?, forget?";
-      const error = expectConfigError(withOptions({ plugins: [plugin] }), "plugins", new RegExp(`is not a plug-in \\{ name\\?, key\\?, ${steps.replace(/\?/g, "\\?")} \\}`));
-      expect(error.message).toContain(`{"key":"payment-identifier","${step}":{"id":"order-42"}}`);
-    },
-  );
+  it.each([
+    "beforePayment",
+    "reviewRequirements",
+    "checkRequirement",
+    "reserve",
+    "enrichPayload",
+    "describeSettlement",
+    "onOutcome",
+    "prepay",
+    "learn",
+    "forget",
+  ])("a plug-in whose %s is not a function", (step) => {
+    // Otherwise found only at a paid request (enrichPayload: after the wallet signed), or never (onOutcome's errors are
+    // ignored).
+    const plugin = { key: "payment-identifier", [step]: { id: "order-42" } };
+    const steps =
+      "beforePayment?, reviewRequirements?, checkRequirement?, reserve?, enrichPayload?, describeSettlement?, onOutcome?, prepay?, learn?, forget?";
+    const error = expectConfigError(
+      withOptions({ plugins: [plugin] }),
+      "plugins",
+      new RegExp(`is not a plug-in \\{ name\\?, key\\?, ${steps.replace(/\?/g, "\\?")} \\}`),
+    );
+    expect(error.message).toContain(`{"key":"payment-identifier","${step}":{"id":"order-42"}}`);
+  });
 
   it("a plug-in with an empty key, or one that is no object", () => {
     expectConfigError(withOptions({ plugins: [{ key: "", enrichPayload: () => ({}) }] }), "plugins", /not a plug-in/);
@@ -247,7 +349,10 @@ describe("NoPayableRequirementError over many requirements", () => {
   it("500 requirements: a short message naming the first few and counting the rest; details list all 500", async () => {
     const accepts = Array.from({ length: 500 }, (_, i) => requirement(i));
     // Over the header's size limit: a JSON body, as a server with this many options would send.
-    const challenge = parseChallenge({ header: null, body: { x402Version: 2, resource: { url: request.url }, accepts } });
+    const challenge = parseChallenge({
+      header: null,
+      body: { x402Version: 2, resource: { url: request.url }, accepts },
+    });
     const error = await engineOf(createX402Client({ schemes: [evm] }))
       .createPayment(challenge, request)
       .catch((e) => e);
@@ -263,6 +368,10 @@ describe("NoPayableRequirementError over many requirements", () => {
     expect(error.rejected).toBe(error.details.rejected);
     expect(error.details.rejected.map((r: { index: number }) => r.index)).toEqual(accepts.map((_, i) => i));
     expect(error.details.rejected[0].asset).toBe(accepts[0]!.asset);
-    expect(error.details.rejected[499]).toMatchObject({ code: "policy", amount: "2000499", reason: expect.stringMatching(/over policy\.maxAmountPerPayment/) });
+    expect(error.details.rejected[499]).toMatchObject({
+      code: "policy",
+      amount: "2000499",
+      reason: expect.stringMatching(/over policy\.maxAmountPerPayment/),
+    });
   });
 });

@@ -11,13 +11,26 @@ import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { fileURLToPath } from "node:url";
 import * as entries from "../../src/entries/errors";
-import { InvalidConfigError, NoPayableRequirementError, PaymentOutcomeUnknownError, PaymentRejectedError, SigningError, redactSecrets } from "../../src/entries/errors";
-import { X402Error, builderCode, createX402Client, isX402Error, type X402ErrorCode } from "../../src";
+import {
+  InvalidConfigError,
+  NoPayableRequirementError,
+  PaymentOutcomeUnknownError,
+  PaymentRejectedError,
+  SigningError,
+  redactSecrets,
+} from "../../src/entries/errors";
+import { type X402Error, builderCode, createX402Client, isX402Error, type X402ErrorCode } from "../../src";
 import { parseChallenge } from "../../src/entries/protocol";
 import { exactEvm, permit2Allowance, permit2ApprovalTransaction } from "../../src/evm";
 import { exactSvm } from "../../src/svm";
 import { DEVNET, buyer } from "../support/svm";
-import { describeRejection, raceAbort, throwIfAborted, toWalletError, type RejectedRequirement } from "../../src/errors";
+import {
+  describeRejection,
+  raceAbort,
+  throwIfAborted,
+  toWalletError,
+  type RejectedRequirement,
+} from "../../src/errors";
 import { ANVIL_KEY_0 } from "../support/vectors";
 import { account, encodeHeader, v2Challenge } from "../support/seller";
 import { engineOf } from "../../src/client";
@@ -30,18 +43,30 @@ async function signingFailure(thrown: unknown) {
   const signer = { address: account.address, signTypedData: () => Promise.reject(thrown) };
   return engineOf(createX402Client({ schemes: [exactEvm({ signer })] }))
     .createPayment(challenge, request)
-    .then(() => {
-      throw new Error("expected a failure");
-    }, (e: unknown) => e as X402Error);
+    .then(
+      () => {
+        throw new Error("expected a failure");
+      },
+      (e: unknown) => e as X402Error,
+    );
 }
 
 describe("a wallet's refusal", () => {
   it.each([
     { name: "viem's UserRejectedRequestError", thrown: () => new UserRejectedRequestError(new Error("denied")) },
-    { name: "an EIP-1193 error with code 4001", thrown: () => Object.assign(new Error("User denied message signature"), { code: 4001 }) },
+    {
+      name: "an EIP-1193 error with code 4001",
+      thrown: () => Object.assign(new Error("User denied message signature"), { code: 4001 }),
+    },
     { name: "a wallet adapter's message", thrown: () => new Error("User rejected the request.") },
-    { name: "a 4001 deep in the cause chain", thrown: () => new Error("outer", { cause: { code: 4001, message: "inner" } }) },
-    { name: "ethers' ACTION_REJECTED, whatever its message", thrown: () => Object.assign(new Error("Aktion abgelehnt"), { code: "ACTION_REJECTED" }) },
+    {
+      name: "a 4001 deep in the cause chain",
+      thrown: () => new Error("outer", { cause: { code: 4001, message: "inner" } }),
+    },
+    {
+      name: "ethers' ACTION_REJECTED, whatever its message",
+      thrown: () => Object.assign(new Error("Aktion abgelehnt"), { code: "ACTION_REJECTED" }),
+    },
     { name: "a message saying it was denied by user", thrown: () => new Error("Request denied by user") },
     { name: "a message saying it was rejected by the user", thrown: () => new Error("Signature rejected by the user") },
   ])("$name → USER_REJECTED, with the wallet's error as the cause", async ({ thrown }) => {
@@ -54,8 +79,12 @@ describe("a wallet's refusal", () => {
   });
 
   it("the message says what was declined and that nothing was paid", () => {
-    expect(toWalletError(new Error("User rejected the request."), "the payment").message).toBe("The wallet's user declined to sign the payment: nothing was paid.");
-    expect(toWalletError(new Error("ledger disconnected"), "the payment").message).toBe("Signing the payment failed: nothing was paid.");
+    expect(toWalletError(new Error("User rejected the request."), "the payment").message).toBe(
+      "The wallet's user declined to sign the payment: nothing was paid.",
+    );
+    expect(toWalletError(new Error("ledger disconnected"), "the payment").message).toBe(
+      "Signing the payment failed: nothing was paid.",
+    );
   });
 
   it("a wallet error whose cause chain is a cycle is SIGNING_FAILED, and the check ends", () => {
@@ -77,7 +106,12 @@ describe("a wallet's refusal", () => {
 
   it("a thrown function is not read as a wallet's error, even one named like a refusal (a class thrown without new)", () => {
     expect(toWalletError(UserRejectedRequestError, "the payment").code).toBe("SIGNING_FAILED");
-    expect(toWalletError(Object.assign(() => {}, { code: 4001 }), "the payment").code).toBe("SIGNING_FAILED");
+    expect(
+      toWalletError(
+        Object.assign(() => {}, { code: 4001 }),
+        "the payment",
+      ).code,
+    ).toBe("SIGNING_FAILED");
   });
 
   it("any other wallet failure → SIGNING_FAILED, the original reachable by walk()", async () => {
@@ -95,11 +129,24 @@ describe("redaction covers key material in foreign text, and nothing else", () =
   const key = ANVIL_KEY_0.slice(2);
 
   it("a wallet error carrying a key is scrubbed in place: same object, readable fields, no key anywhere", async () => {
-    const original = Object.assign(new Error(`cannot sign with ${ANVIL_KEY_0}`), { code: -32000, details: `key=${key}`, metaMessages: [`k ${key}`] });
+    const original = Object.assign(new Error(`cannot sign with ${ANVIL_KEY_0}`), {
+      code: -32000,
+      details: `key=${key}`,
+      metaMessages: [`k ${key}`],
+    });
     const error = await signingFailure(original);
     expect(error.cause).toBe(original);
     expect((error.cause as { code: number }).code).toBe(-32000);
-    const everything = [error.message, String(error), error.stack, JSON.stringify(error), original.message, original.stack, original.details, ...original.metaMessages];
+    const everything = [
+      error.message,
+      String(error),
+      error.stack,
+      JSON.stringify(error),
+      original.message,
+      original.stack,
+      original.details,
+      ...original.metaMessages,
+    ];
     for (const text of everything) expect(String(text).toLowerCase()).not.toContain(key.toLowerCase());
     expect(original.message).toBe("cannot sign with [redacted]");
   });
@@ -133,12 +180,18 @@ describe("a key given where an option goes is never repeated in the configuratio
     { where: "policy.origins", make: client({ policy: { origins: [key] } }) },
     { where: "policy.networks", make: client({ policy: { networks: [key] } }) },
     { where: "policy.maxAmountPerPayment", make: client({ policy: { maxAmountPerPayment: solanaKey } }) },
-    { where: "policy.assetCaps", make: client({ policy: { assetCaps: [{ network: "eip155:1", asset: key, maxAmount: keyFile }] } }) },
+    {
+      where: "policy.assetCaps",
+      make: client({ policy: { assetCaps: [{ network: "eip155:1", asset: key, maxAmount: keyFile }] } }),
+    },
     { where: "an unknown option's value", make: client({ policy: { maxAmountPerPayment: [key] } }) },
     { where: "the permit2 rpc", make: () => permit2Allowance({ rpc: key }) },
     { where: "the exactSvm rpc", make: () => exactSvm({ signer: buyer, rpc: { [DEVNET]: solanaKey } as never }) },
     { where: "a builder code", make: () => builderCode([key]) },
-    { where: "permit2ApprovalTransaction's token", make: () => permit2ApprovalTransaction({ token: key, amount: "1" }) },
+    {
+      where: "permit2ApprovalTransaction's token",
+      make: () => permit2ApprovalTransaction({ token: key, amount: "1" }),
+    },
   ])("$where", async ({ make }) => {
     const error = await Promise.resolve()
       .then(make)
@@ -167,7 +220,11 @@ describe("redactSecrets: key-shaped text is replaced whole, and nothing else is 
     ["a key file's JSON array", `secret [${[...secret].join(",")}] loaded`, "secret [[redacted]] loaded"],
     ["a pretty-printed JSON array", JSON.stringify([...secret], null, 2), "[\n  [redacted]\n]"],
     ["a Uint8Array's text", `bytes:${secret.toString()} end`, "bytes:[redacted] end"],
-    ["32 byte values, the fewest that make a key", `seed ${Array.from({ length: 32 }, (_, i) => 100 + i).join(", ")} end`, "seed [redacted] end"],
+    [
+      "32 byte values, the fewest that make a key",
+      `seed ${Array.from({ length: 32 }, (_, i) => 100 + i).join(", ")} end`,
+      "seed [redacted] end",
+    ],
   ])("%s", (_, text, redacted) => {
     expect(redactSecrets(text)).toBe(redacted);
   });
@@ -257,20 +314,23 @@ describe("scrubbing a wallet's error keeps what is not a key", () => {
     expect([cause.name, cause.message]).toEqual(["Error", "[object Object]"]);
   });
 
-  it.each(["message", "name"])("an error whose %s getter throws: SIGNING_FAILED with a scrubbed copy, not the getter's error", async (field) => {
-    const original = new Error(`cannot sign with ${key}`);
-    Object.defineProperty(original, field, {
-      get() {
-        throw new Error("getter failed");
-      },
-    });
-    const error = await signingFailure(original);
-    expect(error).toBeInstanceOf(SigningError);
-    expect(error.cause).toBeInstanceOf(Error);
-    // Compared by hand: vitest would read the throwing getter to describe `original`.
-    expect(error.cause === original).toBe(false);
-    expect(String((error.cause as Error).message)).not.toContain(key.slice(2));
-  });
+  it.each(["message", "name"])(
+    "an error whose %s getter throws: SIGNING_FAILED with a scrubbed copy, not the getter's error",
+    async (field) => {
+      const original = new Error(`cannot sign with ${key}`);
+      Object.defineProperty(original, field, {
+        get() {
+          throw new Error("getter failed");
+        },
+      });
+      const error = await signingFailure(original);
+      expect(error).toBeInstanceOf(SigningError);
+      expect(error.cause).toBeInstanceOf(Error);
+      // Compared by hand: vitest would read the throwing getter to describe `original`.
+      expect(error.cause === original).toBe(false);
+      expect(String((error.cause as Error).message)).not.toContain(key.slice(2));
+    },
+  );
 
   it("a cause chain is scrubbed nine errors deep; past that it is cut, so nothing unscrubbed stays reachable", async () => {
     let chain = new Error(`bottom ${key}`);
@@ -279,7 +339,9 @@ describe("scrubbing a wallet's error keeps what is not a key", () => {
     const reached: unknown[] = [];
     error.walk((e) => (reached.push(e), false));
     expect(reached).toHaveLength(1 + 9);
-    expect(reached.map((e) => (e as Error).message).slice(1)).toEqual(Array.from({ length: 9 }, (_, i) => `level ${i + 1}`));
+    expect(reached.map((e) => (e as Error).message).slice(1)).toEqual(
+      Array.from({ length: 9 }, (_, i) => `level ${i + 1}`),
+    );
   });
 
   it("so are errors held by AggregateErrors", async () => {
@@ -359,15 +421,27 @@ describe("the signed header", () => {
 describe("codes and classes", () => {
   it("each class has its literal code, its phase, its name, and is recognised across copies by isX402Error", () => {
     const error = new InvalidConfigError("bad", { details: { option: "policy.networks" } });
-    expect([error.name, error.code, error.phase, error.details.option]).toEqual(["InvalidConfigError", "INVALID_CONFIG", "config", "policy.networks"]);
+    expect([error.name, error.code, error.phase, error.details.option]).toEqual([
+      "InvalidConfigError",
+      "INVALID_CONFIG",
+      "config",
+      "policy.networks",
+    ]);
     expect(isX402Error(error)).toBe(true);
     expect(isX402Error(new Error("x"))).toBe(false);
     expect(isX402Error({ code: "INVALID_CONFIG" })).toBe(false);
   });
 
   it("PaymentRejectedError is named as its class", () => {
-    const error = new PaymentRejectedError("rejected", { details: { reason: "settle_failed", status: 402, requirement: {}, payer: account.address } });
-    expect([error.name, error.code, error.phase, error.reason]).toEqual(["PaymentRejectedError", "PAYMENT_REJECTED", "settle", "settle_failed"]);
+    const error = new PaymentRejectedError("rejected", {
+      details: { reason: "settle_failed", status: 402, requirement: {}, payer: account.address },
+    });
+    expect([error.name, error.code, error.phase, error.reason]).toEqual([
+      "PaymentRejectedError",
+      "PAYMENT_REJECTED",
+      "settle",
+      "settle_failed",
+    ]);
   });
 
   it("toWalletError passes X402Errors through unchanged", () => {
@@ -415,14 +489,20 @@ describe("NoPayableRequirementError names what was refused", () => {
 
   it("an empty accepts list is said plainly", () => {
     const error = new NoPayableRequirementError([]);
-    expect([error.name, error.code, error.phase]).toEqual(["NoPayableRequirementError", "NO_PAYABLE_REQUIREMENT", "select"]);
+    expect([error.name, error.code, error.phase]).toEqual([
+      "NoPayableRequirementError",
+      "NO_PAYABLE_REQUIREMENT",
+      "select",
+    ]);
     expect(error.message).toBe("Nothing payable: the server offered no payment requirements.");
     expect(error.details.rejected).toEqual([]);
   });
 
   it("up to three requirements are each named, with no count of the rest", () => {
     const error = new NoPayableRequirementError([rejected(0), rejected(1, { reason: "no scheme" })]);
-    expect(error.message).toBe("Nothing payable: #0 exact on eip155:8453 (1000 of USDC): over the limit; #1 exact on eip155:8453 (1000 of USDC): no scheme.");
+    expect(error.message).toBe(
+      "Nothing payable: #0 exact on eip155:8453 (1000 of USDC): over the limit; #1 exact on eip155:8453 (1000 of USDC): no scheme.",
+    );
   });
 
   it("past three, the rest are counted", () => {
@@ -435,7 +515,7 @@ describe("NoPayableRequirementError names what was refused", () => {
   it("a value is shown whole up to 66 characters, and cut past that", () => {
     const asset = "a".repeat(66);
     expect(new NoPayableRequirementError([rejected(0, { asset })]).message).toContain(`of ${asset})`);
-    expect(new NoPayableRequirementError([rejected(0, { asset: asset + "b" })]).message).toContain(`of ${asset}…)`);
+    expect(new NoPayableRequirementError([rejected(0, { asset: `${asset}b` })]).message).toContain(`of ${asset}…)`);
   });
 });
 
@@ -474,11 +554,16 @@ describe("cancellation", () => {
 describe("every error class", () => {
   it("is named as it is exported: constructor.name, and the name a new error of it carries", async () => {
     const errors = await import("../../src/errors");
-    const classes = Object.entries(errors).filter(([name, value]) => typeof value === "function" && /^[A-Z]\w*Error$/.test(name) && name !== "X402Error");
+    const classes = Object.entries(errors).filter(
+      ([name, value]) => typeof value === "function" && /^[A-Z]\w*Error$/.test(name) && name !== "X402Error",
+    );
     expect(classes.length).toBeGreaterThan(20);
     for (const [exported, ErrorClass] of classes) {
       expect((ErrorClass as { name: string }).name, exported).toBe(exported);
-      const made = exported === "NoPayableRequirementError" ? new NoPayableRequirementError([]) : new (ErrorClass as new (m: string, o: object) => Error)("m", { details: { reason: "r" } });
+      const made =
+        exported === "NoPayableRequirementError"
+          ? new NoPayableRequirementError([])
+          : new (ErrorClass as new (m: string, o: object) => Error)("m", { details: { reason: "r" } });
       expect(made.constructor.name, exported).toBe(exported);
       // `name` is what the error says it is: the class's, but an abort's is fetch's "AbortError".
       expect(made.name, exported).toBe(exported === "PaymentAbortedError" ? "AbortError" : exported);
@@ -516,7 +601,12 @@ describe("every error names its section of docs/errors.md", () => {
   const root = fileURLToPath(new URL("../../", import.meta.url));
   const page = readFileSync(`${root}docs/errors.md`, "utf8");
   /** The anchor GitHub gives a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`. */
-  const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-");
+  const slug = (heading: string) =>
+    heading
+      .trim()
+      .toLowerCase()
+      .replace(/[^\w\- ]/g, "")
+      .replace(/ /g, "-");
   const anchors = [...page.matchAll(/^#{2,3} (.+)$/gm)].map(([, heading]) => slug(heading!));
   /** docs/errors.md in the repository package.json names: what every message links to. */
   const { repository } = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { repository: { url: string } };

@@ -22,7 +22,14 @@ const requirements = evmVectors.exact_permit2.requirements;
 const TOKEN = requirements.asset as Hex;
 const uint = (n: bigint) => encodeAbiParameters([{ type: "uint256" }], [n]);
 const challenge = (extensions?: object) =>
-  parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [requirements], ...(extensions && { extensions }) }) });
+  parseChallenge({
+    header: encodeBase64Json({
+      x402Version: 2,
+      resource: { url: request.url },
+      accepts: [requirements],
+      ...(extensions && { extensions }),
+    }),
+  });
 
 type Answer = (params: readonly unknown[] | undefined) => unknown;
 /** A requester on 84532 answering from `answers` (allowance 0, token nonce 7, tx nonce 3 by default). */
@@ -32,8 +39,16 @@ function requester(answers: Record<string, Answer> = {}) {
     eth_chainId: () => "0x14a34",
     eth_call: (params) => {
       const { data } = (params as [{ data: Hex }])[0];
-      const nonces = { type: "function", name: "nonces", stateMutability: "view", inputs: [{ type: "address" }], outputs: [{ type: "uint256" }] } as const;
-      return decodeFunctionData({ abi: [...erc20Abi, nonces], data }).functionName === "allowance" ? uint(0n) : uint(7n);
+      const nonces = {
+        type: "function",
+        name: "nonces",
+        stateMutability: "view",
+        inputs: [{ type: "address" }],
+        outputs: [{ type: "uint256" }],
+      } as const;
+      return decodeFunctionData({ abi: [...erc20Abi, nonces], data }).functionName === "allowance"
+        ? uint(0n)
+        : uint(7n);
     },
     eth_getTransactionCount: () => "0x3",
     eth_maxPriorityFeePerGas: () => "0xf4240",
@@ -64,7 +79,10 @@ describe("what is asked", () => {
     const { rpc, calls } = requester();
     const result = await pay(rpc, { erc20ApprovalGasSponsoring: {} }).payment;
     expect(result.payload.extensions.erc20ApprovalGasSponsoring.info).toBeDefined();
-    const allowance = encodeAbiParameters([{ type: "address" }, { type: "address" }], [account.address, PERMIT2_ADDRESS]).slice(2);
+    const allowance = encodeAbiParameters(
+      [{ type: "address" }, { type: "address" }],
+      [account.address, PERMIT2_ADDRESS],
+    ).slice(2);
     expect(calls).toEqual([
       { method: "eth_chainId" },
       { method: "eth_call", params: [{ to: TOKEN, data: `0xdd62ed3e${allowance}` }, "latest"] },
@@ -76,10 +94,17 @@ describe("what is asked", () => {
 
   it("a single RPC's chain is asked once; a failed ask is asked again", async () => {
     let fail = true;
-    const { rpc, calls } = requester({ eth_chainId: () => (fail ? Promise.reject(new Error("flaky")) : "0x14a34"), eth_call: () => uint(10n ** 6n) });
+    const { rpc, calls } = requester({
+      eth_chainId: () => (fail ? Promise.reject(new Error("flaky")) : "0x14a34"),
+      eth_call: () => uint(10n ** 6n),
+    });
     const permit2 = permit2Allowance({ rpc });
     const client = createX402Client({ schemes: [exactEvm({ signer: account, permit2 })] });
-    expect(await engineOf(client).createPayment(challenge(), request).catch((e) => e.code)).toBe("RPC_FAILED");
+    expect(
+      await engineOf(client)
+        .createPayment(challenge(), request)
+        .catch((e) => e.code),
+    ).toBe("RPC_FAILED");
     fail = false;
     await engineOf(client).createPayment(challenge(), request);
     await engineOf(client).createPayment(challenge(), request);
@@ -104,7 +129,9 @@ describe("answers are checked: anything else is RPC_FAILED naming the method, an
     const { payment, signs } = pay(rpc, { erc20ApprovalGasSponsoring: {} });
     const error = await payment;
     expect(error).toMatchObject({ code: "RPC_FAILED", details: { rpcMethod: named, rpcUrl: undefined } });
-    expect(error.message).toBe(`The RPC given to permit2Allowance failed on ${named} (malformed answer): nothing was signed. Retry, or give permit2Allowance another rpc.`);
+    expect(error.message).toBe(
+      `The RPC given to permit2Allowance failed on ${named} (malformed answer): nothing was signed. Retry, or give permit2Allowance another rpc.`,
+    );
     expect(signs).toEqual([]);
   });
 
@@ -120,7 +147,9 @@ describe("bounds", () => {
     const { rpc } = requester({ eth_chainId: () => new Promise(() => {}) });
     const error = await pay(rpc, undefined, { rpcTimeoutMs: 30 }).payment;
     expect(error.code).toBe("RPC_FAILED");
-    expect(error.message).toBe("The RPC given to permit2Allowance did not answer eth_chainId within 30 ms: nothing was signed. Retry, or give permit2Allowance another rpc.");
+    expect(error.message).toBe(
+      "The RPC given to permit2Allowance did not answer eth_chainId within 30 ms: nothing was signed. Retry, or give permit2Allowance another rpc.",
+    );
     expect(error.cause).toMatchObject({ name: "TimeoutError", message: "No answer within 30 ms." });
   });
 
@@ -135,13 +164,22 @@ describe("bounds", () => {
 describe("RPC URLs: JSON-RPC over fetch", () => {
   const url = "https://rpc.example/";
   const answering = (reply: (body: { id: number; method: string }) => unknown) =>
-    server.use(http.post(url, async ({ request: r }) => HttpResponse.json(reply((await r.json()) as { id: number; method: string }) as never)));
+    server.use(
+      http.post(url, async ({ request: r }) =>
+        HttpResponse.json(reply((await r.json()) as { id: number; method: string }) as never),
+      ),
+    );
 
   it("a JSON-RPC error: RPC_FAILED with its code and message, the URL named without a trailing slash", async () => {
     answering((b) => ({ jsonrpc: "2.0", id: b.id, error: { code: -32000, message: "header not found" } }));
     const error = await pay(url).payment;
-    expect(error).toMatchObject({ code: "RPC_FAILED", details: { rpcUrl: "https://rpc.example", rpcMethod: "eth_chainId" } });
-    expect(error.message).toContain("The EVM RPC https://rpc.example failed on eth_chainId (JSON-RPC error -32000: header not found)");
+    expect(error).toMatchObject({
+      code: "RPC_FAILED",
+      details: { rpcUrl: "https://rpc.example", rpcMethod: "eth_chainId" },
+    });
+    expect(error.message).toContain(
+      "The EVM RPC https://rpc.example failed on eth_chainId (JSON-RPC error -32000: header not found)",
+    );
   });
 
   it.each([
@@ -153,7 +191,9 @@ describe("RPC URLs: JSON-RPC over fetch", () => {
   });
 
   it("an answer over 1 MiB is refused while it is read", async () => {
-    server.use(http.post(url, () => new HttpResponse(`{"jsonrpc":"2.0","id":1,"result":"0x${"0".repeat(1024 * 1024)}"}`)));
+    server.use(
+      http.post(url, () => new HttpResponse(`{"jsonrpc":"2.0","id":1,"result":"0x${"0".repeat(1024 * 1024)}"}`)),
+    );
     expect((await pay(url).payment).message).toContain("answer larger than 1024 KiB");
   });
 
@@ -193,14 +233,40 @@ describe("RPC URLs: JSON-RPC over fetch", () => {
 
 describe("configuration, checked when permit2Allowance is called", () => {
   it.each([
-    ["a URL with credentials", "https://user:secret@rpc.example", "permit2Allowance: rpc is a URL with credentials, which fetch refuses; pass a viem PublicClient."],
-    ["a URL of another scheme", "xhttp://rpc.example", 'permit2Allowance: rpc is "xhttp://rpc.example"; pass an http(s) URL, a viem PublicClient or an EIP-1193 provider.'],
-    ["a number", 42, "permit2Allowance: rpc is number; pass an http(s) URL, a viem PublicClient or an EIP-1193 provider."],
-    ["a map entry that is not an RPC", { "eip155:8453": 5 }, "permit2Allowance: eip155:8453 is number; pass an http(s) URL, a viem PublicClient or an EIP-1193 provider."],
-    ["a map key that is not an EVM network", { base: "https://rpc.example" }, 'permit2Allowance: rpc key "base" is not an EVM network id such as eip155:8453.'],
-    ["nothing", null, "permit2Allowance: rpc is missing; pass an http(s) URL, a viem PublicClient, or a map { [network]: rpc }."],
+    [
+      "a URL with credentials",
+      "https://user:secret@rpc.example",
+      "permit2Allowance: rpc is a URL with credentials, which fetch refuses; pass a viem PublicClient.",
+    ],
+    [
+      "a URL of another scheme",
+      "xhttp://rpc.example",
+      'permit2Allowance: rpc is "xhttp://rpc.example"; pass an http(s) URL, a viem PublicClient or an EIP-1193 provider.',
+    ],
+    [
+      "a number",
+      42,
+      "permit2Allowance: rpc is number; pass an http(s) URL, a viem PublicClient or an EIP-1193 provider.",
+    ],
+    [
+      "a map entry that is not an RPC",
+      { "eip155:8453": 5 },
+      "permit2Allowance: eip155:8453 is number; pass an http(s) URL, a viem PublicClient or an EIP-1193 provider.",
+    ],
+    [
+      "a map key that is not an EVM network",
+      { base: "https://rpc.example" },
+      'permit2Allowance: rpc key "base" is not an EVM network id such as eip155:8453.',
+    ],
+    [
+      "nothing",
+      null,
+      "permit2Allowance: rpc is missing; pass an http(s) URL, a viem PublicClient, or a map { [network]: rpc }.",
+    ],
   ])("%s: INVALID_CONFIG", (_, rpc, message) => {
-    expect(() => permit2Allowance({ rpc: rpc as never })).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", message, details: { option: "rpc" } }));
+    expect(() => permit2Allowance({ rpc: rpc as never })).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG", message, details: { option: "rpc" } }),
+    );
   });
 
   it("plain http URLs are accepted (a local node)", () => {

@@ -41,7 +41,9 @@ function injectedWallet({ accounts = [account.address.toLowerCase()], reject = f
 
 const pay = async (scheme: ReturnType<typeof exactEvm>, requirements: object) =>
   engineOf(createX402Client({ schemes: [scheme], policy: { maxAmountPerPayment: "$10" } })).createPayment(
-    parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [requirements] }) }),
+    parseChallenge({
+      header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [requirements] }),
+    }),
     request,
   );
 
@@ -65,7 +67,11 @@ describe("eip1193Signer", () => {
       { name: "verifyingContract", type: "address" },
     ]);
     const permit2 = JSON.parse((seen.filter((s) => s.method === "eth_signTypedData_v4")[1]!.params as string[])[1]!);
-    expect(permit2.types.EIP712Domain.map((f: { name: string }) => f.name)).toEqual(["name", "chainId", "verifyingContract"]);
+    expect(permit2.types.EIP712Domain.map((f: { name: string }) => f.name)).toEqual([
+      "name",
+      "chainId",
+      "verifyingContract",
+    ]);
     expect(permit2.message.nonce).toBe(evmVectors.exact_permit2.schemeResult.payload.permit2Authorization.nonce);
     expect(seen.map((s) => s.method).filter((m) => m !== "eth_signTypedData_v4")).toEqual(["eth_accounts"]);
   });
@@ -85,14 +91,20 @@ describe("eip1193Signer", () => {
   });
 
   it("says what to do: connect, or which address is missing", async () => {
-    await expect(eip1193Signer(undefined as never)).rejects.toThrow("eip1193Signer needs an EIP-1193 provider, such as window.ethereum.");
+    await expect(eip1193Signer(undefined as never)).rejects.toThrow(
+      "eip1193Signer needs an EIP-1193 provider, such as window.ethereum.",
+    );
     await expect(eip1193Signer(injectedWallet({ accounts: [] }).provider)).rejects.toThrow(
       "The wallet exposes no account: connect it first, or pass eip1193Signer(provider, { connect: true }).",
     );
     const other = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
-    await expect(eip1193Signer(injectedWallet().provider, { address: other })).rejects.toThrow(`The wallet does not expose ${other}.`);
+    await expect(eip1193Signer(injectedWallet().provider, { address: other })).rejects.toThrow(
+      `The wallet does not expose ${other}.`,
+    );
     // Entries that are not strings are skipped, not taken for the first account.
-    const signer = await eip1193Signer(injectedWallet({ accounts: [42 as never, account.address.toLowerCase()] }).provider);
+    const signer = await eip1193Signer(
+      injectedWallet({ accounts: [42 as never, account.address.toLowerCase()] }).provider,
+    );
     expect(signer.address).toBe(account.address);
   });
 
@@ -100,9 +112,17 @@ describe("eip1193Signer", () => {
     ["no provider", undefined, {}, "provider"],
     ["no connected account", injectedWallet({ accounts: [] }).provider, {}, "provider"],
     ["accounts that are not addresses", injectedWallet({ accounts: ["nope"] }).provider, {}, "provider"],
-    ["an address the wallet does not expose", injectedWallet().provider, { address: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" }, "address"],
+    [
+      "an address the wallet does not expose",
+      injectedWallet().provider,
+      { address: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" },
+      "address",
+    ],
   ])("%s: INVALID_CONFIG", async (_, provider, options, option) => {
-    await expect(eip1193Signer(provider as never, options)).rejects.toMatchObject({ code: "INVALID_CONFIG", details: { option } });
+    await expect(eip1193Signer(provider as never, options)).rejects.toMatchObject({
+      code: "INVALID_CONFIG",
+      details: { option },
+    });
   });
 });
 
@@ -117,7 +137,9 @@ describe("eip1193Signer: messages (sign-in-with-x)", () => {
 
   it("passes the wallet's signature on untouched: a smart wallet's longer one, a v of 0", async () => {
     const answers = [`0x${"cd".repeat(200)}`, `0x${"ab".repeat(64)}00`];
-    const provider: EvmRequester = { request: async ({ method }) => (method === "eth_accounts" ? [account.address] : answers[0] && answers.shift()) };
+    const provider: EvmRequester = {
+      request: async ({ method }) => (method === "eth_accounts" ? [account.address] : answers[0] && answers.shift()),
+    };
     const signer = await eip1193Signer(provider);
     expect(await signer.signMessage({ message: "x" })).toBe(`0x${"cd".repeat(200)}`);
     expect(await signer.signMessage({ message: "x" })).toBe(`0x${"ab".repeat(64)}00`);

@@ -37,11 +37,19 @@ describe("EVM exact (EIP-3009) reproduces the reference's golden vectors", () =>
 
   it("v1: X-PAYMENT with the same signature as v2", async () => {
     const v = evmVectors.v1_exact;
-    const challenge = parseChallenge({ header: null, body: JSON.stringify({ x402Version: 1, error: "X-PAYMENT header is required", accepts: [v.requirements] }) });
-    const payment = await engineOf(createX402Client({ schemes: [scheme()] })).createPayment(challenge, { url: "https://api.example.com/x", method: "GET" });
+    const challenge = parseChallenge({
+      header: null,
+      body: JSON.stringify({ x402Version: 1, error: "X-PAYMENT header is required", accepts: [v.requirements] }),
+    });
+    const payment = await engineOf(createX402Client({ schemes: [scheme()] })).createPayment(challenge, {
+      url: "https://api.example.com/x",
+      method: "GET",
+    });
     expect(payment.headerName).toBe("X-PAYMENT");
     expect(JSON.stringify(payment.payload)).toBe(JSON.stringify(v.schemeResult));
-    expect((payment.payload.payload as { signature: string }).signature).toBe(evmVectors.exact_eip3009.schemeResult.payload.signature);
+    expect((payment.payload.payload as { signature: string }).signature).toBe(
+      evmVectors.exact_eip3009.schemeResult.payload.signature,
+    );
   });
 
   it("signs as the account's address, verbatim", () => {
@@ -51,8 +59,13 @@ describe("EVM exact (EIP-3009) reproduces the reference's golden vectors", () =>
 
 describe("EVM Permit2 reproduces the reference's golden vectors", () => {
   const pay = async (schemes: Parameters<typeof createX402Client>[0]["schemes"], requirements: object) => {
-    const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [requirements] }) });
-    return engineOf(createX402Client({ schemes, policy: { maxAmountPerPayment: "$10" } })).createPayment(challenge, request);
+    const challenge = parseChallenge({
+      header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [requirements] }),
+    });
+    return engineOf(createX402Client({ schemes, policy: { maxAmountPerPayment: "$10" } })).createPayment(
+      challenge,
+      request,
+    );
   };
 
   it("exact with assetTransferMethod permit2: the exact proxy as spender, byte for byte", async () => {
@@ -63,7 +76,10 @@ describe("EVM Permit2 reproduces the reference's golden vectors", () => {
 
   it("upto: the upto proxy as spender and the facilitator in the witness, byte for byte", async () => {
     const v = evmVectors.upto_permit2;
-    const payment = await pay([uptoEvm({ signer: account, now: () => VECTOR_NOW_MS, randomBytes: countingBytes })], v.requirements);
+    const payment = await pay(
+      [uptoEvm({ signer: account, now: () => VECTOR_NOW_MS, randomBytes: countingBytes })],
+      v.requirements,
+    );
     expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(v.schemeResult.payload));
     expect(payment.payload.accepted).toStrictEqual(v.requirements);
   });
@@ -72,13 +88,19 @@ describe("EVM Permit2 reproduces the reference's golden vectors", () => {
 describe("what every EVM requirement must be, whatever the transfer method", () => {
   const evaluate = (over: object, schemes = [scheme(), uptoEvm({ signer: account })]) => {
     const challenge = parseChallenge({
-      header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [{ ...evmVectors.upto_permit2.requirements, ...over }] }),
+      header: encodeBase64Json({
+        x402Version: 2,
+        resource: { url: request.url },
+        accepts: [{ ...evmVectors.upto_permit2.requirements, ...over }],
+      }),
     });
     return engineOf(createX402Client({ schemes, policy: { maxAmountPerPayment: "$10" } })).evaluate(challenge, request);
   };
 
   it("maxTimeoutSeconds must exceed the facilitators' 6 s margin", () => {
-    expect(evaluate({ maxTimeoutSeconds: 6 }).rejected[0]?.reason).toBe("maxTimeoutSeconds 6 is too short: facilitators need more than 6");
+    expect(evaluate({ maxTimeoutSeconds: 6 }).rejected[0]?.reason).toBe(
+      "maxTimeoutSeconds 6 is too short: facilitators need more than 6",
+    );
     expect(evaluate({ maxTimeoutSeconds: 7 }).options).toHaveLength(1);
   });
 

@@ -7,7 +7,13 @@ import { ERC20, MAX_UINT256, erc20Call } from "../../src/evm/words";
 import { checksumAddress } from "../../src/protocol";
 
 const noncesAbi = [
-  { type: "function", name: "nonces", stateMutability: "view", inputs: [{ name: "owner", type: "address" }], outputs: [{ type: "uint256" }] },
+  {
+    type: "function",
+    name: "nonces",
+    stateMutability: "view",
+    inputs: [{ name: "owner", type: "address" }],
+    outputs: [{ type: "uint256" }],
+  },
 ] as const;
 
 /** Deterministic pseudo-random bytes (xorshift), so a failure names the same inputs every run. */
@@ -32,7 +38,11 @@ describe("EVM words", () => {
       expect(checksumAddress(expected)).toBe(expected);
     }
     // The EIP-55 specification's own examples.
-    for (const example of ["0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359", "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB"]) {
+    for (const example of [
+      "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+      "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+      "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB",
+    ]) {
       expect(checksumAddress(example.toLowerCase())).toBe(example);
     }
   });
@@ -43,7 +53,10 @@ describe("EVM words", () => {
       // Flip the case of the first letter digit: still an address, no longer its checksum.
       const at = good.slice(2).search(/[a-fA-F]/) + 2;
       if (at < 2) continue;
-      const flipped = good.slice(0, at) + (good[at] === good[at]!.toUpperCase() ? good[at]!.toLowerCase() : good[at]!.toUpperCase()) + good.slice(at + 1);
+      const flipped =
+        good.slice(0, at) +
+        (good[at] === good[at]!.toUpperCase() ? good[at]!.toLowerCase() : good[at]!.toUpperCase()) +
+        good.slice(at + 1);
       expect(checksumAddress(flipped) === flipped).toBe(isAddress(flipped, { strict: true }));
       expect(checksumAddress(flipped) === flipped).toBe(false);
     }
@@ -60,11 +73,17 @@ describe("EVM words", () => {
 
   it("ERC-20 calldata matches viem's ABI encoding, selectors included", () => {
     const [owner, spender] = [getAddress(addresses[0]!), addresses[1]!];
-    expect(erc20Call(ERC20.allowance, [owner, spender])).toBe(encodeFunctionData({ abi: erc20Abi, functionName: "allowance", args: [owner, getAddress(spender)] }));
-    expect(erc20Call(ERC20.nonces, [owner])).toBe(encodeFunctionData({ abi: noncesAbi, functionName: "nonces", args: [owner] }));
+    expect(erc20Call(ERC20.allowance, [owner, spender])).toBe(
+      encodeFunctionData({ abi: erc20Abi, functionName: "allowance", args: [owner, getAddress(spender)] }),
+    );
+    expect(erc20Call(ERC20.nonces, [owner])).toBe(
+      encodeFunctionData({ abi: noncesAbi, functionName: "nonces", args: [owner] }),
+    );
     for (const value of [1n, 10_000_000n, 2n ** 64n + 3n, maxUint256]) {
       const data = erc20Call(ERC20.approve, [spender, value]);
-      expect(data).toBe(encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [getAddress(spender), value] }));
+      expect(data).toBe(
+        encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [getAddress(spender), value] }),
+      );
       expect(decodeFunctionData({ abi: erc20Abi, data }).args).toEqual([getAddress(spender), value]);
     }
     expect(MAX_UINT256).toBe(maxUint256);

@@ -55,46 +55,53 @@ describe("file ledger", () => {
     expect((await read(path)).map((r) => r.id)).toEqual(["before", "after"]);
   });
 
-  it.each(["sync", "nosync"])("a writer killed mid-stream (%s): every record it reported stored is there, and every line reads", async (mode) => {
-    const path = join(dir, `killed-${mode}.jsonl`);
-    const child = spawn(process.execPath, ["--import", "tsx", "test/support/ledger-writer.ts", path, mode], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
-    let reported = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (reported += chunk));
-    // Kill once it has stored a good number of records.
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (reported.split("\n").length > 200) {
-          clearInterval(poll);
-          resolve();
+  it.each(["sync", "nosync"])(
+    "a writer killed mid-stream (%s): every record it reported stored is there, and every line reads",
+    async (mode) => {
+      const path = join(dir, `killed-${mode}.jsonl`);
+      const child = spawn(process.execPath, ["--import", "tsx", "test/support/ledger-writer.ts", path, mode], {
+        cwd: root,
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      let reported = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (reported += chunk));
+      // Kill once it has stored a good number of records.
+      await new Promise<void>((resolve) => {
+        const poll = setInterval(() => {
+          if (reported.split("\n").length > 200) {
+            clearInterval(poll);
+            resolve();
+          }
+        }, 5);
+      });
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("exit", resolve));
+      const stored = reported.split("\n").slice(0, -1);
+      const ids = new Set((await read(path)).map((r) => r.id));
+      expect(stored.filter((id) => !ids.has(id))).toEqual([]);
+      // Whole lines are whole records; at most the last is torn.
+      const lines = readFileSync(path, "utf8").split("\n");
+      const broken = lines.slice(0, -1).filter((line) => {
+        try {
+          JSON.parse(line);
+          return false;
+        } catch {
+          return true;
         }
-      }, 5);
-    });
-    child.kill("SIGKILL");
-    await new Promise((resolve) => child.once("exit", resolve));
-    const stored = reported.split("\n").slice(0, -1);
-    const ids = new Set((await read(path)).map((r) => r.id));
-    expect(stored.filter((id) => !ids.has(id))).toEqual([]);
-    // Whole lines are whole records; at most the last is torn.
-    const lines = readFileSync(path, "utf8").split("\n");
-    const broken = lines.slice(0, -1).filter((line) => {
-      try {
-        JSON.parse(line);
-        return false;
-      } catch {
-        return true;
-      }
-    });
-    expect(broken).toEqual([]);
-    // And the file takes more records after it.
-    await fileLedger(path).append(record("after-crash"));
-    expect([...(await read(path))].pop()!.id).toBe("after-crash");
-  }, 30_000);
+      });
+      expect(broken).toEqual([]);
+      // And the file takes more records after it.
+      await fileLedger(path).append(record("after-crash"));
+      expect([...(await read(path))].pop()!.id).toBe("after-crash");
+    },
+    30_000,
+  );
 });
 
 describe("file ledger lines that are no record", () => {
   it("JSON that is not a record with an id (a number, null, an array, an object without id) is skipped", async () => {
     const path = join(dir, "odd.jsonl");
-    appendFileSync(path, ['42', "null", "[1]", '{"time":"x"}', '{"id":7}', '"text"', ""].join("\n") + "\n");
+    appendFileSync(path, `${["42", "null", "[1]", '{"time":"x"}', '{"id":7}', '"text"', ""].join("\n")}\n`);
     await fileLedger(path).append(record("real"));
     expect((await read(path)).map((r) => r.id)).toEqual(["real"]);
   });

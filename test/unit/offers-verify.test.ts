@@ -3,7 +3,13 @@
 // verifies against did:key (Ed25519, P-256) and did:jwk keys; anything tampered with or
 // unverifiable is refused with a reason.
 import { getBase58Decoder } from "@solana/kit";
-import { createOfferEIP712, createOfferJWS, createReceiptEIP712, createReceiptJWS, type JWSSigner } from "@x402/extensions/offer-receipt";
+import {
+  createOfferEIP712,
+  createOfferJWS,
+  createReceiptEIP712,
+  createReceiptJWS,
+  type JWSSigner,
+} from "@x402/extensions/offer-receipt";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { verifyOffer, verifyReceipt } from "../../src/extensions/offer-receipt/verify";
@@ -45,7 +51,9 @@ async function jwsSigner(curve: "Ed25519" | "P-256", naming: "did:key" | "did:jw
     algorithm: curve === "Ed25519" ? "EdDSA" : "ES256",
     async sign(payload) {
       const params = curve === "Ed25519" ? { name: "Ed25519" } : { name: "ECDSA", hash: "SHA-256" };
-      return base64url(new Uint8Array(await crypto.subtle.sign(params, pair.privateKey, payload as Uint8Array<ArrayBuffer>)));
+      return base64url(
+        new Uint8Array(await crypto.subtle.sign(params, pair.privateKey, payload as Uint8Array<ArrayBuffer>)),
+      );
     },
   };
 }
@@ -59,20 +67,36 @@ describe("EIP-712 offers and receipts", () => {
 
   it("a changed field recovers another address; a broken signature or shape is refused", async () => {
     const offer = await createOfferEIP712(RESOURCE, input, sign as never);
-    for (const change of [{ amount: "10001" }, { payTo: "0x0000000000000000000000000000000000000001" }, { validUntil: offer.payload.validUntil + 1 }]) {
+    for (const change of [
+      { amount: "10001" },
+      { payTo: "0x0000000000000000000000000000000000000001" },
+      { validUntil: offer.payload.validUntil + 1 },
+    ]) {
       const checked = await verifyOffer({ ...offer, payload: { ...offer.payload, ...change } });
       expect(checked.ok && checked.value.signer).not.toBe(account.address);
     }
-    expect(await verifyOffer({ ...offer, signature: "0x1234" })).toMatchObject({ ok: false, reason: expect.stringContaining("cannot be checked") });
-    expect(await verifyOffer({ ...offer, payload: { ...offer.payload, amount: 10000 } })).toMatchObject({ ok: false, reason: expect.stringContaining("malformed") });
+    expect(await verifyOffer({ ...offer, signature: "0x1234" })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("cannot be checked"),
+    });
+    expect(await verifyOffer({ ...offer, payload: { ...offer.payload, amount: 10000 } })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("malformed"),
+    });
     expect(await verifyOffer({ format: "pgp", signature: "x" })).toMatchObject({ ok: false });
     expect(await verifyOffer(null)).toMatchObject({ ok: false });
   });
 
   it("recovers the signer of a receipt, with and without a transaction", async () => {
     for (const transaction of [`0x${"ab".repeat(32)}`, undefined]) {
-      const receipt = await createReceiptEIP712({ resourceUrl: RESOURCE, payer: account.address, network: "eip155:84532", ...(transaction && { transaction }) }, sign as never);
-      expect(await verifyReceipt(receipt)).toEqual({ ok: true, value: { format: "eip712", signer: account.address, payload: receipt.payload } });
+      const receipt = await createReceiptEIP712(
+        { resourceUrl: RESOURCE, payer: account.address, network: "eip155:84532", ...(transaction && { transaction }) },
+        sign as never,
+      );
+      expect(await verifyReceipt(receipt)).toEqual({
+        ok: true,
+        value: { format: "eip712", signer: account.address, payload: receipt.payload },
+      });
     }
   });
 });
@@ -88,15 +112,39 @@ describe("JWS offers and receipts", () => {
       const signer = await jwsSigner(curve, naming);
       const offer = await createOfferJWS(RESOURCE, input, signer);
       const checked = await verifyOffer(offer);
-      expect(checked).toMatchObject({ ok: true, value: { format: "jws", signer: signer.kid.split("#")[0], payload: { scheme: input.scheme, network: input.network, asset: input.asset, payTo: input.payTo, amount: input.amount, resourceUrl: RESOURCE, version: 1 } } });
+      expect(checked).toMatchObject({
+        ok: true,
+        value: {
+          format: "jws",
+          signer: signer.kid.split("#")[0],
+          payload: {
+            scheme: input.scheme,
+            network: input.network,
+            asset: input.asset,
+            payTo: input.payTo,
+            amount: input.amount,
+            resourceUrl: RESOURCE,
+            version: 1,
+          },
+        },
+      });
 
       const [header, body, signature] = offer.signature.split(".");
       const payload = JSON.parse(Buffer.from(body!, "base64url").toString());
       const forged = `${header}.${base64url(Buffer.from(JSON.stringify({ ...payload, amount: "1" })))}.${signature}`;
-      expect(await verifyOffer({ ...offer, signature: forged })).toMatchObject({ ok: false, reason: expect.stringContaining("does not verify") });
+      expect(await verifyOffer({ ...offer, signature: forged })).toMatchObject({
+        ok: false,
+        reason: expect.stringContaining("does not verify"),
+      });
 
-      const receipt = await createReceiptJWS({ resourceUrl: RESOURCE, payer: account.address, network: "eip155:84532" }, signer);
-      expect(await verifyReceipt(receipt)).toMatchObject({ ok: true, value: { format: "jws", payload: { payer: account.address } } });
+      const receipt = await createReceiptJWS(
+        { resourceUrl: RESOURCE, payer: account.address, network: "eip155:84532" },
+        signer,
+      );
+      expect(await verifyReceipt(receipt)).toMatchObject({
+        ok: true,
+        value: { format: "jws", payload: { payer: account.address } },
+      });
     });
   }
 
@@ -122,12 +170,17 @@ describe("JWS offers and receipts", () => {
 });
 
 describe("the edges of what is checked", () => {
-  /** A JWS over `payload` and `header`, signed by a fresh Ed25519 key named by did:key unless the header says otherwise. */
+  /**
+   * A JWS over `payload` and `header`, signed by a fresh Ed25519 key named by did:key unless the header says otherwise.
+   */
   async function jws(payload: unknown, header: Record<string, unknown> = {}) {
     const signer = await jwsSigner("Ed25519", "did:key");
     const head = base64url(Buffer.from(JSON.stringify({ alg: "EdDSA", kid: signer.kid, ...header })));
     const body = base64url(Buffer.from(JSON.stringify(payload)));
-    return { format: "jws", signature: `${head}.${body}.${await signer.sign(new TextEncoder().encode(`${head}.${body}`))}` };
+    return {
+      format: "jws",
+      signature: `${head}.${body}.${await signer.sign(new TextEncoder().encode(`${head}.${body}`))}`,
+    };
   }
   const offerPayload = { version: 1, resourceUrl: RESOURCE, ...input, validUntil: 0 };
 
@@ -149,38 +202,68 @@ describe("the edges of what is checked", () => {
     const edBytes = base58ToBytesForTest(ed.slice("did:key:z".length));
     const cases: [string, string][] = [
       [`did:key:z${base58(edBytes.subarray(0, 33))}`, "is not an Ed25519 or P-256 did:key"],
-      [`did:key:z${base58(Uint8Array.from([0xed, 0x00, ...edBytes.subarray(2)]))}`, "is not an Ed25519 or P-256 did:key"],
+      [
+        `did:key:z${base58(Uint8Array.from([0xed, 0x00, ...edBytes.subarray(2)]))}`,
+        "is not an Ed25519 or P-256 did:key",
+      ],
       [`did:key:m${ed.slice("did:key:z".length)}`, "is not an Ed25519 or P-256 did:key"],
       [`did:key:z${base58(Uint8Array.from([0x80, 0x24, 4, ...new Uint8Array(32).fill(1)]))}`, "is not a P-256 point"],
       // x = 1 is not the x of any P-256 point (1 − 3 + b is no square mod p).
       [`did:key:z${base58(Uint8Array.from([0x80, 0x24, 2, ...new Uint8Array(31), 1]))}`, "is not a P-256 point"],
-      [`did:jwk:${base64url(Buffer.from(JSON.stringify({ kty: "EC", crv: "secp256k1", x: "AA", y: "AA" })))}`, "key type EC/secp256k1 is not checked"],
-      [`did:jwk:${base64url(Buffer.from(JSON.stringify({ kty: "OKP", crv: "X25519", x: "AA" })))}`, "key type OKP/X25519 is not checked"],
+      [
+        `did:jwk:${base64url(Buffer.from(JSON.stringify({ kty: "EC", crv: "secp256k1", x: "AA", y: "AA" })))}`,
+        "key type EC/secp256k1 is not checked",
+      ],
+      [
+        `did:jwk:${base64url(Buffer.from(JSON.stringify({ kty: "OKP", crv: "X25519", x: "AA" })))}`,
+        "key type OKP/X25519 is not checked",
+      ],
       ["did:key", "is not a DID"],
       ["dad:key:z6Mk", "is not a DID"],
     ];
     for (const [kid, reason] of cases) {
-      expect(await verifyOffer(await jws(offerPayload, { kid })), kid).toMatchObject({ ok: false, reason: expect.stringContaining(reason) });
+      expect(await verifyOffer(await jws(offerPayload, { kid })), kid).toMatchObject({
+        ok: false,
+        reason: expect.stringContaining(reason),
+      });
     }
   });
 
   it("a JWS without a kid, or whose payload is not an offer, is refused even when its signature holds", async () => {
-    expect(await verifyOffer(await jws(offerPayload, { kid: undefined }))).toMatchObject({ ok: false, reason: "the JWS header names no key (kid)" });
+    expect(await verifyOffer(await jws(offerPayload, { kid: undefined }))).toMatchObject({
+      ok: false,
+      reason: "the JWS header names no key (kid)",
+    });
     expect(await verifyOffer(await jws(offerPayload))).toMatchObject({ ok: true });
-    expect(await verifyOffer(await jws({ ...offerPayload, amount: 5 }))).toMatchObject({ ok: false, reason: "malformed JWS payload (amount: Invalid input)" });
+    expect(await verifyOffer(await jws({ ...offerPayload, amount: 5 }))).toMatchObject({
+      ok: false,
+      reason: "malformed JWS payload (amount: Invalid input)",
+    });
   });
 
   it("signatures must be whole: hex of whole bytes, three base64url parts and nothing around them", async () => {
     const offer = await createOfferEIP712(RESOURCE, input, sign as never);
     for (const signature of [`${offer.signature}0`, `x${offer.signature}`, `${offer.signature} `]) {
-      expect(await verifyOffer({ ...offer, signature }), signature.slice(0, 8)).toMatchObject({ ok: false, reason: expect.stringContaining("malformed (signature") });
+      expect(await verifyOffer({ ...offer, signature }), signature.slice(0, 8)).toMatchObject({
+        ok: false,
+        reason: expect.stringContaining("malformed (signature"),
+      });
     }
     const { signature } = await jws(offerPayload);
     for (const broken of [`!${signature}`, `${signature}!`]) {
-      expect(await verifyOffer({ format: "jws", signature: broken })).toMatchObject({ ok: false, reason: expect.stringContaining("malformed") });
+      expect(await verifyOffer({ format: "jws", signature: broken })).toMatchObject({
+        ok: false,
+        reason: expect.stringContaining("malformed"),
+      });
     }
-    expect(await verifyOffer({ ...offer, payload: { ...offer.payload, scheme: 1 } })).toMatchObject({ ok: false, reason: expect.stringMatching(/^malformed \(/) });
-    expect(await verifyOffer("offer")).toMatchObject({ ok: false, reason: expect.stringMatching(/^malformed \(value: /) });
+    expect(await verifyOffer({ ...offer, payload: { ...offer.payload, scheme: 1 } })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^malformed \(/),
+    });
+    expect(await verifyOffer("offer")).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^malformed \(value: /),
+    });
   });
 });
 

@@ -8,7 +8,21 @@ import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const subpaths = ["x402-pay", "x402-pay/fetch", "x402-pay/axios", "x402-pay/evm", "x402-pay/svm", "x402-pay/offers", "x402-pay/schemas", "x402-pay/file", "x402-pay/redis", "x402-pay/mcp", "x402-pay/discovery", "x402-pay/errors", "x402-pay/protocol"];
+const subpaths = [
+  "x402-pay",
+  "x402-pay/fetch",
+  "x402-pay/axios",
+  "x402-pay/evm",
+  "x402-pay/svm",
+  "x402-pay/offers",
+  "x402-pay/schemas",
+  "x402-pay/file",
+  "x402-pay/redis",
+  "x402-pay/mcp",
+  "x402-pay/discovery",
+  "x402-pay/errors",
+  "x402-pay/protocol",
+];
 const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: "utf8" }).trim();
 
 describe("package exports (dist, built by npm test)", () => {
@@ -18,7 +32,11 @@ describe("package exports (dist, built by npm test)", () => {
 
   it.each(subpaths)("%s loads with require and import", (subpath) => {
     const cjs = run(["-e", `console.log(Object.keys(require(${JSON.stringify(subpath)})).sort().join(","))`]);
-    const esm = run(["--input-type=module", "-e", `const m = await import(${JSON.stringify(subpath)}); console.log(Object.keys(m).sort().join(","))`]);
+    const esm = run([
+      "--input-type=module",
+      "-e",
+      `const m = await import(${JSON.stringify(subpath)}); console.log(Object.keys(m).sort().join(","))`,
+    ]);
     expect(cjs.length).toBeGreaterThan(0);
     expect(cjs).toBe(esm);
   });
@@ -62,7 +80,11 @@ describe("package exports (dist, built by npm test)", () => {
       for (const form of [target.import, target.require]) files.push([subpath, form.default.replace("./dist/", "")]);
     }
     expect(files.length).toBe(1 + 2 * subpaths.length);
-    const nameOf = (spec: string) => spec.split("/").slice(0, spec.startsWith("@") ? 2 : 1).join("/");
+    const nameOf = (spec: string) =>
+      spec
+        .split("/")
+        .slice(0, spec.startsWith("@") ? 2 : 1)
+        .join("/");
     for (const [subpath, file] of files) {
       const peers = [...new Set([...packagesOf(file)].map(nameOf).filter((name) => optional.includes(name)))].sort();
       expect(peers, `dist/${file}`).toEqual(needs[subpath] ?? []);
@@ -71,7 +93,11 @@ describe("package exports (dist, built by npm test)", () => {
 
   it("only x402-pay/schemas loads zod: no other entry imports it, nor a chunk it loads (the wrappers validate with generated code)", () => {
     for (const entry of ["index", "fetch", "axios", "evm", "svm", "mcp", "discovery"]) {
-      for (const ext of ["js", "cjs"]) expect([...packagesOf(`${entry}.${ext}`)].filter((p) => p.startsWith("zod")), `dist/${entry}.${ext}`).toEqual([]);
+      for (const ext of ["js", "cjs"])
+        expect(
+          [...packagesOf(`${entry}.${ext}`)].filter((p) => p.startsWith("zod")),
+          `dist/${entry}.${ext}`,
+        ).toEqual([]);
     }
     expect(packagesOf("schemas.js")).toContain("zod/mini");
     expect(packagesOf("schemas.cjs")).toContain("zod/mini");
@@ -82,7 +108,10 @@ describe("package exports (dist, built by npm test)", () => {
       for (const ext of ["js", "cjs"]) {
         const files = new Set<string>();
         packagesOf(`${entry}.${ext}`, files);
-        expect([...files].filter((file) => readFileSync(`${root}dist/${file}`, "utf8").includes("// src/redis/")), `dist/${entry}.${ext}`).toEqual([]);
+        expect(
+          [...files].filter((file) => readFileSync(`${root}dist/${file}`, "utf8").includes("// src/redis/")),
+          `dist/${entry}.${ext}`,
+        ).toEqual([]);
       }
     }
     for (const ext of ["js", "cjs"]) {
@@ -95,10 +124,16 @@ describe("package exports (dist, built by npm test)", () => {
     const script = (load: string) => `
       ${load}
       try { evm.exactEvm({ signer: {} }); } catch (e) { console.log(root.isX402Error(e), e instanceof root.X402Error, e.code); }`;
-    expect(run(["-e", script(`const root = require("x402-pay"); const evm = require("x402-pay/evm");`)])).toBe("true true INVALID_CONFIG");
-    expect(run(["--input-type=module", "-e", script(`const root = await import("x402-pay"); const evm = await import("x402-pay/evm");`)])).toBe(
+    expect(run(["-e", script(`const root = require("x402-pay"); const evm = require("x402-pay/evm");`)])).toBe(
       "true true INVALID_CONFIG",
     );
+    expect(
+      run([
+        "--input-type=module",
+        "-e",
+        script(`const root = await import("x402-pay"); const evm = await import("x402-pay/evm");`),
+      ]),
+    ).toBe("true true INVALID_CONFIG");
   });
 });
 
@@ -130,7 +165,12 @@ function nodeSatisfies(version: string, range: string): boolean {
     if (op === "~") return at >= 0 && samePrefix(Math.min(2, parts.length));
     return samePrefix(parts.length);
   };
-  const sets = range.split("||").map((set) => set.trim().replace(/([<>=^~]+)\s+/g, "$1").split(/\s+/));
+  const sets = range.split("||").map((set) =>
+    set
+      .trim()
+      .replace(/([<>=^~]+)\s+/g, "$1")
+      .split(/\s+/),
+  );
   return sets.some((set) => set.every(test));
 }
 
@@ -299,7 +339,9 @@ describe("type declarations (dist)", () => {
     });
     const problems = ts
       .getPreEmitDiagnostics(program)
-      .map((d) => `${d.file?.fileName.replace(root, "") ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+      .map(
+        (d) => `${d.file?.fileName.replace(root, "") ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
+      );
     expect(problems).toEqual([]);
   }, 60_000);
 });

@@ -29,7 +29,9 @@ function probing(withHeaders: "ok" | "fails", plain: "ok" | "fails") {
 describe("a failed cross-origin paid request, probed", () => {
   it("the header refused, the plain request allowed: PAYMENT_NOT_SENT naming the headers and Access-Control-Allow-Headers, with the send's error as cause", async () => {
     const { fetchFn } = probing("fails", "ok");
-    const error = await throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE", "X-Trace"], { cause }).catch((e: unknown) => e);
+    const error = await throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE", "X-Trace"], { cause }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(PaymentNotSentError);
     expect(error).toMatchObject({ code: "PAYMENT_NOT_SENT", cause });
     expect((error as Error).message).toBe(
@@ -53,7 +55,13 @@ describe("a failed cross-origin paid request, probed", () => {
     expect(calls.map((c) => c.url)).toEqual([url, url]);
     expect(calls.map((c) => c.headers)).toEqual([[["PAYMENT-SIGNATURE", "probe"]], []]);
     for (const { init: sent } of calls) {
-      expect(sent).toMatchObject({ method: "HEAD", body: null, redirect: "manual", credentials: "include", mode: "cors" });
+      expect(sent).toMatchObject({
+        method: "HEAD",
+        body: null,
+        redirect: "manual",
+        credentials: "include",
+        mode: "cors",
+      });
     }
   });
 
@@ -65,7 +73,9 @@ describe("a failed cross-origin paid request, probed", () => {
       if (headers.length > 0) throw new TypeError("Failed to fetch");
       return new Response(null, { status: 200 });
     }) as typeof fetch;
-    await expect(throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE"], { cause })).rejects.toBeInstanceOf(PaymentNotSentError);
+    await expect(throwIfPreflightRefused(fetchFn, url, ["PAYMENT-SIGNATURE"], { cause })).rejects.toBeInstanceOf(
+      PaymentNotSentError,
+    );
     expect(calls).toHaveLength(2);
   });
 

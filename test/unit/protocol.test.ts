@@ -4,7 +4,17 @@ import { EVM_NETWORK_CHAIN_ID_MAP } from "@x402/evm/v1";
 import { DEFAULT_ASSETS as SVM_REFERENCE_ASSETS, V1_TO_V2_NETWORK_MAP } from "@x402/svm";
 import { EVM_KNOWN_ASSETS, EVM_V1_NETWORKS, toEvmChainId } from "../../src/evm";
 import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "../../src/svm";
-import { decodeBase64Json, encodeBase64Json, formatUnits, matchesPattern, parseAtomicAmount, parseChallenge, parseUsd, decodeSettlement, findKnownAsset } from "../../src/entries/protocol";
+import {
+  decodeBase64Json,
+  encodeBase64Json,
+  formatUnits,
+  matchesPattern,
+  parseAtomicAmount,
+  parseChallenge,
+  parseUsd,
+  decodeSettlement,
+  findKnownAsset,
+} from "../../src/entries/protocol";
 import { isWithinUsd, patternSpecificity } from "../../src/protocol";
 
 describe("header codec (wire.md §2 vectors)", () => {
@@ -35,9 +45,13 @@ describe("header codec (wire.md §2 vectors)", () => {
   it("accepts whitespace around a value, and refuses it inside (atob alone would skip it)", () => {
     const header = encodeBase64Json({ a: 1 });
     expect(decodeBase64Json(` ${header}\r\n`)).toEqual({ ok: true, value: { a: 1 } });
-    // Gaps of every length modulo 4: padding is added to reach a multiple of 4, so a gap of four is what atob would accept.
+    // Gaps of every length modulo 4: padding is added to reach a multiple of 4, so a gap of four is what atob would
+    // accept.
     for (const gap of [" ", "\r\n", "\t\t\t", "    ", "\r\n\r\n"]) {
-      expect(decodeBase64Json(header.slice(0, 4) + gap + header.slice(4))).toEqual({ ok: false, reason: "is not base64" });
+      expect(decodeBase64Json(header.slice(0, 4) + gap + header.slice(4))).toEqual({
+        ok: false,
+        reason: "is not base64",
+      });
     }
   });
 
@@ -76,8 +90,9 @@ describe("networks", () => {
   // reference's (@x402/evm and @x402/svm 2.27), field by field. Ours may list fewer.
   it("every known stablecoin is in the reference's table with the same network, address, decimals and symbol", () => {
     const reference = [EVM_REFERENCE_ASSETS, SVM_REFERENCE_ASSETS].flatMap((table) =>
-      Object.entries(table as Record<string, readonly { asset: string; decimals: number; symbol: string }[]>).flatMap(([network, assets]) =>
-        assets.map(({ asset, decimals, symbol }) => ({ network, address: asset, decimals, symbol })),
+      Object.entries(table as Record<string, readonly { asset: string; decimals: number; symbol: string }[]>).flatMap(
+        ([network, assets]) =>
+          assets.map(({ asset, decimals, symbol }) => ({ network, address: asset, decimals, symbol })),
       ),
     );
     for (const asset of [...EVM_KNOWN_ASSETS, ...SVM_KNOWN_ASSETS]) expect(reference).toContainEqual({ ...asset });
@@ -86,7 +101,8 @@ describe("networks", () => {
   });
 
   it("every v1 network name names the reference's chain", () => {
-    for (const [name, caip2] of Object.entries(EVM_V1_NETWORKS)) expect([name, caip2]).toEqual([name, `eip155:${(EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>)[name]}`]);
+    for (const [name, caip2] of Object.entries(EVM_V1_NETWORKS))
+      expect([name, caip2]).toEqual([name, `eip155:${(EVM_NETWORK_CHAIN_ID_MAP as Record<string, number>)[name]}`]);
     expect(SVM_V1_NETWORKS).toEqual(V1_TO_V2_NETWORK_MAP);
   });
 
@@ -164,10 +180,20 @@ describe("money", () => {
   });
 
   it("finds a known asset by address, 0x addresses in any case, whatever the case of the prefix", () => {
-    const usdc = { network: "eip155:8453", address: "0X833589FCD6EDB6E08F4C7C32D4F71B54BDA02913", decimals: 6, symbol: "USDC" };
+    const usdc = {
+      network: "eip155:8453",
+      address: "0X833589FCD6EDB6E08F4C7C32D4F71B54BDA02913",
+      decimals: 6,
+      symbol: "USDC",
+    };
     expect(findKnownAsset("eip155:8453", "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", [usdc])).toBe(usdc);
     expect(findKnownAsset("eip155:1", "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913", [usdc])).toBeUndefined();
-    const mint = { network: "solana:mainnet", address: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", decimals: 6, symbol: "USDC" };
+    const mint = {
+      network: "solana:mainnet",
+      address: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+      decimals: 6,
+      symbol: "USDC",
+    };
     expect(findKnownAsset("solana:mainnet", mint.address.toLowerCase(), [mint])).toBeUndefined();
   });
 
@@ -189,17 +215,31 @@ const wireRequirement = {
 };
 
 describe("parseChallenge", () => {
-  const requirement = { ...wireRequirement, extra: { name: "USDC", version: "2", futureField: [1, 2] }, futureTopLevel: true };
+  const requirement = {
+    ...wireRequirement,
+    extra: { name: "USDC", version: "2", futureField: [1, 2] },
+    futureTopLevel: true,
+  };
 
   it("keeps each requirement verbatim and unknown fields intact", () => {
-    const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: "https://a.example/x" }, accepts: [requirement], extensions: { z: { info: 1 } } }) });
+    const challenge = parseChallenge({
+      header: encodeBase64Json({
+        x402Version: 2,
+        resource: { url: "https://a.example/x" },
+        accepts: [requirement],
+        extensions: { z: { info: 1 } },
+      }),
+    });
     expect(challenge.requirements[0]!.raw).toEqual(requirement);
     expect(challenge.extensions).toEqual({ z: { info: 1 } });
     expect(challenge.source).toBe("header");
   });
 
   it("accepts a v2 challenge in the body only", () => {
-    const challenge = parseChallenge({ header: null, body: JSON.stringify({ x402Version: 2, resource: { url: "https://a.example/x" }, accepts: [requirement] }) });
+    const challenge = parseChallenge({
+      header: null,
+      body: JSON.stringify({ x402Version: 2, resource: { url: "https://a.example/x" }, accepts: [requirement] }),
+    });
     expect(challenge.x402Version).toBe(2);
     expect(challenge.source).toBe("body");
   });
@@ -227,10 +267,23 @@ describe("parseChallenge", () => {
   });
 
   it("v1: checks the resource URL it reads, not the descriptive fields it does not", () => {
-    const v1 = { scheme: "exact", network: "base-sepolia", maxAmountRequired: "1000", asset: requirement.asset, payTo: requirement.payTo, maxTimeoutSeconds: 60 };
+    const v1 = {
+      scheme: "exact",
+      network: "base-sepolia",
+      maxAmountRequired: "1000",
+      asset: requirement.asset,
+      payTo: requirement.payTo,
+      maxTimeoutSeconds: 60,
+    };
     const challenge = parseChallenge({
       header: null,
-      body: { x402Version: 1, accepts: [{ ...v1, description: null, mimeType: 5, outputSchema: null }, { ...v1, resource: 42 }] },
+      body: {
+        x402Version: 1,
+        accepts: [
+          { ...v1, description: null, mimeType: 5, outputSchema: null },
+          { ...v1, resource: 42 },
+        ],
+      },
     });
     expect(challenge.requirements.map((r) => r.index)).toEqual([0]);
     expect(challenge.invalid.map((i) => i.reason)).toEqual(["resource must be a string"]);
@@ -248,21 +301,34 @@ describe("parseChallenge", () => {
   });
 
   it("rejects a header over 64 KiB", () => {
-    expect(() => parseChallenge({ header: "A".repeat(64 * 1024 + 4) })).toThrowError(expect.objectContaining({ code: "INVALID_CHALLENGE" }));
+    expect(() => parseChallenge({ header: "A".repeat(64 * 1024 + 4) })).toThrowError(
+      expect.objectContaining({ code: "INVALID_CHALLENGE" }),
+    );
   });
 
   it("explains an HTML paywall", () => {
-    expect(() => parseChallenge({ header: null, body: "<!doctype html><p>Pay</p>", contentType: "text/html" })).toThrowError(
-      expect.objectContaining({ code: "CHALLENGE_NOT_FOUND", message: expect.stringMatching(/HTML/) }),
-    );
+    expect(() =>
+      parseChallenge({ header: null, body: "<!doctype html><p>Pay</p>", contentType: "text/html" }),
+    ).toThrowError(expect.objectContaining({ code: "CHALLENGE_NOT_FOUND", message: expect.stringMatching(/HTML/) }));
   });
 });
 
 describe("parseChallenge: a server that writes absent text as null", () => {
   const accepts = [wireRequirement];
-  it.each([1, 2])("v%i: \"error\": null is no error, and the challenge is read", (x402Version) => {
-    const v1 = { ...accepts[0], network: "base-sepolia", amount: undefined, maxAmountRequired: "1000", resource: "https://api.example.com/x", description: "", mimeType: "" };
-    const body = x402Version === 1 ? { x402Version, error: null, accepts: [v1] } : { x402Version, error: null, accepts, resource: { url: "https://api.example.com/x" } };
+  it.each([1, 2])('v%i: "error": null is no error, and the challenge is read', (x402Version) => {
+    const v1 = {
+      ...accepts[0],
+      network: "base-sepolia",
+      amount: undefined,
+      maxAmountRequired: "1000",
+      resource: "https://api.example.com/x",
+      description: "",
+      mimeType: "",
+    };
+    const body =
+      x402Version === 1
+        ? { x402Version, error: null, accepts: [v1] }
+        : { x402Version, error: null, accepts, resource: { url: "https://api.example.com/x" } };
     const challenge = parseChallenge({ header: encodeBase64Json(body) });
     expect(challenge.error).toBeUndefined();
     expect(challenge.requirements).toHaveLength(1);
@@ -271,7 +337,12 @@ describe("parseChallenge: a server that writes absent text as null", () => {
 
 describe("parseChallenge: where the challenge is, and what it must be", () => {
   const requirement = wireRequirement;
-  const v2 = (more: Record<string, unknown> = {}) => ({ x402Version: 2, resource: { url: "https://a.example/x" }, accepts: [requirement], ...more });
+  const v2 = (more: Record<string, unknown> = {}) => ({
+    x402Version: 2,
+    resource: { url: "https://a.example/x" },
+    accepts: [requirement],
+    ...more,
+  });
   const failure = (input: Parameters<typeof parseChallenge>[0]) => {
     try {
       parseChallenge(input);
@@ -280,7 +351,8 @@ describe("parseChallenge: where the challenge is, and what it must be", () => {
     }
     throw new Error("expected a failure");
   };
-  const html = "The 402 response is an HTML paywall for browsers, not an x402 challenge. Do not send `Accept: text/html`, or ask the server for its API response.";
+  const html =
+    "The 402 response is an HTML paywall for browsers, not an x402 challenge. Do not send `Accept: text/html`, or ask the server for its API response.";
   const none =
     "The 402 response has no PAYMENT-REQUIRED header and no x402 JSON body. In a browser, a server on another origin must list PAYMENT-REQUIRED in Access-Control-Expose-Headers.";
 
@@ -288,7 +360,11 @@ describe("parseChallenge: where the challenge is, and what it must be", () => {
     ["an HTML content type, whatever the body", { contentType: "TEXT/HTML; charset=utf-8", body: "" }, html],
     ["an HTML page without a content type", { body: "<!doctype html><p>Pay</p>" }, html],
     ["an HTML page after blank lines", { body: "\n  <html><p>Pay</p></html>" }, html],
-    ["JSON that is not a challenge, with markup inside", { contentType: "application/json", body: '{"error":"<b>pay first</b>"}' }, none],
+    [
+      "JSON that is not a challenge, with markup inside",
+      { contentType: "application/json", body: '{"error":"<b>pay first</b>"}' },
+      none,
+    ],
     ["text with a < in it", { contentType: "text/plain", body: "price < 1 USD" }, none],
     ["a parsed JSON array holding markup", { body: ["<p>pay</p>"] }, none],
     ["a bare JSON number", { body: "402" }, none],
@@ -319,8 +395,12 @@ describe("parseChallenge: where the challenge is, and what it must be", () => {
   });
 
   it("says which part is not a JSON object: the header, or the body", () => {
-    expect(failure({ header: encodeBase64Json([v2()]) }).message).toBe("The PAYMENT-REQUIRED header is not a JSON object.");
-    expect(failure({ header: null, body: Object.assign([], { x402Version: 2, accepts: [] }) }).message).toBe("The 402 body is not a JSON object.");
+    expect(failure({ header: encodeBase64Json([v2()]) }).message).toBe(
+      "The PAYMENT-REQUIRED header is not a JSON object.",
+    );
+    expect(failure({ header: null, body: Object.assign([], { x402Version: 2, accepts: [] }) }).message).toBe(
+      "The 402 body is not a JSON object.",
+    );
   });
 
   it("reads a challenge nested 32 levels deep, refuses 33", () => {
@@ -337,15 +417,27 @@ describe("parseChallenge: where the challenge is, and what it must be", () => {
   });
 
   it("v1: a top-level resource string (sent by some v1 servers) is kept in raw, not read as v2's resource", () => {
-    const v1 = { scheme: "exact", network: "base-sepolia", maxAmountRequired: "1000", asset: requirement.asset, payTo: requirement.payTo, maxTimeoutSeconds: 60 };
-    const challenge = parseChallenge({ header: null, body: { x402Version: 1, resource: "https://a.example/x", accepts: [v1] } });
+    const v1 = {
+      scheme: "exact",
+      network: "base-sepolia",
+      maxAmountRequired: "1000",
+      asset: requirement.asset,
+      payTo: requirement.payTo,
+      maxTimeoutSeconds: 60,
+    };
+    const challenge = parseChallenge({
+      header: null,
+      body: { x402Version: 1, resource: "https://a.example/x", accepts: [v1] },
+    });
     expect(challenge.requirements).toHaveLength(1);
     expect(challenge.resource).toBeUndefined();
     expect(challenge.raw.resource).toBe("https://a.example/x");
   });
 
   it("an element of accepts that is not an object is listed as invalid, not thrown on", () => {
-    const challenge = parseChallenge({ header: encodeBase64Json(v2({ accepts: [null, "exact", [requirement], requirement] })) });
+    const challenge = parseChallenge({
+      header: encodeBase64Json(v2({ accepts: [null, "exact", [requirement], requirement] })),
+    });
     expect(challenge.requirements.map((r) => r.index)).toEqual([3]);
     expect(challenge.invalid.map((i) => [i.index, i.reason])).toEqual([
       [0, "must be a JSON object"],
@@ -356,7 +448,16 @@ describe("parseChallenge: where the challenge is, and what it must be", () => {
 
   it("extra and extensions may be null (read as absent); any other non-object is refused", () => {
     const challenge = parseChallenge({
-      header: encodeBase64Json(v2({ extensions: null, accepts: [{ ...requirement, extra: null }, { ...requirement, extra: "USDC" }, { ...requirement, extra: [] }] })),
+      header: encodeBase64Json(
+        v2({
+          extensions: null,
+          accepts: [
+            { ...requirement, extra: null },
+            { ...requirement, extra: "USDC" },
+            { ...requirement, extra: [] },
+          ],
+        }),
+      ),
     });
     expect(challenge.extensions).toBeUndefined();
     expect(challenge.requirements.map((r) => [r.index, r.extra])).toEqual([[0, {}]]);
@@ -367,7 +468,9 @@ describe("parseChallenge: where the challenge is, and what it must be", () => {
   });
 
   it("v2: a resource, if present, is an object with a url; null is refused", () => {
-    expect(failure({ header: encodeBase64Json(v2({ resource: null })) }).message).toBe("The x402 v2 challenge is malformed: resource must be an object.");
+    expect(failure({ header: encodeBase64Json(v2({ resource: null })) }).message).toBe(
+      "The x402 v2 challenge is malformed: resource must be an object.",
+    );
     expect(failure({ header: encodeBase64Json(v2({ resource: { url: "" } })) }).message).toBe(
       "The x402 v2 challenge is malformed: resource.url must not be empty.",
     );
@@ -383,9 +486,21 @@ describe("decodeSettlement", () => {
     expect(decodeSettlement(null)).toBeUndefined();
   });
 
-  it("reads a settlement that sends absent fields as null (a Java server's \"payer\": null), as if they were absent", () => {
-    const sent = { success: false, errorReason: "insufficient_funds", errorMessage: null, transaction: null, network: "base-sepolia", payer: null, amount: null };
-    expect(decodeSettlement(encodeBase64Json(sent))).toStrictEqual({ success: false, errorReason: "insufficient_funds", network: "base-sepolia" });
+  it('reads a settlement that sends absent fields as null (a Java server\'s "payer": null), as if they were absent', () => {
+    const sent = {
+      success: false,
+      errorReason: "insufficient_funds",
+      errorMessage: null,
+      transaction: null,
+      network: "base-sepolia",
+      payer: null,
+      amount: null,
+    };
+    expect(decodeSettlement(encodeBase64Json(sent))).toStrictEqual({
+      success: false,
+      errorReason: "insufficient_funds",
+      network: "base-sepolia",
+    });
     expect(decodeSettlement(encodeBase64Json({ ...sent, payer: 42 }))).toBeUndefined();
   });
 

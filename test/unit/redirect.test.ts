@@ -9,12 +9,25 @@ const from = { url: "https://seller.example/premium", method: "GET" };
 
 describe("redirectHop: headers left behind", () => {
   it("to another origin: the guarded headers (lower case) and credentials", () => {
-    const hop = redirectHop(from, 302, "https://other.example/landing", { guarded: ["PAYMENT-SIGNATURE", "X-Payment"] });
-    expect(hop.dropHeaders).toEqual(["payment-signature", "x-payment", "authorization", "cookie", "proxy-authorization"]);
+    const hop = redirectHop(from, 302, "https://other.example/landing", {
+      guarded: ["PAYMENT-SIGNATURE", "X-Payment"],
+    });
+    expect(hop.dropHeaders).toEqual([
+      "payment-signature",
+      "x-payment",
+      "authorization",
+      "cookie",
+      "proxy-authorization",
+    ]);
   });
 
   it("on the same origin after a hop that reported its settlement: the guarded headers only", () => {
     const hop = redirectHop(from, 307, "/landing", { guarded: ["PAYMENT-SIGNATURE"], settled: true });
-    expect(hop).toEqual({ url: "https://seller.example/landing", method: "GET", dropBody: false, dropHeaders: ["payment-signature"] });
+    expect(hop).toEqual({
+      url: "https://seller.example/landing",
+      method: "GET",
+      dropBody: false,
+      dropHeaders: ["payment-signature"],
+    });
   });
 });

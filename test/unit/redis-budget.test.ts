@@ -24,7 +24,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({ key: "b:client", limit: 1000, windowMs: undefined, ...over });
+const entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({
+  key: "b:client",
+  limit: 1000,
+  windowMs: undefined,
+  ...over,
+});
 
 describe("redis budget store: in Redis", () => {
   it("a window runs on Redis's clock: its keys expire with it, and what it has passed no longer counts", async () => {
@@ -34,9 +39,14 @@ describe("redis budget store: in Redis", () => {
     await store.reserve(e, "a", 400);
     await store.commit(e, "a", 400);
     await store.reserve(e, "b", 100);
-    expect(await redis.keys(`${prefix}*`)).toEqual(expect.arrayContaining([`${prefix}{w:client}`, `${prefix}{w:client}:times`]));
+    expect(await redis.keys(`${prefix}*`)).toEqual(
+      expect.arrayContaining([`${prefix}{w:client}`, `${prefix}{w:client}:times`]),
+    );
     for (const key of await redis.keys(`${prefix}*`)) expect(await redis.pTTL(key)).toBeGreaterThan(0);
-    await vi.waitFor(async () => expect(await store.usage(e)).toEqual({ spent: 0, reserved: 0 }), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await store.usage(e)).toEqual({ spent: 0, reserved: 0 }), {
+      timeout: 10_000,
+      interval: 50,
+    });
     await vi.waitFor(async () => expect(await redis.keys(`${prefix}*`)).toEqual([]), { timeout: 10_000, interval: 50 });
   });
 
@@ -105,12 +115,18 @@ describe("redis budget store: in Redis", () => {
     [{ url: "redis://x" }, "redisBudgetStore.url"],
     [null, "redisBudgetStore"],
   ])("options %j: INVALID_CONFIG naming %s", (options, option) => {
-    expect(() => redisBudgetStore(redis, options as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }));
+    expect(() => redisBudgetStore(redis, options as never)).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }),
+    );
   });
 
   it("a value that is no node-redis client: INVALID_CONFIG naming what it lacks", () => {
     expect(() => redisBudgetStore({ get() {} } as never)).toThrow(
-      expect.objectContaining({ code: "INVALID_CONFIG", details: { option: "redisBudgetStore.redis" }, message: expect.stringMatching(/lacking evalSha, eval/) }),
+      expect.objectContaining({
+        code: "INVALID_CONFIG",
+        details: { option: "redisBudgetStore.redis" },
+        message: expect.stringMatching(/lacking evalSha, eval/),
+      }),
     );
   });
 });
@@ -138,7 +154,10 @@ describe("redis budget store: failing closed, never hanging", () => {
     const store = redisBudgetStore(redis, { prefix: fresh(), timeoutMs: 100 });
     try {
       await control.sendCommand(["CLIENT", "PAUSE", "60000", "WRITE"]);
-      await expect(store.reserve(entry(), "a", 1)).rejects.toMatchObject({ name: "TimeoutError", message: "Redis did not answer budget reserve within 100 ms." });
+      await expect(store.reserve(entry(), "a", 1)).rejects.toMatchObject({
+        name: "TimeoutError",
+        message: "Redis did not answer budget reserve within 100 ms.",
+      });
     } finally {
       await control.sendCommand(["CLIENT", "UNPAUSE"]);
       control.destroy();
@@ -148,17 +167,20 @@ describe("redis budget store: failing closed, never hanging", () => {
 });
 
 describe("redis budget store: each window's length", () => {
-  it.each([60_000, 86_400_000, 604_800_000])("window %i ms: a reservation and a commit count for the window, and not one ms more", async (windowMs) => {
-    let now = 1_700_000_000_000;
-    const store = redisBudgetStore(redis, { prefix: fresh(), now: () => now });
-    const e = entry({ windowMs });
-    await store.reserve(e, "a", 600);
-    await store.commit(e, "a", 600);
-    await store.reserve(e, "b", 300);
-    now += windowMs - 1;
-    expect(await store.usage(e)).toEqual({ spent: 600, reserved: 300 });
-    expect((await store.reserve(e, "c", 101)).ok).toBe(false);
-    now += 1;
-    expect(await store.usage(e)).toEqual({ spent: 0, reserved: 0 });
-  });
+  it.each([60_000, 86_400_000, 604_800_000])(
+    "window %i ms: a reservation and a commit count for the window, and not one ms more",
+    async (windowMs) => {
+      let now = 1_700_000_000_000;
+      const store = redisBudgetStore(redis, { prefix: fresh(), now: () => now });
+      const e = entry({ windowMs });
+      await store.reserve(e, "a", 600);
+      await store.commit(e, "a", 600);
+      await store.reserve(e, "b", 300);
+      now += windowMs - 1;
+      expect(await store.usage(e)).toEqual({ spent: 600, reserved: 300 });
+      expect((await store.reserve(e, "c", 101)).ok).toBe(false);
+      now += 1;
+      expect(await store.usage(e)).toEqual({ spent: 0, reserved: 0 });
+    },
+  );
 });

@@ -4,7 +4,7 @@
  * it, another writer's entries skipped, and a server that is gone failing the call at once.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { reconcile, spendBy, unreconciled, type LedgerRecord } from "../../src";
+import type { LedgerRecord } from "../../src";
 import { redisLedger } from "../../src/redis";
 import { USDC_BASE_SEPOLIA } from "../support/seller";
 import { connectRedis, startRedis, type RedisServer } from "../support/redis";
@@ -63,7 +63,9 @@ describe("redis ledger", () => {
   it("an empty stream has no records; the default key is x402:ledger", async () => {
     expect(await all(redisLedger(redis, { key: fresh() }))).toEqual([]);
     await redisLedger(redis).append(record(1));
-    expect((await redis.xRange("x402:ledger", "-", "+"))!.map((entry) => JSON.parse(entry.message.record!))).toEqual([record(1)]);
+    expect((await redis.xRange("x402:ledger", "-", "+"))!.map((entry) => JSON.parse(entry.message.record!))).toEqual([
+      record(1),
+    ]);
   });
 
   it("entries that are not records (another writer's) are skipped", async () => {
@@ -98,6 +100,8 @@ describe("redis ledger", () => {
     [{ timeoutMs: -1 }, "redisLedger.timeoutMs"],
     [{ stream: "x" }, "redisLedger.stream"],
   ])("options %j: INVALID_CONFIG naming %s", (options, option) => {
-    expect(() => redisLedger(redis, options as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }));
+    expect(() => redisLedger(redis, options as never)).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }),
+    );
   });
 });

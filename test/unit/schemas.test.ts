@@ -43,13 +43,22 @@ function sentence(schema: z.ZodMiniType, value: unknown): string | undefined {
 }
 
 describe("the golden vectors (made with the reference @x402/evm) are well-formed", () => {
-  const v2Cases = ["exact_eip3009", "exact_permit2", "exact_permit2_eip2612", "exact_permit2_erc20approval", "upto_permit2"] as const;
+  const v2Cases = [
+    "exact_eip3009",
+    "exact_permit2",
+    "exact_permit2_eip2612",
+    "exact_permit2_erc20approval",
+    "upto_permit2",
+  ] as const;
 
-  it.each(v2Cases)("%s: its requirement is a v2 requirement, its scheme result with `accepted` a v2 payload", (name) => {
-    const { requirements, schemeResult } = evmVectors[name];
-    expect(PaymentRequirementsV2Schema.safeParse(requirements).error).toBeUndefined();
-    expect(PaymentPayloadV2Schema.safeParse({ ...schemeResult, accepted: requirements }).error).toBeUndefined();
-  });
+  it.each(v2Cases)(
+    "%s: its requirement is a v2 requirement, its scheme result with `accepted` a v2 payload",
+    (name) => {
+      const { requirements, schemeResult } = evmVectors[name];
+      expect(PaymentRequirementsV2Schema.safeParse(requirements).error).toBeUndefined();
+      expect(PaymentPayloadV2Schema.safeParse({ ...schemeResult, accepted: requirements }).error).toBeUndefined();
+    },
+  );
 
   it("v1 exact: a v1 requirement and a v1 payload", () => {
     expect(PaymentRequirementsV1Schema.safeParse(evmVectors.v1_exact.requirements).error).toBeUndefined();
@@ -69,11 +78,21 @@ describe("the golden vectors (made with the reference @x402/evm) are well-formed
   });
 });
 
-/** Sends one request through `wrapper` to a seller offering `challenge`, answers the paid request with 200, and returns the decoded payment. */
-async function emitted(wrapper: (typeof wrappers)[number], client: X402Client, challenge: Record<string, unknown>): Promise<unknown> {
+/**
+ * Sends one request through `wrapper` to a seller offering `challenge`, answers the paid request with 200, and returns
+ * the decoded payment.
+ */
+async function emitted(
+  wrapper: (typeof wrappers)[number],
+  client: X402Client,
+  challenge: Record<string, unknown>,
+): Promise<unknown> {
   const seller = createSeller({
     challenge,
-    intercept: (request) => (request.headers.has("payment-signature") || request.headers.has("x-payment") ? HttpResponse.json({ data: "premium" }) : undefined),
+    intercept: (request) =>
+      request.headers.has("payment-signature") || request.headers.has("x-payment")
+        ? HttpResponse.json({ data: "premium" })
+        : undefined,
   });
   server.use(seller.handler);
   expect((await wrapper.send(client, { url })).status).toBe(200);
@@ -87,11 +106,17 @@ describe.each(wrappers)("$name: every payload x402-pay sends is well-formed", (w
   it("v2 exact (EIP-3009), `resource` and the declared extensions echoed, an extension's data added", async () => {
     const tag: X402Plugin = { key: "tag", enrichPayload: () => ({ info: { id: "pay_0123456789abcdef" } }) };
     const client = createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })], plugins: [tag] });
-    const declared = { tag: { info: { required: false }, schema: { type: "object" } }, bazaar: { info: { input: { method: "GET" } } } };
+    const declared = {
+      tag: { info: { required: false }, schema: { type: "object" } },
+      bazaar: { info: { input: { method: "GET" } } },
+    };
     const payment = await emitted(wrapper, client, v2Challenge({ extensions: declared }));
     const parsed = PaymentPayloadV2Schema.parse(payment);
     expect(parsed.accepted).toEqual(v2Requirement());
-    expect(parsed.extensions).toEqual({ ...declared, tag: { ...declared.tag, info: { required: false, id: "pay_0123456789abcdef" } } });
+    expect(parsed.extensions).toEqual({
+      ...declared,
+      tag: { ...declared.tag, info: { required: false, id: "pay_0123456789abcdef" } },
+    });
   });
 
   it("v2 exact (Permit2)", async () => {
@@ -103,10 +128,17 @@ describe.each(wrappers)("$name: every payload x402-pay sends is well-formed", (w
   it("v2 upto", async () => {
     const requirement = v2Requirement({
       scheme: "upto",
-      extra: { name: "USDC", version: "2", assetTransferMethod: "permit2", facilitatorAddress: "0x1111111111111111111111111111111111111111" },
+      extra: {
+        name: "USDC",
+        version: "2",
+        assetTransferMethod: "permit2",
+        facilitatorAddress: "0x1111111111111111111111111111111111111111",
+      },
     });
     const client = createX402Client({ schemes: [uptoEvm({ signer: countingSigner().signer })] });
-    expect(PaymentPayloadV2Schema.parse(await emitted(wrapper, client, v2Challenge({ accepts: [requirement] }))).accepted).toEqual(requirement);
+    expect(
+      PaymentPayloadV2Schema.parse(await emitted(wrapper, client, v2Challenge({ accepts: [requirement] }))).accepted,
+    ).toEqual(requirement);
   });
 
   it("v2 exact on Solana", async () => {
@@ -117,7 +149,11 @@ describe.each(wrappers)("$name: every payload x402-pay sends is well-formed", (w
 
   it("v1 exact: the four fields of a v1 payload", async () => {
     const payment = await emitted(wrapper, evmClient(), v1Challenge());
-    expect(PaymentPayloadV1Schema.parse(payment)).toMatchObject({ x402Version: 1, scheme: "exact", network: "base-sepolia" });
+    expect(PaymentPayloadV1Schema.parse(payment)).toMatchObject({
+      x402Version: 1,
+      scheme: "exact",
+      network: "base-sepolia",
+    });
     expect(PaymentPayloadV2Schema.safeParse(payment).success).toBe(false);
   });
 });
@@ -125,7 +161,11 @@ describe.each(wrappers)("$name: every payload x402-pay sends is well-formed", (w
 describe("a malformed message is refused with the sentence x402-pay's errors carry", () => {
   const requirementCases: [string, Record<string, unknown>, string][] = [
     ["amount 0.01", { amount: "0.01" }, "amount must be a base-10 integer string within uint256"],
-    ["amount above uint256", { amount: (1n << 256n).toString() }, "amount must be a base-10 integer string within uint256"],
+    [
+      "amount above uint256",
+      { amount: (1n << 256n).toString() },
+      "amount must be a base-10 integer string within uint256",
+    ],
     ["amount as a number", { amount: 10000 }, "amount must be a string"],
     ["no amount", { amount: undefined }, "amount must be a string"],
     ["empty scheme", { scheme: "" }, "scheme must not be empty"],
@@ -138,7 +178,11 @@ describe("a malformed message is refused with the sentence x402-pay's errors car
     ["maxTimeoutSeconds above 2^53", { maxTimeoutSeconds: 2 ** 53 }, "maxTimeoutSeconds must be a positive integer"],
     ["extra a string", { extra: "USDC" }, "extra must be an object"],
     ["extra an array", { extra: [] }, "extra must be an object"],
-    ["the first of two problems", { network: "base", amount: "0.01" }, "network must be a CAIP-2 id such as eip155:8453"],
+    [
+      "the first of two problems",
+      { network: "base", amount: "0.01" },
+      "network must be a CAIP-2 id such as eip155:8453",
+    ],
   ];
 
   it.each(requirementCases)("v2 requirement, %s: the schema and parseChallenge say the same", (_, over, expected) => {
@@ -149,13 +193,19 @@ describe("a malformed message is refused with the sentence x402-pay's errors car
   });
 
   it.each([
-    ["maxAmountRequired 0.01", { maxAmountRequired: "0.01" }, "maxAmountRequired must be a base-10 integer string within uint256"],
+    [
+      "maxAmountRequired 0.01",
+      { maxAmountRequired: "0.01" },
+      "maxAmountRequired must be a base-10 integer string within uint256",
+    ],
     ["empty network", { network: "" }, "network must not be empty"],
     ["resource a number", { resource: 42 }, "resource must be a string"],
   ])("v1 requirement, %s", (_, over, expected) => {
     const requirement = v1Requirement(over);
     expect(sentence(PaymentRequirementsV1Schema, requirement)).toBe(expected);
-    expect(parseChallenge({ header: null, body: v1Challenge({ accepts: [requirement] }) }).invalid.map((i) => i.reason)).toEqual([expected]);
+    expect(
+      parseChallenge({ header: null, body: v1Challenge({ accepts: [requirement] }) }).invalid.map((i) => i.reason),
+    ).toEqual([expected]);
   });
 
   it.each([null, "exact", [v2Requirement()]])("a requirement that is %j: must be a JSON object", (requirement) => {
@@ -173,13 +223,17 @@ describe("a malformed message is refused with the sentence x402-pay's errors car
   ])("v2 challenge, %s: the schema and the INVALID_CHALLENGE message say the same", (_, over, expected) => {
     const challenge = v2Challenge(over);
     expect(sentence(PaymentRequiredV2Schema, challenge)).toBe(expected);
-    expect(() => parseChallenge({ header: encodeBase64Json(challenge) })).toThrowError(`The x402 v2 challenge is malformed: ${expected}.`);
+    expect(() => parseChallenge({ header: encodeBase64Json(challenge) })).toThrowError(
+      `The x402 v2 challenge is malformed: ${expected}.`,
+    );
   });
 
   it("v1 challenge: accepts must be an array", () => {
     const challenge = v1Challenge({ accepts: "exact" });
     expect(sentence(PaymentRequiredV1Schema, challenge)).toBe("accepts must be an array");
-    expect(() => parseChallenge({ header: null, body: challenge })).toThrowError("The x402 v1 challenge is malformed: accepts must be an array.");
+    expect(() => parseChallenge({ header: null, body: challenge })).toThrowError(
+      "The x402 v1 challenge is malformed: accepts must be an array.",
+    );
   });
 
   it.each([
@@ -195,7 +249,11 @@ describe("a malformed message is refused with the sentence x402-pay's errors car
 describe("the leniencies real servers need", () => {
   it("unknown fields are kept, at every level", () => {
     const requirement = v2Requirement({ extra: { name: "USDC", version: "2", future: [1] }, futureField: true });
-    const challenge = v2Challenge({ accepts: [requirement], resource: { url, serviceName: "weather" }, futureTopLevel: { a: 1 } });
+    const challenge = v2Challenge({
+      accepts: [requirement],
+      resource: { url, serviceName: "weather" },
+      futureTopLevel: { a: 1 },
+    });
     expect(PaymentRequiredV2Schema.parse(challenge)).toEqual(challenge);
     expect(PaymentRequirementsV2Schema.parse(requirement)).toEqual(requirement);
   });
@@ -204,13 +262,25 @@ describe("the leniencies real servers need", () => {
     expect(PaymentRequiredV2Schema.safeParse(v2Challenge({ error: null, extensions: null })).success).toBe(true);
     expect(PaymentRequiredV1Schema.safeParse(v1Challenge({ error: null, extensions: null })).success).toBe(true);
     expect(PaymentRequirementsV2Schema.safeParse(v2Requirement({ extra: null })).success).toBe(true);
-    const settlement = { success: false, errorReason: "insufficient_funds", errorMessage: null, payer: null, transaction: null, network: null, amount: null, extensions: null };
+    const settlement = {
+      success: false,
+      errorReason: "insufficient_funds",
+      errorMessage: null,
+      payer: null,
+      transaction: null,
+      network: null,
+      amount: null,
+      extensions: null,
+    };
     expect(SettleResponseSchema.safeParse(settlement).success).toBe(true);
   });
 
   it("a v2 challenge without resource, one with an empty accepts (sign-in only routes), a v1 requirement's descriptive fields unchecked", () => {
     expect(PaymentRequiredV2Schema.safeParse(v2Challenge({ resource: undefined, accepts: [] })).success).toBe(true);
-    expect(PaymentRequirementsV1Schema.safeParse(v1Requirement({ description: null, mimeType: 5, outputSchema: null })).success).toBe(true);
+    expect(
+      PaymentRequirementsV1Schema.safeParse(v1Requirement({ description: null, mimeType: 5, outputSchema: null }))
+        .success,
+    ).toBe(true);
     expect(ResourceInfoSchema.safeParse({ url, description: null, mimeType: 5 }).success).toBe(true);
   });
 

@@ -93,7 +93,9 @@ describe("the EVM chain reads of permit2Allowance: rpcTimeoutMs and the caller's
   const pay = (rpc: unknown, signal: AbortSignal, rpcTimeoutMs: number) => {
     const permit2 = permit2Allowance({ rpc: rpc as never, rpcTimeoutMs });
     const client = createX402Client({ schemes: [exactEvm({ signer: account, permit2 })] });
-    return outcome(engineOf(client).createPayment(challengeOf([requirement]), { url: RESOURCE, method: "GET", signal }));
+    return outcome(
+      engineOf(client).createPayment(challengeOf([requirement]), { url: RESOURCE, method: "GET", signal }),
+    );
   };
 
   it.each([
@@ -118,7 +120,9 @@ describe("the Solana reads of exactSvm: rpcTimeoutMs and the caller's signal", (
   const pay = (stall: (typeof reads)[number], signal: AbortSignal, rpcTimeoutMs: number) => {
     const rpc = fakeRpc({ answer: { [stall]: () => never() } });
     const client = createX402Client({ schemes: [exactSvm({ signer: countingSvmSigner().signer, rpc, rpcTimeoutMs })] });
-    return outcome(engineOf(client).createPayment(challengeOf([svmRequirement()]), { url: RESOURCE, method: "GET", signal }));
+    return outcome(
+      engineOf(client).createPayment(challengeOf([svmRequirement()]), { url: RESOURCE, method: "GET", signal }),
+    );
   };
 
   it.each(reads)("%s, a signal that never fires: RPC_FAILED after rpcTimeoutMs", async (stall) => {

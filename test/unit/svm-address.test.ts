@@ -1,6 +1,14 @@
 // x402-pay's own base58 address reading and program-derived addresses, compared with kit's on
 // random and edge-case inputs: they must agree on every one.
-import { getAddressDecoder, getAddressEncoder, getBase58Decoder, getProgramDerivedAddress, isAddress, isOffCurveAddress, type Address } from "@solana/kit";
+import {
+  getAddressDecoder,
+  getAddressEncoder,
+  getBase58Decoder,
+  getProgramDerivedAddress,
+  isAddress,
+  isOffCurveAddress,
+  type Address,
+} from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { D, P, addressToBytes, findProgramAddress, isOnCurve, isSolanaAddress, power } from "../../src/svm/address";
 import { findAssociatedTokenAddress, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../src/svm";
@@ -12,8 +20,13 @@ const random = (n: number) => crypto.getRandomValues(new Uint8Array(n));
 
 describe("base58", () => {
   it("writes random bytes (signatures, addresses, leading zeros, none) exactly as kit does", () => {
-    const samples = [new Uint8Array(0), new Uint8Array(3), ...Array.from({ length: 200 }, (_, i) => random(1 + (i % 70)))];
-    for (let zeros = 1; zeros <= 64; zeros += 7) samples.push(new Uint8Array(64).map((b, i) => (i < zeros ? 0 : random(1)[0]!)));
+    const samples = [
+      new Uint8Array(0),
+      new Uint8Array(3),
+      ...Array.from({ length: 200 }, (_, i) => random(1 + (i % 70))),
+    ];
+    for (let zeros = 1; zeros <= 64; zeros += 7)
+      samples.push(new Uint8Array(64).map((_b, i) => (i < zeros ? 0 : random(1)[0]!)));
     for (const bytes of samples) expect(bytesToBase58(bytes)).toBe(getBase58Decoder().decode(bytes));
   });
 });
@@ -21,7 +34,8 @@ describe("base58", () => {
 describe("Solana address bytes", () => {
   it("reads random addresses, and those with leading zero bytes, exactly as kit does", () => {
     const samples = Array.from({ length: 300 }, () => random(32));
-    for (let zeros = 1; zeros <= 32; zeros++) samples.push(new Uint8Array(32).map((b, i) => (i < zeros ? 0 : random(1)[0]! | 1)));
+    for (let zeros = 1; zeros <= 32; zeros++)
+      samples.push(new Uint8Array(32).map((_b, i) => (i < zeros ? 0 : random(1)[0]! | 1)));
     for (const bytes of samples) {
       const address = toAddress(bytes);
       expect(addressToBytes(address)).toEqual(new Uint8Array(getAddressEncoder().encode(address)));
@@ -37,8 +51,8 @@ describe("Solana address bytes", () => {
       "111111111111111111111111111111111",
       "1111111111111111111111111111111",
       valid.slice(1),
-      valid + "1",
-      "1" + valid,
+      `${valid}1`,
+      `1${valid}`,
       valid.replace(/.$/, "0"),
       valid.replace(/.$/, "O"),
       valid.replace(/.$/, "I"),
@@ -47,7 +61,7 @@ describe("Solana address bytes", () => {
       "JEKNVnkbo3jma5nREBBJCDoXFVeKkD56V3xKrvRmWxFG",
       getAddressDecoder().decode(new Uint8Array(32).fill(255)),
       "",
-      " " + valid,
+      ` ${valid}`,
       42,
       null,
       undefined,

@@ -15,16 +15,22 @@ const url = "https://api.example/x";
 
 function client(options: Partial<ExactSvmOptions> = {}) {
   return createX402Client({
-    schemes: [exactSvm({ signer: buyer, rpc: fakeRpc(), randomBytes: (n) => new Uint8Array(n).fill(0xab), ...options })],
+    schemes: [
+      exactSvm({ signer: buyer, rpc: fakeRpc(), randomBytes: (n) => new Uint8Array(n).fill(0xab), ...options }),
+    ],
     policy: { maxAmountPerPayment: false },
   });
 }
 
-const challengeOf = (requirement: object) => parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url }, accepts: [requirement] }) });
+const challengeOf = (requirement: object) =>
+  parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url }, accepts: [requirement] }) });
 
 /** "payable", or the reason the requirement is refused. */
 function verdict(requirement: object, options: Partial<ExactSvmOptions> = {}) {
-  const { options: payable, rejected } = engineOf(client(options)).evaluate(challengeOf(requirement), { url, method: "GET" });
+  const { options: payable, rejected } = engineOf(client(options)).evaluate(challengeOf(requirement), {
+    url,
+    method: "GET",
+  });
   return payable.length > 0 ? "payable" : rejected[0]!.reason;
 }
 
@@ -35,24 +41,33 @@ async function pay(requirement: object, options: Partial<ExactSvmOptions> = {}) 
 
 describe("exactSvm's checks of a requirement, at their bounds", () => {
   it("extra.memo: 256 UTF-8 bytes are written as given; 257 are refused; multi-byte characters count as their bytes", async () => {
-    const memoOf = async (memo: string) => new TextDecoder().decode((await pay(svmRequirement({ memo }))).instructions[3]!.data);
+    const memoOf = async (memo: string) =>
+      new TextDecoder().decode((await pay(svmRequirement({ memo }))).instructions[3]!.data);
     expect(await memoOf("m".repeat(256))).toBe("m".repeat(256));
     expect(await memoOf("é".repeat(128))).toBe("é".repeat(128));
-    expect(verdict(svmRequirement({ memo: "m".repeat(257) }))).toBe("extra.memo must be a string of at most 256 UTF-8 bytes");
-    expect(verdict(svmRequirement({ memo: "é".repeat(129) }))).toBe("extra.memo must be a string of at most 256 UTF-8 bytes");
+    expect(verdict(svmRequirement({ memo: "m".repeat(257) }))).toBe(
+      "extra.memo must be a string of at most 256 UTF-8 bytes",
+    );
+    expect(verdict(svmRequirement({ memo: "é".repeat(129) }))).toBe(
+      "extra.memo must be a string of at most 256 UTF-8 bytes",
+    );
     expect(verdict(svmRequirement({ memo: 42 }))).toBe("extra.memo must be a string of at most 256 UTF-8 bytes");
     expect(await memoOf("")).toBe("");
   });
 
   it("amount: the largest u64 is paid; one more does not fit a token transfer", () => {
     expect(verdict(svmRequirement({}, { amount: U64_MAX.toString() }))).toBe("payable");
-    expect(verdict(svmRequirement({}, { amount: (U64_MAX + 1n).toString() }))).toBe(`amount ${U64_MAX + 1n} does not fit a token transfer (u64)`);
+    expect(verdict(svmRequirement({}, { amount: (U64_MAX + 1n).toString() }))).toBe(
+      `amount ${U64_MAX + 1n} does not fit a token transfer (u64)`,
+    );
   });
 
   it("payTo and the fee payer may not be the buyer; every address must be one", () => {
     expect(verdict(svmRequirement({}, { payTo: buyer.address }))).toBe("payTo is the buyer's own address");
     expect(verdict(svmRequirement({ feePayer: buyer.address }))).toBe("extra.feePayer is the buyer's own address");
-    expect(verdict(svmRequirement({}, { payTo: "not-an-address" }))).toBe('payTo is "not-an-address", not a Solana address');
+    expect(verdict(svmRequirement({}, { payTo: "not-an-address" }))).toBe(
+      'payTo is "not-an-address", not a Solana address',
+    );
     expect(verdict(svmRequirement({}, { asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" }))).toBe(
       'asset is "0x036CbD53842c5426634e7929541eC2318f3dCF7e", not a Solana address',
     );
@@ -63,7 +78,9 @@ describe("exactSvm's checks of a requirement, at their bounds", () => {
     const onBase = { ...svmRequirement(), network: "eip155:84532" };
     expect(verdict(onBase, { networks: ["*"] })).toBe("network eip155:84532 is not a Solana cluster");
     const other = "solana:11111111111111111111111111111111";
-    expect(verdict({ ...svmRequirement(), network: other }, { rpc: undefined })).toBe(`no RPC is known for ${other}: add it to exactSvm({ rpc: { "${other}": url } })`);
+    expect(verdict({ ...svmRequirement(), network: other }, { rpc: undefined })).toBe(
+      `no RPC is known for ${other}: add it to exactSvm({ rpc: { "${other}": url } })`,
+    );
     expect(verdict(svmRequirement(), { rpc: undefined })).toBe("payable");
   });
 });
@@ -76,14 +93,24 @@ describe("the mint exactSvm reads before signing, at its bounds", () => {
     expect(await mintOf({ owner: TOKEN_2022_PROGRAM, dataLength: 234 })).toBeDefined();
     await expect(mintOf({ dataLength: 81 })).rejects.toMatchObject({
       code: "UNPAYABLE_REQUIREMENT",
-      message: expect.stringContaining(`is not a mint of the SPL Token or Token-2022 program (owner ${TOKEN_PROGRAM}, 81 bytes)`),
+      message: expect.stringContaining(
+        `is not a mint of the SPL Token or Token-2022 program (owner ${TOKEN_PROGRAM}, 81 bytes)`,
+      ),
     });
-    await expect(mintOf({ owner: TOKEN_2022_PROGRAM, dataLength: 81 })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT" });
+    await expect(mintOf({ owner: TOKEN_2022_PROGRAM, dataLength: 81 })).rejects.toMatchObject({
+      code: "UNPAYABLE_REQUIREMENT",
+    });
   });
 
   it("an account of either token program's size owned by any other program is not a mint; nor is no account", async () => {
-    await expect(mintOf({ owner: MEMO_PROGRAM })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT", message: expect.stringContaining(`(owner ${MEMO_PROGRAM}, 82 bytes)`) });
-    await expect(mintOf({ exists: false })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT", message: expect.stringContaining("(no such account)") });
+    await expect(mintOf({ owner: MEMO_PROGRAM })).rejects.toMatchObject({
+      code: "UNPAYABLE_REQUIREMENT",
+      message: expect.stringContaining(`(owner ${MEMO_PROGRAM}, 82 bytes)`),
+    });
+    await expect(mintOf({ exists: false })).rejects.toMatchObject({
+      code: "UNPAYABLE_REQUIREMENT",
+      message: expect.stringContaining("(no such account)"),
+    });
   });
 });
 
@@ -92,7 +119,8 @@ describe("the server's recent blockhash: its last valid height handed to the wal
   async function heightSeen(lastValidBlockHeight: unknown) {
     const { calls, signer } = countingSvmSigner();
     await pay(svmRequirement({ recentBlockhash, lastValidBlockHeight }), { signer });
-    return (calls[0]![0] as unknown as { lifetimeConstraint: { blockhash: string; lastValidBlockHeight: bigint } }).lifetimeConstraint;
+    return (calls[0]![0] as unknown as { lifetimeConstraint: { blockhash: string; lastValidBlockHeight: bigint } })
+      .lifetimeConstraint;
   }
 
   it("digits only are the height, as given; anything else is no limit (the largest u64), never a negative or partial number", async () => {
@@ -106,32 +134,56 @@ describe("the server's recent blockhash: its last valid height handed to the wal
 
 describe("exactSvm's options, at their bounds", () => {
   it.each([
-    { option: "computeUnitPrice", fits: [0, 5_000_000n], refused: [-1, 5_000_001n], says: () => "computeUnitPrice must be from 0 to 5000000 µlamports: facilitators refuse more." },
-    { option: "computeUnitLimit", fits: [1, 1_400_000], refused: [0, 1_400_001], says: (v: unknown) => `computeUnitLimit must be an integer from 1 to 1,400,000, not ${v}.` },
-    { option: "rpcTimeoutMs", fits: [1, 2 ** 31 - 1], refused: [0, 2 ** 31], says: (v: unknown) => `rpcTimeoutMs must be a whole number of milliseconds from 1 to 2^31 - 1, not ${v}.` },
+    {
+      option: "computeUnitPrice",
+      fits: [0, 5_000_000n],
+      refused: [-1, 5_000_001n],
+      says: () => "computeUnitPrice must be from 0 to 5000000 µlamports: facilitators refuse more.",
+    },
+    {
+      option: "computeUnitLimit",
+      fits: [1, 1_400_000],
+      refused: [0, 1_400_001],
+      says: (v: unknown) => `computeUnitLimit must be an integer from 1 to 1,400,000, not ${v}.`,
+    },
+    {
+      option: "rpcTimeoutMs",
+      fits: [1, 2 ** 31 - 1],
+      refused: [0, 2 ** 31],
+      says: (v: unknown) => `rpcTimeoutMs must be a whole number of milliseconds from 1 to 2^31 - 1, not ${v}.`,
+    },
   ])("$option: $fits accepted, $refused refused, saying why", ({ option, fits, refused, says }) => {
     for (const value of fits) expect(() => exactSvm({ signer: buyer, [option]: value })).not.toThrow();
     for (const value of refused) {
-      expect(() => exactSvm({ signer: buyer, [option]: value })).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", message: says(value) }));
+      expect(() => exactSvm({ signer: buyer, [option]: value })).toThrow(
+        expect.objectContaining({ code: "INVALID_CONFIG", message: says(value) }),
+      );
     }
   });
 
   it("a signer without an address: INVALID_CONFIG saying what is needed", () => {
-    const message = "exactSvm needs a @solana/kit TransactionSigner with an address (e.g. createKeyPairSignerFromBytes).";
+    const message =
+      "exactSvm needs a @solana/kit TransactionSigner with an address (e.g. createKeyPairSignerFromBytes).";
     for (const signer of [undefined, {}, { address: "not an address" }]) {
-      expect(() => exactSvm({ signer: signer as never })).toThrow(expect.objectContaining({ code: "INVALID_CONFIG", message }));
+      expect(() => exactSvm({ signer: signer as never })).toThrow(
+        expect.objectContaining({ code: "INVALID_CONFIG", message }),
+      );
     }
   });
 
   it("the bounds written are the ones paid with", async () => {
-    const [limit, price] = (await pay(svmRequirement(), { computeUnitLimit: 1_400_000, computeUnitPrice: 5_000_000n })).instructions;
+    const [limit, price] = (await pay(svmRequirement(), { computeUnitLimit: 1_400_000, computeUnitPrice: 5_000_000n }))
+      .instructions;
     expect(Array.from(limit!.data!)).toEqual([2, 0xc0, 0x5c, 0x15, 0]);
     expect(new DataView(price!.data!.buffer, price!.data!.byteOffset).getBigUint64(1, true)).toBe(5_000_000n);
   });
 });
 
 describe("what a wallet that rewrites the transaction may do, at the bounds", () => {
-  const lighthouse = { programAddress: address("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95"), data: new Uint8Array([1]) };
+  const lighthouse = {
+    programAddress: address("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95"),
+    data: new Uint8Array([1]),
+  };
   const computePrice = (price: bigint, length = 9) => {
     const data = new Uint8Array(length);
     data[0] = 3;
@@ -146,33 +198,51 @@ describe("what a wallet that rewrites the transaction may do, at the bounds", ()
 
   it("six instructions pass, seven do not; three pass, two do not", async () => {
     expect(await rewrite((ixs) => [...ixs, lighthouse, lighthouse])).toBe("signed");
-    expect(await rewrite((ixs) => [...ixs, lighthouse, lighthouse, lighthouse])).toMatch(/has 7 instructions \(3 to 6 allowed\)/);
+    expect(await rewrite((ixs) => [...ixs, lighthouse, lighthouse, lighthouse])).toMatch(
+      /has 7 instructions \(3 to 6 allowed\)/,
+    );
     expect(await rewrite((ixs) => ixs.slice(0, 3))).toBe("signed");
     expect(await rewrite((ixs) => ixs.slice(2, 4))).toMatch(/has 2 instructions \(3 to 6 allowed\)/);
   });
 
   it("a compute-unit price of exactly 5,000,000 µlamports passes, one more does not; a short price instruction is refused", async () => {
     expect(await rewrite((ixs) => [ixs[0], computePrice(5_000_000n), ...ixs.slice(2)])).toBe("signed");
-    expect(await rewrite((ixs) => [ixs[0], computePrice(5_000_001n), ...ixs.slice(2)])).toMatch(/compute-unit price is over 5,000,000/);
-    expect(await rewrite((ixs) => [ixs[0], computePrice(0n, 8), ...ixs.slice(2)])).toMatch(/instruction 1 is not SetComputeUnitPrice/);
-    expect(await rewrite((ixs) => [ixs[0], { ...ixs[0] }, ...ixs.slice(2)])).toMatch(/instruction 1 is not SetComputeUnitPrice/);
-    expect(await rewrite((ixs) => [ixs[1], ixs[1], ...ixs.slice(2)])).toMatch(/instruction 0 is not SetComputeUnitLimit/);
+    expect(await rewrite((ixs) => [ixs[0], computePrice(5_000_001n), ...ixs.slice(2)])).toMatch(
+      /compute-unit price is over 5,000,000/,
+    );
+    expect(await rewrite((ixs) => [ixs[0], computePrice(0n, 8), ...ixs.slice(2)])).toMatch(
+      /instruction 1 is not SetComputeUnitPrice/,
+    );
+    expect(await rewrite((ixs) => [ixs[0], { ...ixs[0] }, ...ixs.slice(2)])).toMatch(
+      /instruction 1 is not SetComputeUnitPrice/,
+    );
+    expect(await rewrite((ixs) => [ixs[1], ixs[1], ...ixs.slice(2)])).toMatch(
+      /instruction 0 is not SetComputeUnitLimit/,
+    );
   });
 
   it("the two compute-budget instructions: the Compute Budget program's, each with its own discriminator", async () => {
     const other = lighthouse.programAddress;
-    expect(await rewrite((ixs) => [{ ...ixs[0], programAddress: other }, ...ixs.slice(1)])).toMatch(/instruction 0 is not SetComputeUnitLimit/);
+    expect(await rewrite((ixs) => [{ ...ixs[0], programAddress: other }, ...ixs.slice(1)])).toMatch(
+      /instruction 0 is not SetComputeUnitLimit/,
+    );
     expect(await rewrite((ixs) => [ixs[0], { ...computePrice(1n), programAddress: other }, ...ixs.slice(2)])).toMatch(
       /instruction 1 is not SetComputeUnitPrice/,
     );
     const limitAsPrice = computePrice(1n);
     limitAsPrice.data[0] = 2;
-    expect(await rewrite((ixs) => [ixs[0], limitAsPrice, ...ixs.slice(2)])).toMatch(/instruction 1 is not SetComputeUnitPrice/);
+    expect(await rewrite((ixs) => [ixs[0], limitAsPrice, ...ixs.slice(2)])).toMatch(
+      /instruction 1 is not SetComputeUnitPrice/,
+    );
   });
 
   it("a wallet that returns its signature as 64 zero bytes did not sign", async () => {
-    const zeroed = rewritingSvmSigner({ signed: (tx) => ({ ...tx, signatures: { ...tx.signatures, [buyer.address]: new Uint8Array(64) } }) });
-    await expect(pay(svmRequirement(), { signer: zeroed })).rejects.toMatchObject({ message: expect.stringMatching(/the wallet did not sign/) });
+    const zeroed = rewritingSvmSigner({
+      signed: (tx) => ({ ...tx, signatures: { ...tx.signatures, [buyer.address]: new Uint8Array(64) } }),
+    });
+    await expect(pay(svmRequirement(), { signer: zeroed })).rejects.toMatchObject({
+      message: expect.stringMatching(/the wallet did not sign/),
+    });
   });
 
   it("the random memo may go, or be doubled; the server's may not, and a memo after a Lighthouse assertion counts", async () => {

@@ -8,7 +8,14 @@ import { createX402Client, type SpendPolicy } from "../../src";
 import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { DEFAULT_SOLANA_RPC_URLS, SOLANA_DEVNET, SOLANA_MAINNET, exactSvm } from "../../src/svm";
 import { useMswServer } from "../support/msw";
-import { DEVNET_GENESIS_HASH, MAINNET_GENESIS_HASH, USDC_DEVNET, fakeRpc, rpcHandler, svmRequirement } from "../support/svm";
+import {
+  DEVNET_GENESIS_HASH,
+  MAINNET_GENESIS_HASH,
+  USDC_DEVNET,
+  fakeRpc,
+  rpcHandler,
+  svmRequirement,
+} from "../support/svm";
 import { countingSvmSigner } from "../support/wallets";
 import { engineOf } from "../../src/client";
 
@@ -22,9 +29,15 @@ const onMainnet = svmRequirement({}, { network: SOLANA_MAINNET, asset: USDC_MAIN
 
 type Scheme = ReturnType<typeof exactSvm>;
 
-function pay(scheme: Scheme, accepts: unknown[] = [onDevnet], options: { signal?: AbortSignal; policy?: SpendPolicy } = {}) {
+function pay(
+  scheme: Scheme,
+  accepts: unknown[] = [onDevnet],
+  options: { signal?: AbortSignal; policy?: SpendPolicy } = {},
+) {
   const client = createX402Client({ schemes: [scheme], policy: options.policy });
-  const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: RESOURCE }, accepts }) });
+  const challenge = parseChallenge({
+    header: encodeBase64Json({ x402Version: 2, resource: { url: RESOURCE }, accepts }),
+  });
   return engineOf(client).createPayment(challenge, { url: RESOURCE, method: "GET", signal: options.signal });
 }
 
@@ -41,7 +54,10 @@ describe("the JSON-RPC client for an RPC URL", () => {
     const scheme = exactSvm({ signer: countingSvmSigner().signer, rpc: RPC_URL });
     await pay(scheme);
     await pay(scheme);
-    const account = { method: "getAccountInfo", params: [USDC_DEVNET, { encoding: "base64", commitment: "confirmed" }] };
+    const account = {
+      method: "getAccountInfo",
+      params: [USDC_DEVNET, { encoding: "base64", commitment: "confirmed" }],
+    };
     const blockhash = { method: "getLatestBlockhash", params: [{ commitment: "confirmed" }] };
     expect(rpc.requests).toEqual([
       { jsonrpc: "2.0", id: 1, ...account },
@@ -55,23 +71,81 @@ describe("the JSON-RPC client for an RPC URL", () => {
 
 describe("a failed chain read is RPC_FAILED, names the RPC and the method, and nothing is signed", () => {
   it.each([
-    ["an HTTP 500", "getLatestBlockhash", (r: { method: string }) => (r.method === "getLatestBlockhash" ? new HttpResponse("oops", { status: 500 }) : undefined), /HTTP 500/],
-    ["a JSON-RPC error", "getAccountInfo", (r: { id: number; method: string }) => (r.method === "getAccountInfo" ? jsonRpcError(-32602, "bad params")(r) : undefined), /JSON-RPC error -32602: bad params/],
-    ["a network failure", "getAccountInfo", (r: { method: string }) => (r.method === "getAccountInfo" ? HttpResponse.error() : undefined), /fetch/i],
-    ["a genesis-hash failure", "getGenesisHash", (r: { method: string }) => (r.method === "getGenesisHash" ? new HttpResponse(null, { status: 429 }) : undefined), /HTTP 429/],
-    ["no result", "getLatestBlockhash", (r: { id: number; method: string }) => (r.method === "getLatestBlockhash" ? HttpResponse.json({ jsonrpc: "2.0", id: r.id }) : undefined), /malformed/],
-    ["a body that is not JSON", "getAccountInfo", (r: { method: string }) => (r.method === "getAccountInfo" ? new HttpResponse("<html>") : undefined), /JSON/],
-    ["a blockhash that is not one", "getLatestBlockhash", answering("getLatestBlockhash", { value: { blockhash: "0xabc", lastValidBlockHeight: 1 } }), /malformed/],
-    ["a block height that is not a u64", "getLatestBlockhash", answering("getLatestBlockhash", { value: { blockhash: DEVNET_GENESIS_HASH, lastValidBlockHeight: -1 } }), /malformed/],
-    ["account data not in base64", "getAccountInfo", answering("getAccountInfo", { value: { owner: "x", data: { parsed: {} } } }), /malformed/],
-    ["account data that is not base64", "getAccountInfo", answering("getAccountInfo", { value: { owner: "x", data: ["!!", "base64"] } }), /malformed/],
+    [
+      "an HTTP 500",
+      "getLatestBlockhash",
+      (r: { method: string }) =>
+        r.method === "getLatestBlockhash" ? new HttpResponse("oops", { status: 500 }) : undefined,
+      /HTTP 500/,
+    ],
+    [
+      "a JSON-RPC error",
+      "getAccountInfo",
+      (r: { id: number; method: string }) =>
+        r.method === "getAccountInfo" ? jsonRpcError(-32602, "bad params")(r) : undefined,
+      /JSON-RPC error -32602: bad params/,
+    ],
+    [
+      "a network failure",
+      "getAccountInfo",
+      (r: { method: string }) => (r.method === "getAccountInfo" ? HttpResponse.error() : undefined),
+      /fetch/i,
+    ],
+    [
+      "a genesis-hash failure",
+      "getGenesisHash",
+      (r: { method: string }) => (r.method === "getGenesisHash" ? new HttpResponse(null, { status: 429 }) : undefined),
+      /HTTP 429/,
+    ],
+    [
+      "no result",
+      "getLatestBlockhash",
+      (r: { id: number; method: string }) =>
+        r.method === "getLatestBlockhash" ? HttpResponse.json({ jsonrpc: "2.0", id: r.id }) : undefined,
+      /malformed/,
+    ],
+    [
+      "a body that is not JSON",
+      "getAccountInfo",
+      (r: { method: string }) => (r.method === "getAccountInfo" ? new HttpResponse("<html>") : undefined),
+      /JSON/,
+    ],
+    [
+      "a blockhash that is not one",
+      "getLatestBlockhash",
+      answering("getLatestBlockhash", { value: { blockhash: "0xabc", lastValidBlockHeight: 1 } }),
+      /malformed/,
+    ],
+    [
+      "a block height that is not a u64",
+      "getLatestBlockhash",
+      answering("getLatestBlockhash", { value: { blockhash: DEVNET_GENESIS_HASH, lastValidBlockHeight: -1 } }),
+      /malformed/,
+    ],
+    [
+      "account data not in base64",
+      "getAccountInfo",
+      answering("getAccountInfo", { value: { owner: "x", data: { parsed: {} } } }),
+      /malformed/,
+    ],
+    [
+      "account data that is not base64",
+      "getAccountInfo",
+      answering("getAccountInfo", { value: { owner: "x", data: ["!!", "base64"] } }),
+      /malformed/,
+    ],
     ["no value", "getAccountInfo", answering("getAccountInfo", {}), /malformed/],
     ["a genesis hash that is not one", "getGenesisHash", answering("getGenesisHash", 42), /malformed/],
   ])("%s", async (_, rpcMethod, respond, reason) => {
     server.use(rpcHandler(RPC_URL, { respond }).handler);
     const { signer, calls: signed } = countingSvmSigner();
     const error = await pay(exactSvm({ signer, rpc: RPC_URL })).catch((e) => e);
-    expect(error).toMatchObject({ name: "RpcError", code: "RPC_FAILED", phase: "sign", details: { rpcUrl: RPC_URL, rpcMethod } });
+    expect(error).toMatchObject({
+      name: "RpcError",
+      code: "RPC_FAILED",
+      phase: "sign",
+      details: { rpcUrl: RPC_URL, rpcMethod },
+    });
     expect(error.message).toContain(`The Solana RPC ${RPC_URL} failed on ${rpcMethod}`);
     expect(error.message).toMatch(/nothing was signed/);
     expect(error.cause.message).toMatch(reason);
@@ -88,7 +162,10 @@ describe("a failed chain read is RPC_FAILED, names the RPC and the method, and n
           controller.enqueue(new TextEncoder().encode("x".repeat(64 * 1024)));
         },
       });
-    for (const respond of [() => new HttpResponse(big, { headers: { "content-length": String(big.length) } }), () => new HttpResponse(endless())]) {
+    for (const respond of [
+      () => new HttpResponse(big, { headers: { "content-length": String(big.length) } }),
+      () => new HttpResponse(endless()),
+    ]) {
       server.use(rpcHandler(RPC_URL, { respond }).handler);
       const error = await pay(exactSvm({ signer: countingSvmSigner().signer, rpc: RPC_URL })).catch((e) => e);
       expect(error).toMatchObject({ code: "RPC_FAILED", cause: { message: "answer larger than 1024 KiB" } });
@@ -108,7 +185,10 @@ describe("a failed chain read is RPC_FAILED, names the RPC and the method, and n
     });
     const { signer, calls: signed } = countingSvmSigner();
     const error = await pay(exactSvm({ signer, rpc })).catch((e) => e);
-    expect(error).toMatchObject({ code: "RPC_FAILED", details: { rpcUrl: undefined, rpcMethod: "getLatestBlockhash" } });
+    expect(error).toMatchObject({
+      code: "RPC_FAILED",
+      details: { rpcUrl: undefined, rpcMethod: "getLatestBlockhash" },
+    });
     expect(error.message).toMatch(/^The RPC given to exactSvm failed on getLatestBlockhash \(HTTP error \(503\)/);
     expect(error.cause).toBe(failure);
     expect(signed).toEqual([]);
@@ -154,7 +234,11 @@ describe("time bounds and cancellation", () => {
     const started = Date.now();
     const error = await pay(exactSvm({ signer, rpc: RPC_URL, rpcTimeoutMs: 50 })).catch((e) => e);
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(error).toMatchObject({ code: "RPC_FAILED", details: { rpcMethod: "getAccountInfo" }, cause: { name: "TimeoutError" } });
+    expect(error).toMatchObject({
+      code: "RPC_FAILED",
+      details: { rpcMethod: "getAccountInfo" },
+      cause: { name: "TimeoutError" },
+    });
     expect(error.message).toContain(`The Solana RPC ${RPC_URL} did not answer getAccountInfo within 50 ms`);
     expect(signed).toEqual([]);
   });
@@ -196,12 +280,16 @@ describe("time bounds and cancellation", () => {
   it("the scheme itself reports the caller's abort as ABORTED, also through the URL client", async () => {
     server.use(rpcHandler(RPC_URL, { respond: () => delay("infinite").then(() => undefined) }).handler);
     const scheme = exactSvm({ signer: countingSvmSigner().signer, rpc: RPC_URL });
-    const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: RESOURCE }, accepts: [onDevnet] }) });
+    const challenge = parseChallenge({
+      header: encodeBase64Json({ x402Version: 2, resource: { url: RESOURCE }, accepts: [onDevnet] }),
+    });
     const requirement = challenge.requirements[0]!;
     const controller = new AbortController();
     const request = { url: RESOURCE, method: "GET", signal: controller.signal };
     setTimeout(() => controller.abort(), 20);
-    await expect(scheme.createPayload(requirement, { challenge, request, signal: controller.signal })).rejects.toMatchObject({
+    await expect(
+      scheme.createPayload(requirement, { challenge, request, signal: controller.signal }),
+    ).rejects.toMatchObject({
       code: "ABORTED",
     });
   });
@@ -212,7 +300,10 @@ describe("one RPC per network", () => {
     const devnet = rpcHandler("https://devnet.rpc.example/");
     const mainnet = rpcHandler(DEFAULT_SOLANA_RPC_URLS[SOLANA_MAINNET]!, { genesisHash: MAINNET_GENESIS_HASH });
     server.use(devnet.handler, mainnet.handler);
-    const scheme = exactSvm({ signer: countingSvmSigner().signer, rpc: { [SOLANA_DEVNET]: "https://devnet.rpc.example/" } });
+    const scheme = exactSvm({
+      signer: countingSvmSigner().signer,
+      rpc: { [SOLANA_DEVNET]: "https://devnet.rpc.example/" },
+    });
     await pay(scheme, [onMainnet]);
     expect(devnet.requests).toEqual([]);
     // A map entry is the caller's word for its network: no genesis-hash read.
@@ -225,7 +316,10 @@ describe("one RPC per network", () => {
   it("a map of kit RPCs: each serves only its network", async () => {
     const devnet = fakeRpc();
     const mainnet = fakeRpc({ genesisHash: MAINNET_GENESIS_HASH });
-    const scheme = exactSvm({ signer: countingSvmSigner().signer, rpc: { [SOLANA_DEVNET]: devnet, [SOLANA_MAINNET]: mainnet } });
+    const scheme = exactSvm({
+      signer: countingSvmSigner().signer,
+      rpc: { [SOLANA_DEVNET]: devnet, [SOLANA_MAINNET]: mainnet },
+    });
     await pay(scheme, [onMainnet]);
     expect(devnet.calls).toEqual([]);
     expect(mainnet.calls).toEqual([`getAccountInfo ${USDC_MAINNET}`, "getLatestBlockhash"]);
@@ -236,7 +330,9 @@ describe("one RPC per network", () => {
     const scheme = exactSvm({ signer: countingSvmSigner().signer, rpc: { [SOLANA_DEVNET]: fakeRpc() } });
     await expect(pay(scheme, [svmRequirement({}, { network: localnet })])).rejects.toMatchObject({
       code: "NO_PAYABLE_REQUIREMENT",
-      message: expect.stringContaining(`no RPC is known for ${localnet}: add it to exactSvm({ rpc: { "${localnet}": url } })`),
+      message: expect.stringContaining(
+        `no RPC is known for ${localnet}: add it to exactSvm({ rpc: { "${localnet}": url } })`,
+      ),
     });
   });
 
@@ -268,7 +364,11 @@ describe("one RPC per network", () => {
     const error = await pay(exactSvm({ signer, rpc: createSolanaRpc(RPC_URL) })).catch((e) => e);
     expect(error).toMatchObject({ code: "UNPAYABLE_REQUIREMENT" });
     expect(error.message).toContain(`the RPC given to exactSvm serves ${SOLANA_MAINNET}, not ${SOLANA_DEVNET}`);
-    expect(rpc.requests.map((r) => r.method).sort()).toEqual(["getAccountInfo", "getGenesisHash", "getLatestBlockhash"]);
+    expect(rpc.requests.map((r) => r.method).sort()).toEqual([
+      "getAccountInfo",
+      "getGenesisHash",
+      "getLatestBlockhash",
+    ]);
     expect(signed).toEqual([]);
   });
 
@@ -297,7 +397,11 @@ describe("one RPC per network", () => {
     const network = `solana:${genesisHash.slice(0, 32)}`;
     const rpc = fakeRpc({ genesisHash });
     const policy = { assets: [{ network, address: USDC_DEVNET, decimals: 6, symbol: "USDC" }] };
-    const payment = await pay(exactSvm({ signer: countingSvmSigner().signer, rpc }), [svmRequirement({}, { network })], { policy });
+    const payment = await pay(
+      exactSvm({ signer: countingSvmSigner().signer, rpc }),
+      [svmRequirement({}, { network })],
+      { policy },
+    );
     expect(payment.requirement.network).toBe(network);
   });
 });
@@ -305,7 +409,11 @@ describe("one RPC per network", () => {
 describe("exactSvm checks rpc at construction", () => {
   const kitRpc = fakeRpc();
   it.each([
-    ["a URL that is not http(s)", "ftp://rpc.example", /rpc is "ftp:\/\/rpc.example"; pass an http\(s\) URL or a @solana\/kit RPC/],
+    [
+      "a URL that is not http(s)",
+      "ftp://rpc.example",
+      /rpc is "ftp:\/\/rpc.example"; pass an http\(s\) URL or a @solana\/kit RPC/,
+    ],
     ["text that is not a URL", "api.devnet.solana.com", /pass an http\(s\) URL/],
     ["a URL with credentials (fetch refuses them)", "https://user:secret@rpc.example", /credentials/],
     ["an empty string", "", /rpc is ""/],
@@ -313,14 +421,38 @@ describe("exactSvm checks rpc at construction", () => {
     ["null", null, /rpc is null/],
     ["a URL object", new URL(RPC_URL), /rpc is object/],
     ["an array", [RPC_URL], /rpc is object/],
-    ["an object with only some RPC methods", { getAccountInfo: kitRpc.getAccountInfo, getLatestBlockhash: kitRpc.getLatestBlockhash }, /getGenesisHash/],
-    ["a map keyed by a v1 name", { "solana-devnet": RPC_URL }, new RegExp(`"solana-devnet" is not a Solana network id; use ${SOLANA_DEVNET}`)],
-    ["a map keyed by an EVM network", { "eip155:8453": RPC_URL }, /"eip155:8453" is not a Solana network id; use CAIP-2/],
-    ["a map entry that is not a URL", { [SOLANA_DEVNET]: "devnet" }, /rpc\["solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"\] is "devnet"/],
-    ["a map entry left undefined", { [SOLANA_MAINNET]: undefined }, /rpc\["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"\] is undefined/],
+    [
+      "an object with only some RPC methods",
+      { getAccountInfo: kitRpc.getAccountInfo, getLatestBlockhash: kitRpc.getLatestBlockhash },
+      /getGenesisHash/,
+    ],
+    [
+      "a map keyed by a v1 name",
+      { "solana-devnet": RPC_URL },
+      new RegExp(`"solana-devnet" is not a Solana network id; use ${SOLANA_DEVNET}`),
+    ],
+    [
+      "a map keyed by an EVM network",
+      { "eip155:8453": RPC_URL },
+      /"eip155:8453" is not a Solana network id; use CAIP-2/,
+    ],
+    [
+      "a map entry that is not a URL",
+      { [SOLANA_DEVNET]: "devnet" },
+      /rpc\["solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"\] is "devnet"/,
+    ],
+    [
+      "a map entry left undefined",
+      { [SOLANA_MAINNET]: undefined },
+      /rpc\["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"\] is undefined/,
+    ],
   ])("refuses %s with INVALID_CONFIG naming what to pass", (_, rpc, message) => {
     expect(() => exactSvm({ signer: countingSvmSigner().signer, rpc: rpc as never })).toThrow(
-      expect.objectContaining({ code: "INVALID_CONFIG", details: { option: "rpc" }, message: expect.stringMatching(message) }),
+      expect.objectContaining({
+        code: "INVALID_CONFIG",
+        details: { option: "rpc" },
+        message: expect.stringMatching(message),
+      }),
     );
   });
 

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { createX402Client } from "../../src";
 import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { MEMO_PROGRAM, exactSvm } from "../../src/svm";
-import { buyer, fakeRpc, svmRequirement } from "../support/svm";
+import { fakeRpc, svmRequirement } from "../support/svm";
 import { rewritingSvmSigner, type WalletInstruction } from "../support/wallets";
 import { engineOf } from "../../src/client";
 
@@ -19,7 +19,13 @@ const requirement = svmRequirement;
 
 async function pay(scheme: ReturnType<typeof exactSvm>, extra: Record<string, unknown> = {}) {
   const client = createX402Client({ schemes: [scheme] });
-  const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: "https://api.example/x" }, accepts: [requirement(extra)] }) });
+  const challenge = parseChallenge({
+    header: encodeBase64Json({
+      x402Version: 2,
+      resource: { url: "https://api.example/x" },
+      accepts: [requirement(extra)],
+    }),
+  });
   return engineOf(client).createPayment(challenge, { url: "https://api.example/x", method: "GET" });
 }
 
@@ -30,9 +36,13 @@ function instructionsOf(payment: { payload: Readonly<Record<string, unknown>> })
 }
 
 describe("wallets that rewrite the memo", () => {
-  const rewriting = (edit: (instructions: WalletInstruction[]) => unknown[]) => rewritingSvmSigner({ instructions: edit });
+  const rewriting = (edit: (instructions: WalletInstruction[]) => unknown[]) =>
+    rewritingSvmSigner({ instructions: edit });
   const memo = (text: string) => ({ programAddress: MEMO_PROGRAM, data: new TextEncoder().encode(text) });
-  const withMemo = (text: string) => (ixs: { programAddress: string }[]) => [...ixs.filter((ix) => ix.programAddress !== MEMO_PROGRAM), memo(text)];
+  const withMemo = (text: string) => (ixs: { programAddress: string }[]) => [
+    ...ixs.filter((ix) => ix.programAddress !== MEMO_PROGRAM),
+    memo(text),
+  ];
   const scheme = (signer: TransactionSigner) => exactSvm({ signer, rpc: fakeRpc() });
 
   it("may replace the random memo (the facilitator does not check it)", async () => {
@@ -46,11 +56,15 @@ describe("wallets that rewrite the memo", () => {
       code: "UNPAYABLE_REQUIREMENT",
       message: expect.stringMatching(/the memo differs from extra\.memo/),
     });
-    await expect(pay(scheme(rewriting((ixs) => ixs.filter((ix) => ix.programAddress !== MEMO_PROGRAM))), { memo: "order-42" })).rejects.toMatchObject({
+    await expect(
+      pay(scheme(rewriting((ixs) => ixs.filter((ix) => ix.programAddress !== MEMO_PROGRAM))), { memo: "order-42" }),
+    ).rejects.toMatchObject({
       code: "UNPAYABLE_REQUIREMENT",
       message: expect.stringMatching(/has 0 memos, not 1/),
     });
-    await expect(pay(scheme(rewriting((ixs) => [...ixs, memo("order-42")])), { memo: "order-42" })).rejects.toMatchObject({
+    await expect(
+      pay(scheme(rewriting((ixs) => [...ixs, memo("order-42")])), { memo: "order-42" }),
+    ).rejects.toMatchObject({
       code: "UNPAYABLE_REQUIREMENT",
       message: expect.stringMatching(/has 2 memos, not 1/),
     });

@@ -10,17 +10,32 @@ import {
   verifySignature,
   type TransactionSigner,
 } from "@solana/kit";
-import { parseSetComputeUnitLimitInstruction, parseSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
+import {
+  parseSetComputeUnitLimitInstruction,
+  parseSetComputeUnitPriceInstruction,
+} from "@solana-program/compute-budget";
 import { findAssociatedTokenPda, parseTransferCheckedInstruction } from "@solana-program/token";
 import { describe, expect, it } from "vitest";
 import { createX402Client } from "../../src";
 import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { exactSvm, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../../src/svm";
-import { BLOCKHASH, DEVNET, FEE_PAYER, PAY_TO, USDC_DEVNET, buyer, decodeTransaction, fakeRpc, svmRequirement } from "../support/svm";
+import {
+  BLOCKHASH,
+  FEE_PAYER,
+  PAY_TO,
+  USDC_DEVNET,
+  buyer,
+  decodeTransaction,
+  fakeRpc,
+  svmRequirement,
+} from "../support/svm";
 import { countingSvmSigner, rewritingSvmSigner, type WalletTransaction } from "../support/wallets";
 import { engineOf } from "../../src/client";
 
-async function pay(accepts: unknown[], options: { rpc?: ReturnType<typeof fakeRpc>; signer?: TransactionSigner; version?: 1 | 2 } = {}) {
+async function pay(
+  accepts: unknown[],
+  options: { rpc?: ReturnType<typeof fakeRpc>; signer?: TransactionSigner; version?: 1 | 2 } = {},
+) {
   const rpc = options.rpc ?? fakeRpc();
   const client = createX402Client({
     schemes: [exactSvm({ signer: options.signer ?? buyer, rpc, randomBytes: (n) => new Uint8Array(n).fill(0xab) })],
@@ -52,8 +67,16 @@ describe("Solana exact transaction", () => {
     const parsed = parseTransferCheckedInstruction(transfer as never);
     expect(transfer!.programAddress).toBe(TOKEN_PROGRAM);
     expect(parsed.data).toMatchObject({ amount: 1000n, decimals: 6 });
-    const [source] = await findAssociatedTokenPda({ owner: buyer.address, mint: address(USDC_DEVNET), tokenProgram: address(TOKEN_PROGRAM) });
-    const [destination] = await findAssociatedTokenPda({ owner: address(PAY_TO), mint: address(USDC_DEVNET), tokenProgram: address(TOKEN_PROGRAM) });
+    const [source] = await findAssociatedTokenPda({
+      owner: buyer.address,
+      mint: address(USDC_DEVNET),
+      tokenProgram: address(TOKEN_PROGRAM),
+    });
+    const [destination] = await findAssociatedTokenPda({
+      owner: address(PAY_TO),
+      mint: address(USDC_DEVNET),
+      tokenProgram: address(TOKEN_PROGRAM),
+    });
     expect(parsed.accounts.source.address).toBe(source);
     expect(parsed.accounts.destination.address).toBe(destination);
     expect(parsed.accounts.mint.address).toBe(USDC_DEVNET);
@@ -72,7 +95,14 @@ describe("Solana exact transaction", () => {
   it("echoes the requirement as accepted and uses the v1 envelope for v1", async () => {
     const v2 = await pay([requirement()]);
     expect(v2.payload.accepted).toEqual(requirement());
-    const v1req = { ...requirement(), network: "solana-devnet", maxAmountRequired: "1000", amount: undefined, resource: "https://api.example/x", description: "" };
+    const v1req = {
+      ...requirement(),
+      network: "solana-devnet",
+      maxAmountRequired: "1000",
+      amount: undefined,
+      resource: "https://api.example/x",
+      description: "",
+    };
     const v1 = await pay([v1req], { version: 1 });
     expect(v1.headerName).toBe("X-PAYMENT");
     expect(Object.keys(v1.payload)).toEqual(["x402Version", "scheme", "network", "payload"]);
@@ -93,7 +123,11 @@ describe("Solana exact transaction", () => {
     const payment = await pay([requirement()], { rpc: fakeRpc({ owner: TOKEN_2022_PROGRAM, decimals: 9 }) });
     const { message } = decode((payment.payload.payload as { transaction: string }).transaction);
     expect(message.instructions[2]!.programAddress).toBe(TOKEN_2022_PROGRAM);
-    const [destination] = await findAssociatedTokenPda({ owner: address(PAY_TO), mint: address(USDC_DEVNET), tokenProgram: address(TOKEN_2022_PROGRAM) });
+    const [destination] = await findAssociatedTokenPda({
+      owner: address(PAY_TO),
+      mint: address(USDC_DEVNET),
+      tokenProgram: address(TOKEN_2022_PROGRAM),
+    });
     expect(message.instructions[2]!.accounts![2]!.address).toBe(destination);
     expect(message.instructions[2]!.data![9]).toBe(9);
   });
@@ -101,7 +135,11 @@ describe("Solana exact transaction", () => {
   it.each([
     ["fee payer missing", requirement({ feePayer: undefined }), /extra.feePayer is missing/],
     ["fee payer is the buyer", requirement({ feePayer: buyer.address }), /buyer's own address/],
-    ["destination not an address", requirement({}, { payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" }), /not a Solana address/],
+    [
+      "destination not an address",
+      requirement({}, { payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" }),
+      /not a Solana address/,
+    ],
     ["amount beyond u64", requirement({}, { amount: (1n << 64n).toString() }), /does not fit/],
     ["amount not base-10", requirement({}, { amount: "1e3" }), /base-10 integer/],
     ["network not Solana", requirement({}, { network: "eip155:8453" }), /no registered scheme/],
@@ -115,15 +153,21 @@ describe("Solana exact transaction", () => {
   });
 
   it("refuses a mint that no token program owns, or that does not exist", async () => {
-    await expect(pay([requirement()], { rpc: fakeRpc({ owner: "11111111111111111111111111111111" }) })).rejects.toMatchObject({
+    await expect(
+      pay([requirement()], { rpc: fakeRpc({ owner: "11111111111111111111111111111111" }) }),
+    ).rejects.toMatchObject({
       code: "UNPAYABLE_REQUIREMENT",
       message: expect.stringMatching(/not a mint of the SPL Token or Token-2022 program/),
     });
-    await expect(pay([requirement()], { rpc: fakeRpc({ exists: false }) })).rejects.toMatchObject({ code: "UNPAYABLE_REQUIREMENT" });
+    await expect(pay([requirement()], { rpc: fakeRpc({ exists: false }) })).rejects.toMatchObject({
+      code: "UNPAYABLE_REQUIREMENT",
+    });
   });
 
   it("prices devnet USDC in the spend policy (6 decimals)", async () => {
-    await expect(pay([requirement({}, { amount: "1000001" })])).rejects.toThrow(/1.000001 USDC is over policy.maxAmountPerPayment/);
+    await expect(pay([requirement({}, { amount: "1000001" })])).rejects.toThrow(
+      /1.000001 USDC is over policy.maxAmountPerPayment/,
+    );
   });
 });
 
@@ -136,14 +180,25 @@ describe("exactSvm options", () => {
     ["a fractional compute-unit limit", { computeUnitLimit: 1.5 }],
     ["a compute-unit limit over 1,400,000", { computeUnitLimit: 1_400_001 }],
   ])("refuses %s with INVALID_CONFIG", (_, options) => {
-    expect(() => exactSvm({ signer: buyer, ...options } as never)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG" }));
+    expect(() => exactSvm({ signer: buyer, ...options } as never)).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG" }),
+    );
   });
 
   it("writes the configured compute-unit limit and price", async () => {
-    const client = createX402Client({ schemes: [exactSvm({ signer: buyer, rpc: fakeRpc(), computeUnitLimit: 30_000, computeUnitPrice: 7n })] });
-    const challenge = parseChallenge({ header: encodeBase64Json({ x402Version: 2, resource: { url: "https://api.example/x" }, accepts: [requirement()] }) });
+    const client = createX402Client({
+      schemes: [exactSvm({ signer: buyer, rpc: fakeRpc(), computeUnitLimit: 30_000, computeUnitPrice: 7n })],
+    });
+    const challenge = parseChallenge({
+      header: encodeBase64Json({
+        x402Version: 2,
+        resource: { url: "https://api.example/x" },
+        accepts: [requirement()],
+      }),
+    });
     const payment = await engineOf(client).createPayment(challenge, { url: "https://api.example/x", method: "GET" });
-    const [limit, price] = decode((payment.payload.payload as { transaction: string }).transaction).message.instructions;
+    const [limit, price] = decode((payment.payload.payload as { transaction: string }).transaction).message
+      .instructions;
     expect(parseSetComputeUnitLimitInstruction(limit as never).data.units).toBe(30_000);
     expect(parseSetComputeUnitPriceInstruction(price as never).data.microLamports).toBe(7n);
   });
@@ -151,7 +206,10 @@ describe("exactSvm options", () => {
 
 describe("wallets that modify the transaction", () => {
   const modifyingSigner = (edit: (instructions: unknown[]) => unknown[]) => rewritingSvmSigner({ instructions: edit });
-  const lighthouse = { programAddress: address("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95"), data: new Uint8Array([1]) };
+  const lighthouse = {
+    programAddress: address("L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1qA3S95"),
+    data: new Uint8Array([1]),
+  };
   const system = { programAddress: address("11111111111111111111111111111111"), data: new Uint8Array([2, 0, 0, 0]) };
 
   it("accepts a wallet that appends a Lighthouse assertion", async () => {
@@ -175,10 +233,22 @@ describe("wallets that modify the transaction", () => {
   };
   const otherFeePayer = address("11111111111111111111111111111112");
   it.each([
-    ["raises the compute-unit price over the facilitators' cap", (ixs: unknown[]) => [ixs[0], computePrice(5_000_001n), ...ixs.slice(2)], /compute-unit price is over/],
-    ["moves the transfer after the memo", (ixs: unknown[]) => [ixs[0], ixs[1], ixs[3], ixs[2]], /instruction 2 is not the expected TransferChecked/],
+    [
+      "raises the compute-unit price over the facilitators' cap",
+      (ixs: unknown[]) => [ixs[0], computePrice(5_000_001n), ...ixs.slice(2)],
+      /compute-unit price is over/,
+    ],
+    [
+      "moves the transfer after the memo",
+      (ixs: unknown[]) => [ixs[0], ixs[1], ixs[3], ixs[2]],
+      /instruction 2 is not the expected TransferChecked/,
+    ],
     ["drops the compute-unit limit", (ixs: unknown[]) => ixs.slice(1), /instruction 0 is not SetComputeUnitLimit/],
-    ["appends four Lighthouse assertions (7 instructions)", (ixs: unknown[]) => [...ixs, lighthouse, lighthouse, lighthouse], /7 instructions \(3 to 6 allowed\)/],
+    [
+      "appends four Lighthouse assertions (7 instructions)",
+      (ixs: unknown[]) => [...ixs, lighthouse, lighthouse, lighthouse],
+      /7 instructions \(3 to 6 allowed\)/,
+    ],
     [
       "adds an instruction that touches the fee payer's account",
       (ixs: unknown[]) => [...ixs, { ...lighthouse, accounts: [{ address: FEE_PAYER, role: AccountRole.WRITABLE }] }],
@@ -197,7 +267,9 @@ describe("wallets that modify the transaction", () => {
       const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes));
       return compileTransaction({ ...message, feePayer: { address: otherFeePayer } } as never);
     });
-    await expect(pay([requirement()], { signer: withFeePayer })).rejects.toThrow(/the fee payer is not the facilitator's/);
+    await expect(pay([requirement()], { signer: withFeePayer })).rejects.toThrow(
+      /the fee payer is not the facilitator's/,
+    );
     const unsigned = replacing((tx) => ({ ...tx, signatures: { ...tx.signatures, [buyer.address]: null } }));
     await expect(pay([requirement()], { signer: unsigned })).rejects.toThrow(/the wallet did not sign/);
     const legacy = replacing((tx) => {
@@ -217,6 +289,8 @@ describe("wallets that modify the transaction", () => {
       copy[2] = { ...copy[2]!, data };
       return copy;
     };
-    await expect(pay([requirement()], { signer: modifyingSigner(tamper) })).rejects.toThrow(/not the expected TransferChecked/);
+    await expect(pay([requirement()], { signer: modifyingSigner(tamper) })).rejects.toThrow(
+      /not the expected TransferChecked/,
+    );
   });
 });

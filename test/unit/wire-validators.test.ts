@@ -25,19 +25,28 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 /** Every exported schema, beside the function generated from it. */
 const pairs = Object.entries(schemas as Record<string, unknown>)
   .sort(([a], [b]) => (a < b ? -1 : 1))
-  .filter((entry): entry is [string, z.ZodMiniType] => typeof entry[1] === "object" && entry[1] !== null && "_zod" in entry[1])
+  .filter(
+    (entry): entry is [string, z.ZodMiniType] =>
+      typeof entry[1] === "object" && entry[1] !== null && "_zod" in entry[1],
+  )
   .map(([name, schema]) => {
-    const fn = (generated as Record<string, unknown>)[`problemOf${name.slice(0, -"Schema".length)}`] as (value: unknown) => string | undefined;
+    const fn = (generated as Record<string, unknown>)[`problemOf${name.slice(0, -"Schema".length)}`] as (
+      value: unknown,
+    ) => string | undefined;
     return { name, schema, fn };
   });
 
-/** The value's verdicts differ between zod and the generated function: the schema's name and both sentences, else nothing. */
+/**
+ * The value's verdicts differ between zod and the generated function: the schema's name and both sentences, else
+ * nothing.
+ */
 function disagreements(value: unknown): string[] {
   const found: string[] = [];
   for (const { name, schema, fn } of pairs) {
     const zod = schemas.problemOf(schema, value);
     const ours = fn(value);
-    if (zod !== ours || schema.safeParse(value).success !== (ours === undefined)) found.push(`${name}: zod ${JSON.stringify(zod)}, generated ${JSON.stringify(ours)}`);
+    if (zod !== ours || schema.safeParse(value).success !== (ours === undefined))
+      found.push(`${name}: zod ${JSON.stringify(zod)}, generated ${JSON.stringify(ours)}`);
   }
   return found;
 }
@@ -68,7 +77,9 @@ describe("the generated validators are current", () => {
       "SignInWithXPayloadSchema",
     ]);
     for (const { name, fn } of pairs) expect(typeof fn, name).toBe("function");
-    expect(Object.keys(generated).sort()).toEqual(pairs.map((p) => `problemOf${p.name.slice(0, -"Schema".length)}`).sort());
+    expect(Object.keys(generated).sort()).toEqual(
+      pairs.map((p) => `problemOf${p.name.slice(0, -"Schema".length)}`).sort(),
+    );
   });
 });
 
@@ -91,8 +102,21 @@ const siwxInfo = {
   statement: "Sign in",
   resources: ["https://api.example.com/x", "ipfs://bafy"],
 };
-const siwxDeclaration = { info: siwxInfo, supportedChains: [{ chainId: "eip155:8453", type: "eip191" }, { chainId: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", type: "ed25519" }] };
-const siwxProof = { ...siwxInfo, address: "0x1", chainId: "eip155:8453", type: "eip191", signatureScheme: "eip191", signature: "0xab" };
+const siwxDeclaration = {
+  info: siwxInfo,
+  supportedChains: [
+    { chainId: "eip155:8453", type: "eip191" },
+    { chainId: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", type: "ed25519" },
+  ],
+};
+const siwxProof = {
+  ...siwxInfo,
+  address: "0x1",
+  chainId: "eip155:8453",
+  type: "eip191",
+  signatureScheme: "eip191",
+  signature: "0xab",
+};
 const paymentId = { info: { required: true, id: "pay_0123456789abcdef0123456789abcdef" } };
 const builderCode = { info: { a: "my_app", s: ["svc_1", "svc2"] } };
 /** A valid message of each kind. */
@@ -118,16 +142,24 @@ const bases: Record<string, unknown>[] = [
 
 /** Each field value a test in test/unit or test/http refuses (or lets through as a leniency), and a few more. */
 const fieldCases: [string, unknown][] = [
-  ...["0.01", (1n << 256n).toString(), 10000, undefined, "", "-1", "0x2710", " 1", "1e3"].map((v): [string, unknown] => ["amount", v]),
+  ...["0.01", (1n << 256n).toString(), 10000, undefined, "", "-1", "0x2710", " 1", "1e3"].map(
+    (v): [string, unknown] => ["amount", v],
+  ),
   ...["0.01", undefined, 1].map((v): [string, unknown] => ["maxAmountRequired", v]),
   ["scheme", ""],
   ["scheme", 1],
-  ...["base-sepolia", "base", "eip155:", "eip155:0x14a34", "", 8453, "EIP155:1"].map((v): [string, unknown] => ["network", v]),
+  ...["base-sepolia", "base", "eip155:", "eip155:0x14a34", "", 8453, "EIP155:1"].map((v): [string, unknown] => [
+    "network",
+    v,
+  ]),
   ["asset", ""],
   ["asset", null],
   ["payTo", 1],
   ["payTo", "0x1234"],
-  ...["60", 0, 1.5, 2 ** 53, -5, Number.NaN, Number.POSITIVE_INFINITY, -0, null].map((v): [string, unknown] => ["maxTimeoutSeconds", v]),
+  ...["60", 0, 1.5, 2 ** 53, -5, Number.NaN, Number.POSITIVE_INFINITY, -0, null].map((v): [string, unknown] => [
+    "maxTimeoutSeconds",
+    v,
+  ]),
   ...["USDC", [], {}, null, 0].map((v): [string, unknown] => ["extra", v]),
   ...[42, null, { url: "" }, {}, { url: 1 }, "https://a.example/x", []].map((v): [string, unknown] => ["resource", v]),
   ...[{ 0: v2Requirement() }, undefined, "exact", [], [null, "exact"]].map((v): [string, unknown] => ["accepts", v]),
@@ -138,7 +170,9 @@ const fieldCases: [string, unknown][] = [
   ...[42, null, undefined].map((v): [string, unknown] => ["payer", v]),
   ...["", null].map((v): [string, unknown] => ["errorReason", v]),
   ...[null, [], "payload", {}].map((v): [string, unknown] => ["payload", v]),
-  ...[null, v2Requirement({ network: "base" }), v2Requirement({ amount: "0.01" }), "exact"].map((v): [string, unknown] => ["accepted", v]),
+  ...[null, v2Requirement({ network: "base" }), v2Requirement({ amount: "0.01" }), "exact"].map(
+    (v): [string, unknown] => ["accepted", v],
+  ),
   ["url", ""],
   ["url", 5],
   ["description", null],
@@ -154,9 +188,23 @@ const fieldCases: [string, unknown][] = [
   ...[5, null].map((v): [string, unknown] => ["expirationTime", v]),
   ...[5, null].map((v): [string, unknown] => ["notBefore", v]),
   ...[5, null].map((v): [string, unknown] => ["requestId", v]),
-  ...[[1], ["a", 2], "x", [], [null], ["a", "b", ["c"]], {}, null, [undefined]].map((v): [string, unknown] => ["resources", v]),
+  ...[[1], ["a", 2], "x", [], [null], ["a", "b", ["c"]], {}, null, [undefined]].map((v): [string, unknown] => [
+    "resources",
+    v,
+  ]),
   ...[null, undefined, "eip155:1", [], [null, "x"], {}].map((v): [string, unknown] => ["supportedChains", v]),
-  ...[null, [], {}, "x", siwxInfo, { ...siwxInfo, domain: 1 }, { required: "yes" }, { required: false }, { id: "short" }, { id: paymentId.info.id }].map((v): [string, unknown] => ["info", v]),
+  ...[
+    null,
+    [],
+    {},
+    "x",
+    siwxInfo,
+    { ...siwxInfo, domain: 1 },
+    { required: "yes" },
+    { required: false },
+    { id: "short" },
+    { id: paymentId.info.id },
+  ].map((v): [string, unknown] => ["info", v]),
   ...[1, undefined, "eip155", "base"].map((v): [string, unknown] => ["chainId", v]),
   ...["eip1271", undefined, 1, "ed25519"].map((v): [string, unknown] => ["type", v]),
   ...["eip6492", "eip712", null, 1].map((v): [string, unknown] => ["signatureScheme", v]),
@@ -165,8 +213,32 @@ const fieldCases: [string, unknown][] = [
   ...["true", undefined, null, false].map((v): [string, unknown] => ["required", v]),
   ...["my_app", "", "My_App", "a-b", "x".repeat(32), "x".repeat(33), 5, null].map((v): [string, unknown] => ["a", v]),
   ...["wallet", "W", 1].map((v): [string, unknown] => ["w", v]),
-  ...["svc", "SVC", "", [], ["a", "b"], ["a", "B"], ["a", 1], [1], [null], "x".repeat(33), ["x".repeat(33)], 7, null, {}, [["a"]]].map((v): [string, unknown] => ["s", v]),
-  ...["short", "pay_0123456789abcdef!", "x".repeat(129), "x".repeat(128), "x".repeat(16), 1234567890123456, undefined].map((v): [string, unknown] => ["id", v]),
+  ...[
+    "svc",
+    "SVC",
+    "",
+    [],
+    ["a", "b"],
+    ["a", "B"],
+    ["a", 1],
+    [1],
+    [null],
+    "x".repeat(33),
+    ["x".repeat(33)],
+    7,
+    null,
+    {},
+    [["a"]],
+  ].map((v): [string, unknown] => ["s", v]),
+  ...[
+    "short",
+    "pay_0123456789abcdef!",
+    "x".repeat(129),
+    "x".repeat(128),
+    "x".repeat(16),
+    1234567890123456,
+    undefined,
+  ].map((v): [string, unknown] => ["id", v]),
 ];
 
 describe("the generated validators say what zod says", () => {
@@ -180,7 +252,10 @@ describe("the generated validators say what zod says", () => {
     let checked = 0;
     for (const base of bases) {
       for (const [field, value] of fieldCases) {
-        expect(disagreements({ ...base, [field]: value }), `${JSON.stringify(base).slice(0, 40)} ${field}=${String(value)}`).toEqual([]);
+        expect(
+          disagreements({ ...base, [field]: value }),
+          `${JSON.stringify(base).slice(0, 40)} ${field}=${String(value)}`,
+        ).toEqual([]);
         const without = { ...base };
         delete without[field];
         expect(disagreements(without)).toEqual([]);
@@ -189,7 +264,9 @@ describe("the generated validators say what zod says", () => {
       // The first of two problems is the one reported.
       for (let i = 0; i < fieldCases.length; i += 3) {
         for (let j = fieldCases.length - 1; j > i; j -= 5) {
-          expect(disagreements({ ...base, [fieldCases[i]![0]]: fieldCases[i]![1], [fieldCases[j]![0]]: fieldCases[j]![1] })).toEqual([]);
+          expect(
+            disagreements({ ...base, [fieldCases[i]![0]]: fieldCases[i]![1], [fieldCases[j]![0]]: fieldCases[j]![1] }),
+          ).toEqual([]);
           checked++;
         }
       }
@@ -203,15 +280,27 @@ describe("the generated validators say what zod says", () => {
       expect(disagreements({ ...siwxDeclaration, info: { ...siwxInfo, [field]: value } }), label).toEqual([]);
       expect(disagreements({ ...paymentId, info: { ...paymentId.info, [field]: value } }), label).toEqual([]);
       expect(disagreements({ ...builderCode, info: { ...builderCode.info, [field]: value } }), label).toEqual([]);
-      expect(disagreements({ ...siwxDeclaration, supportedChains: [siwxDeclaration.supportedChains[0], { ...siwxDeclaration.supportedChains[1], [field]: value }] }), label).toEqual([]);
+      expect(
+        disagreements({
+          ...siwxDeclaration,
+          supportedChains: [
+            siwxDeclaration.supportedChains[0],
+            { ...siwxDeclaration.supportedChains[1], [field]: value },
+          ],
+        }),
+        label,
+      ).toEqual([]);
       const { [field]: _, ...without } = siwxInfo as Record<string, unknown>;
       expect(disagreements({ ...siwxDeclaration, info: without }), label).toEqual([]);
     }
   });
 
-  it.each([null, undefined, "exact", 0, true, [], [v2Requirement()], {}, Object.create(null), new Date(0), new Map()])("the value %s", (value) => {
-    expect(disagreements(value)).toEqual([]);
-  });
+  it.each([null, undefined, "exact", 0, true, [], [v2Requirement()], {}, Object.create(null), new Date(0), new Map()])(
+    "the value %s",
+    (value) => {
+      expect(disagreements(value)).toEqual([]);
+    },
+  );
 
   it("random values of any kind (fast-check)", () => {
     const anything = fc.anything({
@@ -223,7 +312,10 @@ describe("the generated validators say what zod says", () => {
       withBigInt: true,
       withDate: true,
       withMap: true,
-      key: fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom("url", "success", "x402Version", "accepts", "__proto__", "toString", "constructor")),
+      key: fc.oneof(
+        fc.string({ maxLength: 4 }),
+        fc.constantFrom("url", "success", "x402Version", "accepts", "__proto__", "toString", "constructor"),
+      ),
     });
     fc.assert(
       fc.property(fc.oneof(anything, fc.jsonValue({ maxDepth: 3 })), (value) => disagreements(value).length === 0),
@@ -233,9 +325,48 @@ describe("the generated validators say what zod says", () => {
 
   /** Values a field of a valid message is set to: junk, and near misses of what the fields must be. */
   const fieldValue = fc.oneof(
-    fc.constantFrom(undefined, null, "", "0", "1000", "0.01", "eip155:8453", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "base", 0, 1, 2, -0, 1.5, 60, 2 ** 53, NaN),
-    fc.constantFrom(true, false, [], {}, { url: "" }, { url: "https://a.example/x" }, [v2Requirement()], v2Requirement(), "https://a.example/x"),
-    fc.constantFrom("eip191", "ed25519", "siws", "pay_0123456789abcdef", siwxInfo, [siwxDeclaration.supportedChains[0]], ["a", "b"], ["a", "B"], "x".repeat(33), "my_app"),
+    fc.constantFrom(
+      undefined,
+      null,
+      "",
+      "0",
+      "1000",
+      "0.01",
+      "eip155:8453",
+      "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+      "base",
+      0,
+      1,
+      2,
+      -0,
+      1.5,
+      60,
+      2 ** 53,
+      NaN,
+    ),
+    fc.constantFrom(
+      true,
+      false,
+      [],
+      {},
+      { url: "" },
+      { url: "https://a.example/x" },
+      [v2Requirement()],
+      v2Requirement(),
+      "https://a.example/x",
+    ),
+    fc.constantFrom(
+      "eip191",
+      "ed25519",
+      "siws",
+      "pay_0123456789abcdef",
+      siwxInfo,
+      [siwxDeclaration.supportedChains[0]],
+      ["a", "b"],
+      ["a", "B"],
+      "x".repeat(33),
+      "my_app",
+    ),
     fc.array(fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.constant(null)), { maxLength: 4 }),
     fc.jsonValue({ maxDepth: 2 }),
     fc.string({ maxLength: 6 }),
@@ -248,13 +379,31 @@ describe("the generated validators say what zod says", () => {
     { arbitrary: fc.string({ maxLength: 4 }), weight: 1 },
   );
   const mutation = fc.record({
-    path: fc.oneof(fc.tuple(fieldName), fc.tuple(fc.constantFrom("accepted", "resource", "extra", "payload", "extensions", "info", "resources", "supportedChains"), fieldName)),
+    path: fc.oneof(
+      fc.tuple(fieldName),
+      fc.tuple(
+        fc.constantFrom(
+          "accepted",
+          "resource",
+          "extra",
+          "payload",
+          "extensions",
+          "info",
+          "resources",
+          "supportedChains",
+        ),
+        fieldName,
+      ),
+    ),
     value: fc.option(fieldValue, { nil: undefined, freq: 6 }),
     remove: fc.boolean(),
   });
 
   /** `base` with each mutation applied: a field (perhaps nested) set or removed. */
-  function mutate(base: Record<string, unknown>, mutations: { path: string[]; value: unknown; remove: boolean }[]): Record<string, unknown> {
+  function mutate(
+    base: Record<string, unknown>,
+    mutations: { path: string[]; value: unknown; remove: boolean }[],
+  ): Record<string, unknown> {
     const copy = structuredClone(base);
     for (const { path, value, remove } of mutations) {
       let target: Record<string, unknown> = copy;
@@ -271,7 +420,11 @@ describe("the generated validators say what zod says", () => {
 
   it("valid messages with fields set, retyped or removed (fast-check)", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...bases), fc.array(mutation, { minLength: 1, maxLength: 4 }), (base, mutations) => disagreements(mutate(base, mutations)).length === 0),
+      fc.property(
+        fc.constantFrom(...bases),
+        fc.array(mutation, { minLength: 1, maxLength: 4 }),
+        (base, mutations) => disagreements(mutate(base, mutations)).length === 0,
+      ),
       { numRuns: 5_000 },
     );
   });
@@ -280,7 +433,9 @@ describe("the generated validators say what zod says", () => {
     fc.assert(
       fc.property(hostileChallenge(), (challenge) => {
         const accepts = (challenge as { accepts?: unknown })?.accepts;
-        return [challenge, ...(Array.isArray(accepts) ? accepts : [])].every((value) => disagreements(value).length === 0);
+        return [challenge, ...(Array.isArray(accepts) ? accepts : [])].every(
+          (value) => disagreements(value).length === 0,
+        );
       }),
       // Few runs: the fuzzer's challenges are large (deep nesting, long arrays) and test/fuzz runs it at length.
       { numRuns: 100 },
@@ -291,30 +446,109 @@ describe("the generated validators say what zod says", () => {
 describe("the generator refuses what it does not know, naming the schema and the field", () => {
   const message = "must be a string";
   it.each([
-    ["an inline refinement", z.looseObject({ a: z.string(message).check(z.refine((v) => v.length > 1, "too short")) }, "o"), /XSchema\.a: a refinement by a function not in RULES/],
-    ["a built-in check", z.looseObject({ a: z.number("n").check(z.minimum(1, "small")) }, "o"), /XSchema\.a: a greater_than check/],
+    [
+      "an inline refinement",
+      z.looseObject({ a: z.string(message).check(z.refine((v) => v.length > 1, "too short")) }, "o"),
+      /XSchema\.a: a refinement by a function not in RULES/,
+    ],
+    [
+      "a built-in check",
+      z.looseObject({ a: z.number("n").check(z.minimum(1, "small")) }, "o"),
+      /XSchema\.a: a greater_than check/,
+    ],
     ["a string format", z.looseObject({ a: z.email("e") }, "o"), /XSchema\.a: a string with (format|checks)/],
-    ["an object that strips unknown fields", z.object({ a: z.string(message) }, "o"), /XSchema: an object whose unknown fields are stripped/],
-    ["a strict object", z.strictObject({ a: z.string(message) }, "o"), /XSchema: an object whose unknown fields are checked as never/],
+    [
+      "an object that strips unknown fields",
+      z.object({ a: z.string(message) }, "o"),
+      /XSchema: an object whose unknown fields are stripped/,
+    ],
+    [
+      "a strict object",
+      z.strictObject({ a: z.string(message) }, "o"),
+      /XSchema: an object whose unknown fields are checked as never/,
+    ],
     ["zod's default message", z.looseObject({ a: z.string() }, "o"), /XSchema\.a: a string with zod's default message/],
-    ["a message that depends on the issue", z.looseObject({ a: z.string({ error: (issue) => `got ${typeof issue.input}` }) }, "o"), /not one fixed sentence/],
-    ["array elements of an unknown kind", z.looseObject({ a: z.array(z.intersection(z.string(message), z.string(message)), "arr") }, "o"), /XSchema\.a\.\[\]: type intersection/],
-    ["a refinement inside array elements", z.looseObject({ a: z.array(z.looseObject({ b: z.string(message).check(z.refine((v) => v !== "", "e")) }, "o"), "arr") }, "o"), /XSchema\.a\.\[\]\.b: a refinement by a function not in RULES/],
-    ["checks on an array", z.looseObject({ a: z.array(z.string(message), "arr").check(z.minLength(1, "short")) }, "o"), /XSchema\.a: a array with checks/],
-    ["a required unknown field", z.looseObject({ a: z.unknown() }, "o"), /XSchema\.a: a required field that admits undefined/],
-    ["a union with zod's default message", z.looseObject({ a: z.union([z.string(message), z.number("n")]) }, "o"), /XSchema\.a: a union with zod's default message/],
-    ["a refinement inside a union that does not abort", z.looseObject({ a: z.union([z.string(message).check(z.refine(isNonEmpty, "e")), z.number("n")], "u") }, "o"), /XSchema\.a: a refinement inside a union that does not abort/],
-    ["a refinement inside a union's array that does not abort", z.looseObject({ a: z.union([z.number("n"), z.array(z.string(message).check(z.refine(isNonEmpty, "e")), "arr")], "u") }, "o"), /XSchema\.a\.\[\]: a refinement inside a union that does not abort/],
-    ["a discriminated union", z.looseObject({ a: z.discriminatedUnion("k", [z.looseObject({ k: z.literal("x", "l") }, "o")], "u") }, "o"), /XSchema\.a: a union with (discriminator|unionFallback)/],
+    [
+      "a message that depends on the issue",
+      z.looseObject({ a: z.string({ error: (issue) => `got ${typeof issue.input}` }) }, "o"),
+      /not one fixed sentence/,
+    ],
+    [
+      "array elements of an unknown kind",
+      z.looseObject({ a: z.array(z.intersection(z.string(message), z.string(message)), "arr") }, "o"),
+      /XSchema\.a\.\[\]: type intersection/,
+    ],
+    [
+      "a refinement inside array elements",
+      z.looseObject(
+        { a: z.array(z.looseObject({ b: z.string(message).check(z.refine((v) => v !== "", "e")) }, "o"), "arr") },
+        "o",
+      ),
+      /XSchema\.a\.\[\]\.b: a refinement by a function not in RULES/,
+    ],
+    [
+      "checks on an array",
+      z.looseObject({ a: z.array(z.string(message), "arr").check(z.minLength(1, "short")) }, "o"),
+      /XSchema\.a: a array with checks/,
+    ],
+    [
+      "a required unknown field",
+      z.looseObject({ a: z.unknown() }, "o"),
+      /XSchema\.a: a required field that admits undefined/,
+    ],
+    [
+      "a union with zod's default message",
+      z.looseObject({ a: z.union([z.string(message), z.number("n")]) }, "o"),
+      /XSchema\.a: a union with zod's default message/,
+    ],
+    [
+      "a refinement inside a union that does not abort",
+      z.looseObject({ a: z.union([z.string(message).check(z.refine(isNonEmpty, "e")), z.number("n")], "u") }, "o"),
+      /XSchema\.a: a refinement inside a union that does not abort/,
+    ],
+    [
+      "a refinement inside a union's array that does not abort",
+      z.looseObject(
+        { a: z.union([z.number("n"), z.array(z.string(message).check(z.refine(isNonEmpty, "e")), "arr")], "u") },
+        "o",
+      ),
+      /XSchema\.a\.\[\]: a refinement inside a union that does not abort/,
+    ],
+    [
+      "a discriminated union",
+      z.looseObject({ a: z.discriminatedUnion("k", [z.looseObject({ k: z.literal("x", "l") }, "o")], "u") }, "o"),
+      /XSchema\.a: a union with (discriminator|unionFallback)/,
+    ],
     ["a default", z.looseObject({ a: z._default(z.string(message), "x") }, "o"), /XSchema\.a: type default/],
-    ["a pipe", z.looseObject({ a: z.pipe(z.string(message), z.transform((v) => v.length)) }, "o"), /XSchema\.a: type pipe/],
-    ["a refinement with a path", z.looseObject({ a: z.string(message).check(z.refine(isNonEmpty, { error: "e", path: ["b"] })) }, "o"), /XSchema\.a: a check with path/],
+    [
+      "a pipe",
+      z.looseObject(
+        {
+          a: z.pipe(
+            z.string(message),
+            z.transform((v) => v.length),
+          ),
+        },
+        "o",
+      ),
+      /XSchema\.a: type pipe/,
+    ],
+    [
+      "a refinement with a path",
+      z.looseObject({ a: z.string(message).check(z.refine(isNonEmpty, { error: "e", path: ["b"] })) }, "o"),
+      /XSchema\.a: a check with path/,
+    ],
   ])("%s", (_, schema, error) => {
     expect(() => generateWireValidators({ XSchema: schema })).toThrowError(error);
   });
 
   it("a known refinement and fixed sentences pass", () => {
-    const code = generateWireValidators({ XSchema: z.looseObject({ a: z.optional(z.string(message).check(z.refine(isNonEmpty, "must not be empty"))) }, "o") });
+    const code = generateWireValidators({
+      XSchema: z.looseObject(
+        { a: z.optional(z.string(message).check(z.refine(isNonEmpty, "must not be empty"))) },
+        "o",
+      ),
+    });
     expect(code).toContain(`if (!isNonEmpty(v1)) return "a must not be empty";`);
   });
 
@@ -323,7 +557,15 @@ describe("the generator refuses what it does not know, naming the schema and the
     const schema = z.looseObject(
       {
         list: z.array(
-          z.looseObject({ id: z.string(m), tags: z.optional(z.array(z.string(m).check(z.refine(isNonEmpty, "must not be empty")), "must be an array")) }, "must be an object"),
+          z.looseObject(
+            {
+              id: z.string(m),
+              tags: z.optional(
+                z.array(z.string(m).check(z.refine(isNonEmpty, "must not be empty")), "must be an array"),
+              ),
+            },
+            "must be an object",
+          ),
           "must be an array",
         ),
         names: z.optional(z.array(z.nullable(z.string(m)), "must be an array")),
@@ -335,14 +577,42 @@ describe("the generator refuses what it does not know, naming the schema and the
     // The generated module, compiled and run with wire.ts's predicates.
     const js = transformSync(code.replace(/^import .*$/m, ""), { loader: "ts", format: "cjs" }).code;
     const module = { exports: {} as Record<string, (value: unknown) => string | undefined> };
-    new Function("module", "exports", "isObject", "isNonEmpty", js)(module, module.exports, wire.isObject, wire.isNonEmpty);
+    new Function("module", "exports", "isObject", "isNonEmpty", js)(
+      module,
+      module.exports,
+      wire.isObject,
+      wire.isNonEmpty,
+    );
     const fn = module.exports.problemOfX!;
     expect(fn({ list: [{ id: "a" }, { id: "b", tags: ["x", ""] }] })).toBe("list.1.tags.1 must not be empty");
     expect(fn({ list: [{ id: "a" }, 5] })).toBe("list.1 must be an object");
     expect(fn({ list: [], names: ["a", null, 3] })).toBe("names.2 must be a string");
-    const element = fc.oneof(fc.record({ id: fc.oneof(fc.string({ maxLength: 2 }), fc.integer()), tags: fc.option(fc.array(fc.oneof(fc.string({ maxLength: 1 }), fc.constant(null)), { maxLength: 3 }), { nil: undefined }) }, { requiredKeys: [] }), fc.anything({ maxDepth: 1 }));
+    const element = fc.oneof(
+      fc.record(
+        {
+          id: fc.oneof(fc.string({ maxLength: 2 }), fc.integer()),
+          tags: fc.option(fc.array(fc.oneof(fc.string({ maxLength: 1 }), fc.constant(null)), { maxLength: 3 }), {
+            nil: undefined,
+          }),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.anything({ maxDepth: 1 }),
+    );
     const value = fc.oneof(
-      fc.record({ list: fc.oneof(fc.array(element, { maxLength: 4 }), fc.anything({ maxDepth: 1 })), names: fc.option(fc.oneof(fc.array(fc.oneof(fc.string(), fc.constant(null), fc.integer()), { maxLength: 3 }), fc.anything({ maxDepth: 1 })), { nil: undefined }) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          list: fc.oneof(fc.array(element, { maxLength: 4 }), fc.anything({ maxDepth: 1 })),
+          names: fc.option(
+            fc.oneof(
+              fc.array(fc.oneof(fc.string(), fc.constant(null), fc.integer()), { maxLength: 3 }),
+              fc.anything({ maxDepth: 1 }),
+            ),
+            { nil: undefined },
+          ),
+        },
+        { requiredKeys: [] },
+      ),
       fc.anything({ maxDepth: 3, withSparseArray: true }),
     );
     fc.assert(
@@ -350,6 +620,7 @@ describe("the generator refuses what it does not know, naming the schema and the
       { numRuns: 2_000 },
     );
     // A sparse array: its holes are undefined, as zod reads them.
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the case under test
     expect(fn({ list: [, { id: "a" }] })).toBe(schemas.problemOf(schema, { list: [, { id: "a" }] }));
   });
 
@@ -379,7 +650,13 @@ describe("the generator refuses what it does not know, naming the schema and the
     const generatedCode = generateWireValidators({ XSchema: schema });
     const js = transformSync(generatedCode.replace(/^import .*$/m, ""), { loader: "ts", format: "cjs" }).code;
     const module = { exports: {} as Record<string, (value: unknown) => string | undefined> };
-    new Function("module", "exports", "isObject", "isNonEmpty", "isBuilderCodeText", js)(module, module.exports, wire.isObject, wire.isNonEmpty, wire.isBuilderCodeText);
+    new Function("module", "exports", "isObject", "isNonEmpty", "isBuilderCodeText", js)(
+      module,
+      module.exports,
+      wire.isObject,
+      wire.isNonEmpty,
+      wire.isBuilderCodeText,
+    );
     const fn = module.exports.problemOfX!;
     expect(fn({ s: "ab" })).toBeUndefined();
     expect(fn({ s: ["ab", "cd"] })).toBeUndefined();
@@ -389,7 +666,13 @@ describe("the generator refuses what it does not know, naming the schema and the
     expect(fn({ list: [3] })).toBe("list.0 must be an entry");
     expect(fn({ s: [], list: [], after: "" })).toBe("after must not be empty");
     const entry = fc.oneof(
-      fc.record({ id: fc.oneof(fc.constantFrom("", "a"), fc.integer()), n: fc.option(fc.oneof(fc.integer(), fc.string({ maxLength: 1 })), { nil: undefined }) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          id: fc.oneof(fc.constantFrom("", "a"), fc.integer()),
+          n: fc.option(fc.oneof(fc.integer(), fc.string({ maxLength: 1 })), { nil: undefined }),
+        },
+        { requiredKeys: [] },
+      ),
       fc.constantFrom(null, undefined, 1, 2, 3, true, "1"),
       fc.anything({ maxDepth: 1 }),
     );

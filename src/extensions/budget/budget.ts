@@ -1,7 +1,30 @@
 /** Cumulative budgets: what a client may spend in all, per window and scope, reserved before signing. */
-import { fail, type BudgetEntry, type BudgetStore, type PaymentTerms, type Reservation, type ReserveContext, type X402Plugin } from "../../contracts";
-import { BudgetExceededError, BudgetUnavailableError, PaymentRefusedError, raceAbort, requestDetails, type RequestDetails } from "../../errors";
-import { formatUnits, originOf, parseUsd, randomId, type KnownAsset, type Money, type PaymentRequirement } from "../../protocol";
+import {
+  fail,
+  type BudgetEntry,
+  type BudgetStore,
+  type PaymentTerms,
+  type Reservation,
+  type ReserveContext,
+  type X402Plugin,
+} from "../../contracts";
+import {
+  BudgetExceededError,
+  BudgetUnavailableError,
+  PaymentRefusedError,
+  raceAbort,
+  requestDetails,
+  type RequestDetails,
+} from "../../errors";
+import {
+  formatUnits,
+  originOf,
+  parseUsd,
+  randomId,
+  type KnownAsset,
+  type Money,
+  type PaymentRequirement,
+} from "../../protocol";
 import { memoryBudgetStore } from "./store";
 
 /** A named window, or milliseconds. */
@@ -20,11 +43,17 @@ export interface BudgetPayment {
 export interface BudgetOptions {
   /** The most to spend, in USD: `"$5"`. */
   limit: Money;
-  /** A rolling window (`"minute"`, `"hour"`, `"day"`, `"week"`, or milliseconds); none: the client's whole life (the store's). */
+  /**
+   * A rolling window (`"minute"`, `"hour"`, `"day"`, `"week"`, or milliseconds); none: the client's whole life (the
+   * store's).
+   */
   per?: BudgetWindow | undefined;
   /** Default `"client"`. */
   scope?: BudgetScope | undefined;
-  /** Names the budget in its store's keys and in errors. Default: its scope and window (`origin/day`). Processes that share a store share the budgets of the same name. */
+  /**
+   * Names the budget in its store's keys and in errors. Default: its scope and window (`origin/day`). Processes that
+   * share a store share the budgets of the same name.
+   */
   name?: string | undefined;
   /** Where spend is kept: this budget's memory by default; `redisBudgetStore` from `x402-pay/redis` for a fleet. */
   store?: BudgetStore | undefined;
@@ -59,18 +88,30 @@ const OPTIONS = ["limit", "per", "scope", "name", "store", "value"];
 /** Checks and freezes a budget's options; `InvalidConfigError` names the option (`budget.limit`). */
 function resolveBudget(b: BudgetOptions): ResolvedBudget {
   if (typeof b !== "object" || b === null) fail("budget", "must be { limit, per?, scope?, name?, store?, value? }");
-  for (const key of Object.keys(b)) if (!OPTIONS.includes(key)) fail(`budget.${key}`, `is not an option (options: ${OPTIONS.join(", ")})`);
+  for (const key of Object.keys(b))
+    if (!OPTIONS.includes(key)) fail(`budget.${key}`, `is not an option (options: ${OPTIONS.join(", ")})`);
   const usd = typeof b.limit === "string" ? parseUsd(b.limit) : undefined;
   const limit = usd === undefined ? NaN : toMicro(usd, false);
-  if (!(limit > 0 && limit <= MAX_LIMIT)) fail("budget.limit", 'must be a USD amount from "$0.000001" to "$9000000000", such as "$5"');
-  const windowMs = b.per === undefined ? undefined : typeof b.per === "number" ? b.per : Object.hasOwn(WINDOWS, b.per) ? WINDOWS[b.per] : NaN;
-  if (windowMs !== undefined && !(Number.isSafeInteger(windowMs) && windowMs > 0)) fail("budget.per", '"minute", "hour", "day", "week" or milliseconds above 0');
+  if (!(limit > 0 && limit <= MAX_LIMIT))
+    fail("budget.limit", 'must be a USD amount from "$0.000001" to "$9000000000", such as "$5"');
+  const windowMs =
+    b.per === undefined
+      ? undefined
+      : typeof b.per === "number"
+        ? b.per
+        : Object.hasOwn(WINDOWS, b.per)
+          ? WINDOWS[b.per]
+          : NaN;
+  if (windowMs !== undefined && !(Number.isSafeInteger(windowMs) && windowMs > 0))
+    fail("budget.per", '"minute", "hour", "day", "week" or milliseconds above 0');
   const scope = b.scope ?? "client";
   if (!["client", "origin", "payee"].includes(scope)) fail("budget.scope", '"client", "origin" or "payee"');
   const name = b.name ?? `${scope}/${b.per ?? "life"}`;
-  if (typeof name !== "string" || !/^[\w./-]{1,64}$/.test(name)) fail("budget.name", "1 to 64 characters of a-z, A-Z, 0-9, _, ., / and -");
+  if (typeof name !== "string" || !/^[\w./-]{1,64}$/.test(name))
+    fail("budget.name", "1 to 64 characters of a-z, A-Z, 0-9, _, ., / and -");
   const store = b.store ?? memoryBudgetStore();
-  if (typeof store?.reserve !== "function" || typeof store.commit !== "function" || typeof store.release !== "function") fail("budget.store", "a budget store { reserve, commit, release, usage }");
+  if (typeof store?.reserve !== "function" || typeof store.commit !== "function" || typeof store.release !== "function")
+    fail("budget.store", "a budget store { reserve, commit, release, usage }");
   if (b.value !== undefined && typeof b.value !== "function") fail("budget.value", "a function");
   const per = b.per === undefined ? "" : ` per ${typeof b.per === "number" ? `${b.per} ms` : b.per}`;
   const label = `${showMicro(limit)}${per}${scope === "client" ? "" : `, per ${scope}`}`;
@@ -88,14 +129,27 @@ export function budget(options: BudgetOptions): X402Plugin {
   return Object.freeze({
     name: `budget ${resolved.name}`,
     checkRequirement: (requirement: PaymentRequirement, asset: KnownAsset | undefined) =>
-      checkBudget(resolved, { network: requirement.caip2!, asset: requirement.asset, amount: requirement.amount }, asset),
+      checkBudget(
+        resolved,
+        { network: requirement.caip2!, asset: requirement.asset, amount: requirement.amount },
+        asset,
+      ),
     reserve: (terms: PaymentTerms, { asset, requirement, request }: ReserveContext) =>
-      reserveBudget(resolved, { network: requirement.caip2!, asset: terms.asset, amount: terms.amount, payTo: terms.payTo }, asset, request),
+      reserveBudget(
+        resolved,
+        { network: requirement.caip2!, asset: terms.asset, amount: terms.amount, payTo: terms.payTo },
+        asset,
+        request,
+      ),
   });
 }
 
 /** A payment's value in micro-dollars under a budget, or `undefined` if the budget cannot tell it. */
-function microDollars(budget: ResolvedBudget, payment: BudgetPayment, asset: KnownAsset | undefined): number | undefined {
+function microDollars(
+  budget: ResolvedBudget,
+  payment: BudgetPayment,
+  asset: KnownAsset | undefined,
+): number | undefined {
   if (asset) {
     // Rounded up: a budget never counts less than was paid.
     const unit = 10n ** BigInt(asset.decimals);
@@ -111,11 +165,23 @@ function microDollars(budget: ResolvedBudget, payment: BudgetPayment, asset: Kno
   return usd === undefined ? undefined : toMicro(usd, true);
 }
 
-/** Why the budget refuses a requirement outright (a value it cannot tell, or more than its whole limit), else `undefined`. */
-function checkBudget(budget: ResolvedBudget, payment: BudgetPayment, asset: KnownAsset | undefined): string | undefined {
+/**
+ * Why the budget refuses a requirement outright (a value it cannot tell, or more than its whole limit), else
+ * `undefined`.
+ */
+function checkBudget(
+  budget: ResolvedBudget,
+  payment: BudgetPayment,
+  asset: KnownAsset | undefined,
+): string | undefined {
   const micro = microDollars(budget, payment, asset);
-  if (micro === undefined) return `budget ${budget.name} cannot value asset ${payment.asset} on ${payment.network} (give the budget a value function, or add the asset to policy.assets)`;
-  if (micro > budget.limit) return `${showMicro(micro)} is more than budget ${budget.name} allows in all (${budget.label})`;
+  if (micro === undefined)
+    return (
+      `budget ${budget.name} cannot value asset ${payment.asset} on ${payment.network} (give the budget a value ` +
+      `function, or add the asset to policy.assets)`
+    );
+  if (micro > budget.limit)
+    return `${showMicro(micro)} is more than budget ${budget.name} allows in all (${budget.label})`;
   return undefined;
 }
 
@@ -141,8 +207,15 @@ async function reserveBudget(
   const id = randomId();
   const micro = microDollars(budget, payment, asset);
   // Checked when the requirement was evaluated; a value function may answer otherwise now.
-  if (micro === undefined) throw new PaymentRefusedError(`Budget ${budget.name} cannot value this payment: nothing was signed.`, { details: where });
-  const entry: BudgetEntry = { key: `${budget.name}:${scopeOf(budget, request.url, payment.network, payment.payTo)}`, limit: budget.limit, windowMs: budget.windowMs };
+  if (micro === undefined)
+    throw new PaymentRefusedError(`Budget ${budget.name} cannot value this payment: nothing was signed.`, {
+      details: where,
+    });
+  const entry: BudgetEntry = {
+    key: `${budget.name}:${scopeOf(budget, request.url, payment.network, payment.payTo)}`,
+    limit: budget.limit,
+    windowMs: budget.windowMs,
+  };
   const reserving = Promise.resolve().then(() => budget.store.reserve(entry, id, micro));
   let answer: Awaited<typeof reserving>;
   try {
@@ -153,9 +226,17 @@ async function reserveBudget(
     throw request.signal?.aborted ? error : unavailable(budget, error, where);
   }
   if (!answer.ok) {
-    const details = { ...where, budget: budget.name, limit: showMicro(budget.limit), spent: showMicro(answer.spent), reserved: showMicro(answer.reserved), amount: showMicro(micro) };
+    const details = {
+      ...where,
+      budget: budget.name,
+      limit: showMicro(budget.limit),
+      spent: showMicro(answer.spent),
+      reserved: showMicro(answer.reserved),
+      amount: showMicro(micro),
+    };
     throw new BudgetExceededError(
-      `Budget ${budget.name} (${budget.label}) cannot take ${details.amount} more: ${details.spent} spent and ${details.reserved} reserved of ${details.limit}. Nothing was signed.`,
+      `Budget ${budget.name} (${budget.label}) cannot take ${details.amount} more: ${details.spent} spent and ` +
+        `${details.reserved} reserved of ${details.limit}. Nothing was signed.`,
       { details },
     );
   }
@@ -177,8 +258,11 @@ async function reserveBudget(
 }
 
 function unavailable(budget: ResolvedBudget, cause: unknown, where: RequestDetails) {
-  return new BudgetUnavailableError(`The store of budget ${budget.name} did not answer, so nothing was paid (budgets fail closed).`, {
-    cause,
-    details: { ...where, budget: budget.name },
-  });
+  return new BudgetUnavailableError(
+    `The store of budget ${budget.name} did not answer, so nothing was paid (budgets fail closed).`,
+    {
+      cause,
+      details: { ...where, budget: budget.name },
+    },
+  );
 }

@@ -1,6 +1,12 @@
 import type { X402Plugin } from "../../contracts";
 import { InvalidConfigError } from "../../errors";
-import { BUILDER_CODE, MAX_CLIENT_SERVICE_CODES, MAX_ECHOED_SERVICE_CODES, declaredServiceCodes, isBuilderCode } from "../../protocol";
+import {
+  BUILDER_CODE,
+  MAX_CLIENT_SERVICE_CODES,
+  MAX_ECHOED_SERVICE_CODES,
+  declaredServiceCodes,
+  isBuilderCode,
+} from "../../protocol";
 
 /**
  * builder-code (ERC-8021 attribution): puts the caller's service codes in `extensions["builder-code"].info.s`

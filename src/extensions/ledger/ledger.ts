@@ -38,7 +38,8 @@ export interface SpendQuery {
   readonly until?: Date | string | number | undefined;
 }
 
-const millis = (time: Date | string | number | undefined, otherwise: number) => (time === undefined ? otherwise : new Date(time).getTime());
+const millis = (time: Date | string | number | undefined, otherwise: number) =>
+  time === undefined ? otherwise : new Date(time).getTime();
 
 /** The settled outcomes, their reconciliations included, within the query's times. */
 async function* settled(ledger: Ledger, query: SpendQuery) {
@@ -54,7 +55,14 @@ async function* settled(ledger: Ledger, query: SpendQuery) {
 export async function spendBy(ledger: Ledger, by: SpendGrouping, query: SpendQuery = {}): Promise<SpendRow[]> {
   const rows = new Map<string, { key: string; network: string; asset: string; amount: bigint; count: number }>();
   for await (const record of settled(ledger, query)) {
-    const key = by === "origin" ? originOf(record.url) : by === "payee" ? (record.payee ?? "") : by === "day" ? record.time.slice(0, 10) : "";
+    const key =
+      by === "origin"
+        ? originOf(record.url)
+        : by === "payee"
+          ? (record.payee ?? "")
+          : by === "day"
+            ? record.time.slice(0, 10)
+            : "";
     const network = record.network ?? "";
     const asset = record.asset!;
     const id = JSON.stringify([key, network, /^0x/i.test(asset) ? asset.toLowerCase() : asset]);
@@ -65,7 +73,9 @@ export async function spendBy(ledger: Ledger, by: SpendGrouping, query: SpendQue
   return [...rows.values()].map((row) => ({ ...row, amount: row.amount.toString() }));
 }
 
-/** The `unknown` and `pending` outcomes no later record reconciles: payments that may have settled, to check on chain. */
+/**
+ * The `unknown` and `pending` outcomes no later record reconciles: payments that may have settled, to check on chain.
+ */
 export async function unreconciled(ledger: Ledger): Promise<LedgerRecord[]> {
   const open = new Map<string, LedgerRecord>();
   for await (const record of ledger.records()) {
@@ -85,7 +95,15 @@ export async function reconcile(
   outcome: "settled" | "rejected",
   found: { transaction?: string | undefined; settledAmount?: string | undefined } = {},
 ): Promise<LedgerRecord> {
-  const record: LedgerRecord = { ...unknown, ...found, id: randomId(), time: new Date().toISOString(), outcome, code: undefined, reconciles: unknown.id };
+  const record: LedgerRecord = {
+    ...unknown,
+    ...found,
+    id: randomId(),
+    time: new Date().toISOString(),
+    outcome,
+    code: undefined,
+    reconciles: unknown.id,
+  };
   await ledger.append(record);
   return record;
 }
@@ -116,8 +134,14 @@ export async function reconcileOnChain(
   for (const record of await unreconciled(ledger)) {
     try {
       const status = await checkSettlement(client, record, options);
-      const found = { transaction: status.transaction ?? record.transaction, settledAmount: status.state === "settled" ? status.amount : undefined };
-      const reconciled = status.state === "pending" ? undefined : await reconcile(ledger, record, status.state === "settled" ? "settled" : "rejected", found);
+      const found = {
+        transaction: status.transaction ?? record.transaction,
+        settledAmount: status.state === "settled" ? status.amount : undefined,
+      };
+      const reconciled =
+        status.state === "pending"
+          ? undefined
+          : await reconcile(ledger, record, status.state === "settled" ? "settled" : "rejected", found);
       results.push({ record, state: status.state, reason: status.reason, ...(reconciled && { reconciled }) });
     } catch (error) {
       if (options.signal?.aborted) throw error;
@@ -126,4 +150,3 @@ export async function reconcileOnChain(
   }
   return results;
 }
-

@@ -1,5 +1,13 @@
 /** A payment attempt's outcome as the ledger records it, and the plug-in that records every outcome. */
-import { fail, show, type Ledger, type LedgerOutcome, type LedgerRecord, type PaymentOutcome, type X402Plugin } from "../../contracts";
+import {
+  fail,
+  show,
+  type Ledger,
+  type LedgerOutcome,
+  type LedgerRecord,
+  type PaymentOutcome,
+  type X402Plugin,
+} from "../../contracts";
 import { randomId } from "../../protocol";
 
 /** Error codes of a payment the server refused: nothing was charged. */
@@ -12,7 +20,13 @@ export function ledgerRecord(outcome: PaymentOutcome): LedgerRecord {
   let state: LedgerOutcome;
   if (outcome.settled) state = outcome.receipt.settled ? "settled" : "unknown";
   else if (outcome.error.code === "PAYMENT_PENDING") state = "pending";
-  else state = outcome.error.code === "PAYMENT_OUTCOME_UNKNOWN" ? "unknown" : REJECTED.includes(outcome.error.code) ? "rejected" : "refused";
+  else
+    state =
+      outcome.error.code === "PAYMENT_OUTCOME_UNKNOWN"
+        ? "unknown"
+        : REJECTED.includes(outcome.error.code)
+          ? "rejected"
+          : "refused";
   const receipt = outcome.settled ? outcome.receipt : undefined;
   const pending = !outcome.settled && outcome.error.code === "PAYMENT_PENDING" ? outcome.error.details : undefined;
   return {
@@ -39,7 +53,12 @@ export function ledgerRecord(outcome: PaymentOutcome): LedgerRecord {
  * `redisLedger`); this makes one of your own one: `plugins: [recordOutcomes(myLedger)]`.
  */
 export function recordOutcomes<L extends Ledger>(ledger: L): L & X402Plugin {
-  if (typeof ledger?.append !== "function" || typeof ledger.records !== "function") fail("ledger", `${show(ledger)} is not a ledger { append, records }`);
-  // A ledger that fails cannot undo the payment, nor turn a paid response into an error: the client ignores what this throws.
-  return Object.assign(ledger, { name: "ledger", onOutcome: (outcome: PaymentOutcome) => ledger.append(ledgerRecord(outcome)) });
+  if (typeof ledger?.append !== "function" || typeof ledger.records !== "function")
+    fail("ledger", `${show(ledger)} is not a ledger { append, records }`);
+  // A ledger that fails cannot undo the payment, nor turn a paid response into an error: the client ignores what this
+  // throws.
+  return Object.assign(ledger, {
+    name: "ledger",
+    onOutcome: (outcome: PaymentOutcome) => ledger.append(ledgerRecord(outcome)),
+  });
 }

@@ -13,4 +13,10 @@ export {
   type SignedOffer,
   type SignedReceipt,
 } from "./verify";
-export { offerReceipt, reviewOffers, type OfferReceiptOptions, type OfferReview, type CheckedReceipt } from "./offer-receipt";
+export {
+  offerReceipt,
+  reviewOffers,
+  type OfferReceiptOptions,
+  type OfferReview,
+  type CheckedReceipt,
+} from "./offer-receipt";

@@ -8,8 +8,14 @@
  */
 import type { PaymentRequirement, PaymentChallenge } from "../../protocol";
 import type { RequirementReview, X402Plugin } from "../../contracts";
-import { OFFER_RECEIPT, verifyOffer, verifyReceipt, type OfferPayload, type ReceiptPayload, type Signed } from "./verify";
-
+import {
+  OFFER_RECEIPT,
+  verifyOffer,
+  verifyReceipt,
+  type OfferPayload,
+  type ReceiptPayload,
+  type Signed,
+} from "./verify";
 
 export interface OfferReceiptOptions {
   /**
@@ -33,7 +39,11 @@ export interface OfferReview {
 }
 
 /** Checks every offer of `challenge` against its requirements (exported for callers who select by hand). */
-export async function reviewOffers(challenge: PaymentChallenge, resourceUrl: string, options: OfferReceiptOptions = {}): Promise<OfferReview> {
+export async function reviewOffers(
+  challenge: PaymentChallenge,
+  resourceUrl: string,
+  options: OfferReceiptOptions = {},
+): Promise<OfferReview> {
   const info = Object(Object(challenge.extensions?.[OFFER_RECEIPT]).info) as { offers?: unknown };
   const listed = Array.isArray(info.offers) ? info.offers : [];
   const nowSeconds = Math.floor((options.now ?? Date.now)() / 1000);
@@ -54,13 +64,18 @@ export async function reviewOffers(challenge: PaymentChallenge, resourceUrl: str
     const { payload } = checked.value;
     const requirement = matchRequirement(challenge.requirements, payload, hint);
     if (!requirement) {
-      if (Number.isSafeInteger(hint)) refuse(hint, "invalid", "its signed offer commits to other terms (scheme, network, asset, payTo or amount)");
+      if (Number.isSafeInteger(hint))
+        refuse(hint, "invalid", "its signed offer commits to other terms (scheme, network, asset, payTo or amount)");
       continue;
     }
     if (payload.resourceUrl !== resourceUrl) {
       refuse(requirement.index, "invalid", `its signed offer is for ${payload.resourceUrl}, not ${resourceUrl}`);
     } else if (payload.validUntil && payload.validUntil < nowSeconds) {
-      refuse(requirement.index, "invalid", `its signed offer expired at ${new Date(payload.validUntil * 1000).toISOString()}`);
+      refuse(
+        requirement.index,
+        "invalid",
+        `its signed offer expired at ${new Date(payload.validUntil * 1000).toISOString()}`,
+      );
     } else if (!offers.has(requirement.index) || acceptedSigner(options, requirement, checked.value.signer)) {
       offers.set(requirement.index, checked.value);
     }
@@ -69,12 +84,19 @@ export async function reviewOffers(challenge: PaymentChallenge, resourceUrl: str
   if (options.requireSigner) {
     for (const requirement of challenge.requirements) {
       const offer = offers.get(requirement.index);
-      if (!offer) refuse(requirement.index, "policy", "it carries no valid signed offer, and offerReceipt({ requireSigner }) asks for one");
+      if (!offer)
+        refuse(
+          requirement.index,
+          "policy",
+          "it carries no valid signed offer, and offerReceipt({ requireSigner }) asks for one",
+        );
       else if (!acceptedSigner(options, requirement, offer.signer)) {
         refuse(
           requirement.index,
           "policy",
-          `its offer is signed by ${offer.signer}, not by ${options.requireSigner === "payTo" ? "its payTo" : "an accepted signer"} (signed by another key, or changed after signing)`,
+          `its offer is signed by ${offer.signer}, not by ` +
+            `${options.requireSigner === "payTo" ? "its payTo" : "an accepted signer"} (signed by another key, or ` +
+            `changed after signing)`,
         );
       }
     }
@@ -84,21 +106,37 @@ export async function reviewOffers(challenge: PaymentChallenge, resourceUrl: str
 }
 
 /** The requirement an offer commits to: the hinted entry if its fields match, else the first that does. */
-function matchRequirement(requirements: readonly PaymentRequirement[], offer: OfferPayload, hint: unknown): PaymentRequirement | undefined {
+function matchRequirement(
+  requirements: readonly PaymentRequirement[],
+  offer: OfferPayload,
+  hint: unknown,
+): PaymentRequirement | undefined {
   const matches = (r: PaymentRequirement) =>
-    (r.caip2 ?? r.network) === offer.network && r.scheme === offer.scheme && r.asset === offer.asset && r.payTo === offer.payTo && r.amount === offer.amount;
+    (r.caip2 ?? r.network) === offer.network &&
+    r.scheme === offer.scheme &&
+    r.asset === offer.asset &&
+    r.payTo === offer.payTo &&
+    r.amount === offer.amount;
   const hinted = requirements.find((r) => r.index === hint);
   return hinted && matches(hinted) ? hinted : requirements.find(matches);
 }
 
-function acceptedSigner({ requireSigner }: OfferReceiptOptions, requirement: PaymentRequirement, signer: string): boolean {
+function acceptedSigner(
+  { requireSigner }: OfferReceiptOptions,
+  requirement: PaymentRequirement,
+  signer: string,
+): boolean {
   const same = (a: string, b: string) => (a.startsWith("0x") ? a.toLowerCase() === b.toLowerCase() : a === b);
   if (!requireSigner) return true;
-  return requireSigner === "payTo" ? same(signer, requirement.payTo) : requireSigner.some((accepted) => same(accepted, signer));
+  return requireSigner === "payTo"
+    ? same(signer, requirement.payTo)
+    : requireSigner.some((accepted) => same(accepted, signer));
 }
 
 /** The checked receipt attached to a payment receipt (`receipt.extensions["offer-receipt"]`). */
-export type CheckedReceipt = { readonly verified: true; readonly receipt: Signed<ReceiptPayload> } | { readonly verified: false; readonly reason: string };
+export type CheckedReceipt =
+  | { readonly verified: true; readonly receipt: Signed<ReceiptPayload> }
+  | { readonly verified: false; readonly reason: string };
 
 /**
  * The `offer-receipt` extension, as a plug-in: `createX402Client({ schemes, plugins: [offerReceipt()] })`.

@@ -1,9 +1,9 @@
 /**
- * Signed offers and receipts (the `offer-receipt` extension, draft): their shapes, and who signed
- * them. EIP-712 signatures recover an EVM address (viem, loaded for them only). JWS signatures are checked with WebCrypto
- * against the key their `kid` names, for `did:key` and `did:jwk` keys of type Ed25519 (EdDSA) and
- * P-256 (ES256). Not checked, each refused with its reason: secp256k1 JWS keys (ES256K; WebCrypto has
- * no such curve) and `did:web` (resolving it means fetching a document from the signer's host).
+ * Signed offers and receipts (the `offer-receipt` extension, draft): their shapes, and who signed them. EIP-712
+ * signatures recover an EVM address (viem, loaded for them only). JWS signatures are checked with WebCrypto against the
+ * key their `kid` names, for `did:key` and `did:jwk` keys of type Ed25519 (EdDSA) and P-256 (ES256). Not checked, each
+ * refused with its reason: secp256k1 JWS keys (ES256K; WebCrypto has no such curve) and `did:web` (resolving it means
+ * fetching a document from the signer's host).
  */
 import type { recoverTypedDataAddress } from "viem/utils";
 import * as z from "zod/mini";
@@ -43,7 +43,12 @@ const compactJws = z.string().check(z.regex(/^[\w-]+\.[\w-]+\.[\w-]+$/));
 
 /** One signed offer as the 402 carries it: EIP-712 (payload beside the signature) or a compact JWS. */
 export const SignedOfferSchema = z.union([
-  z.looseObject({ format: z.literal("eip712"), acceptIndex: z.optional(unsignedInt), payload: OfferPayloadSchema, signature: hexSignature }),
+  z.looseObject({
+    format: z.literal("eip712"),
+    acceptIndex: z.optional(unsignedInt),
+    payload: OfferPayloadSchema,
+    signature: hexSignature,
+  }),
   z.looseObject({ format: z.literal("jws"), acceptIndex: z.optional(unsignedInt), signature: compactJws }),
 ]);
 export type SignedOffer = z.infer<typeof SignedOfferSchema>;
@@ -90,7 +95,11 @@ export function verifyOffer(offer: unknown): Promise<Checked<Signed<OfferPayload
     domain: { name: "x402 offer", ...DOMAIN },
     types: { Offer: OFFER_FIELDS },
     primaryType: "Offer",
-    message: { ...pick(payload, OFFER_FIELDS), version: BigInt(payload.version), validUntil: BigInt(payload.validUntil ?? 0) },
+    message: {
+      ...pick(payload, OFFER_FIELDS),
+      version: BigInt(payload.version),
+      validUntil: BigInt(payload.validUntil ?? 0),
+    },
   }));
 }
 
@@ -100,7 +109,12 @@ export function verifyReceipt(receipt: unknown): Promise<Checked<Signed<ReceiptP
     domain: { name: "x402 receipt", ...DOMAIN },
     types: { Receipt: RECEIPT_FIELDS },
     primaryType: "Receipt",
-    message: { ...pick(payload, RECEIPT_FIELDS), version: BigInt(payload.version), issuedAt: BigInt(payload.issuedAt), transaction: payload.transaction ?? "" },
+    message: {
+      ...pick(payload, RECEIPT_FIELDS),
+      version: BigInt(payload.version),
+      issuedAt: BigInt(payload.issuedAt),
+      transaction: payload.transaction ?? "",
+    },
   }));
 }
 
@@ -123,21 +137,35 @@ async function verify<T>(
         throw error;
       });
       if (!viem) return { ok: false, reason: "checking an EIP-712 signature needs viem: npm install viem" };
-      const signer = await viem.recoverTypedDataAddress({ ...typedData(signed.payload), signature: signed.signature as `0x${string}` } as TypedData);
+      const signer = await viem.recoverTypedDataAddress({
+        ...typedData(signed.payload),
+        signature: signed.signature as `0x${string}`,
+      } as TypedData);
       return { ok: true, value: { format: "eip712", signer, payload: signed.payload } };
     }
     const [header, body, signature] = signed.signature.split(".") as [string, string, string];
-    const { alg, kid } = Object(JSON.parse(new TextDecoder().decode(base64UrlToBytes(header)))) as { alg?: unknown; kid?: unknown };
+    const { alg, kid } = Object(JSON.parse(new TextDecoder().decode(base64UrlToBytes(header)))) as {
+      alg?: unknown;
+      kid?: unknown;
+    };
     if (typeof kid !== "string") return { ok: false, reason: "the JWS header names no key (kid)" };
     const key = await importDidKey(kid, alg);
     if (!key.ok) return key;
-    const valid = await crypto.subtle.verify(key.value.algorithm, key.value.key, base64UrlToBytes(signature) as Uint8Array<ArrayBuffer>, utf8.encode(`${header}.${body}`));
+    const valid = await crypto.subtle.verify(
+      key.value.algorithm,
+      key.value.key,
+      base64UrlToBytes(signature) as Uint8Array<ArrayBuffer>,
+      utf8.encode(`${header}.${body}`),
+    );
     if (!valid) return { ok: false, reason: `the JWS signature does not verify with ${kid}` };
     const payload = payloadSchema.safeParse(JSON.parse(new TextDecoder().decode(base64UrlToBytes(body))));
     if (!payload.success) return { ok: false, reason: `malformed JWS payload (${describe(payload.error)})` };
     return { ok: true, value: { format: "jws", signer: kid.split("#")[0]!, payload: payload.data } };
   } catch (error) {
-    return { ok: false, reason: `the signature cannot be checked (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      ok: false,
+      reason: `the signature cannot be checked (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
 }
 
@@ -181,17 +209,43 @@ async function importDidKey(kid: string, alg: unknown): Promise<Checked<VerifyKe
       if (!point) return { ok: false, reason: `${did} is not a P-256 point` };
       jwk = { kty: "EC", crv: "P-256", x: bytesToBase64Url(point.x), y: bytesToBase64Url(point.y) };
     } else {
-      return { ok: false, reason: `${did} is not an Ed25519 or P-256 did:key (secp256k1 keys are not checked: WebCrypto has no such curve)` };
+      return {
+        ok: false,
+        reason:
+          `${did} is not an Ed25519 or P-256 did:key (secp256k1 keys are not checked: WebCrypto has no such ` +
+          `curve)`,
+      };
     }
   } else {
-    return { ok: false, reason: `DID method did:${method} is not resolved (only did:key and did:jwk; did:web would fetch from the signer's host)` };
+    return {
+      ok: false,
+      reason:
+        `DID method did:${method} is not resolved (only did:key and did:jwk; did:web would fetch from the ` +
+        `signer's host)`,
+    };
   }
-  const expected = jwk.kty === "OKP" && jwk.crv === "Ed25519" ? "EdDSA" : jwk.kty === "EC" && jwk.crv === "P-256" ? "ES256" : undefined;
-  if (!expected) return { ok: false, reason: `${did}: key type ${jwk.kty}/${jwk.crv} is not checked (only Ed25519 and P-256)` };
-  if (alg !== expected) return { ok: false, reason: `the JWS algorithm ${JSON.stringify(alg)} does not fit ${did} (${expected})` };
+  const expected =
+    jwk.kty === "OKP" && jwk.crv === "Ed25519"
+      ? "EdDSA"
+      : jwk.kty === "EC" && jwk.crv === "P-256"
+        ? "ES256"
+        : undefined;
+  if (!expected)
+    return { ok: false, reason: `${did}: key type ${jwk.kty}/${jwk.crv} is not checked (only Ed25519 and P-256)` };
+  if (alg !== expected)
+    return { ok: false, reason: `the JWS algorithm ${JSON.stringify(alg)} does not fit ${did} (${expected})` };
   const algorithm = expected === "EdDSA" ? { name: "Ed25519" } : { name: "ECDSA", namedCurve: "P-256" };
-  const key = await crypto.subtle.importKey("jwk", { kty: jwk.kty, crv: jwk.crv, x: jwk.x, ...(jwk.y && { y: jwk.y }) }, algorithm, false, ["verify"]);
-  return { ok: true, value: { key, algorithm: expected === "EdDSA" ? { name: "Ed25519" } : { name: "ECDSA", hash: "SHA-256" } } };
+  const key = await crypto.subtle.importKey(
+    "jwk",
+    { kty: jwk.kty, crv: jwk.crv, x: jwk.x, ...(jwk.y && { y: jwk.y }) },
+    algorithm,
+    false,
+    ["verify"],
+  );
+  return {
+    ok: true,
+    value: { key, algorithm: expected === "EdDSA" ? { name: "Ed25519" } : { name: "ECDSA", hash: "SHA-256" } },
+  };
 }
 
 function bytesToBase64Url(bytes: Uint8Array): string {

@@ -11,5 +11,7 @@ export const paymentIdentifier: X402Plugin = {
   name: "payment-identifier",
   key: PAYMENT_IDENTIFIER,
   enrichPayload: ({ declaration, request }) =>
-    problemOfPaymentIdentifierDeclaration(declaration) === undefined ? { info: { id: request.paymentId ?? generatePaymentId() } } : undefined,
+    problemOfPaymentIdentifierDeclaration(declaration) === undefined
+      ? { info: { id: request.paymentId ?? generatePaymentId() } }
+      : undefined,
 };

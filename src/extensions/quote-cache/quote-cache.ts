@@ -35,7 +35,8 @@ export const routeOf = (request: { readonly url: string; readonly method: string
   return `${request.method.toUpperCase()} ${url.origin}${url.pathname}${url.search}`;
 };
 
-const count = (max: number) => is((v) => Number.isSafeInteger(v) && v > 0 && v <= max, `a whole number from 1 to ${max}`);
+const count = (max: number) =>
+  is((v) => Number.isSafeInteger(v) && v > 0 && v <= max, `a whole number from 1 to ${max}`);
 
 /**
  * The quote cache, as a plug-in: `createX402Client({ plugins: [quoteCache()] })`. Each route's 402 is
@@ -62,7 +63,8 @@ export function quoteCache(options: QuoteCacheOptions = {}): X402Plugin & { read
 
 /** The cache behind `quoteCache`. */
 export function createQuoteCache(options: QuoteCacheOptions = {}, now: () => number = Date.now): QuoteCache {
-  if (typeof options !== "object" || options === null) fail("quoteCache", `${show(options)} is not { ttlSeconds?, maxEntries? }`);
+  if (typeof options !== "object" || options === null)
+    fail("quoteCache", `${show(options)} is not { ttlSeconds?, maxEntries? }`);
   const given = options;
   checkOptions("quoteCache.", given, { ttlSeconds: count(86_400), maxEntries: count(1_000_000) });
   const ttl = (given.ttlSeconds ?? 300) * 1000;
@@ -93,8 +95,14 @@ export function createQuoteCache(options: QuoteCacheOptions = {}, now: () => num
       const running = probes.get(route);
       if (running) {
         let timer: ReturnType<typeof setTimeout> | undefined;
-        const aborted = new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve(), { once: true }));
-        await Promise.race([running.wait, aborted, new Promise<void>((resolve) => (timer = setTimeout(resolve, PROBE_WAIT_MS)))]);
+        const aborted = new Promise<void>((resolve) =>
+          signal?.addEventListener("abort", () => resolve(), { once: true }),
+        );
+        await Promise.race([
+          running.wait,
+          aborted,
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, PROBE_WAIT_MS))),
+        ]);
         clearTimeout(timer);
         return () => undefined;
       }

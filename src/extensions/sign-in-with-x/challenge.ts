@@ -38,9 +38,15 @@ function fieldOf(problem: string): string {
  * The declaration, checked: well formed, for the request's own host and origin, fresh, with a nonce
  * EIP-4361 allows. Throws `SignInRefusedError` otherwise; nothing has been signed.
  */
-export function checkDeclaration(declaration: unknown, request: { url: string; method: string }, now: number): Declaration {
+export function checkDeclaration(
+  declaration: unknown,
+  request: { url: string; method: string },
+  now: number,
+): Declaration {
   const refuse = (reason: SignInRefusal, why: string): never => {
-    throw new SignInRefusedError(`Sign-in refused: ${why}. Nothing was signed or paid.`, { details: { ...requestDetails(request), reason } });
+    throw new SignInRefusedError(`Sign-in refused: ${why}. Nothing was signed or paid.`, {
+      details: { ...requestDetails(request), reason },
+    });
   };
   const problem = problemOfSignInWithXDeclaration(declaration);
   if (problem) refuse("malformed", `the sign-in-with-x declaration has no valid ${fieldOf(problem)}`);
@@ -61,9 +67,11 @@ export function checkDeclaration(declaration: unknown, request: { url: string; m
   } catch {
     // Not a URL: no origin.
   }
-  if (uriOrigin !== url.origin) refuse("uri_mismatch", `the challenge's uri ${clip(fields.uri, 100)} is not on ${url.origin}`);
+  if (uriOrigin !== url.origin)
+    refuse("uri_mismatch", `the challenge's uri ${clip(fields.uri, 100)} is not on ${url.origin}`);
 
-  if (!/^[A-Za-z0-9]{8,}$/.test(fields.nonce)) refuse("weak_nonce", `the nonce ${clip(fields.nonce, 100)} is not 8 or more letters and digits (EIP-4361)`);
+  if (!/^[A-Za-z0-9]{8,}$/.test(fields.nonce))
+    refuse("weak_nonce", `the nonce ${clip(fields.nonce, 100)} is not 8 or more letters and digits (EIP-4361)`);
 
   const time = (key: "issuedAt" | "expirationTime" | "notBefore") => {
     const value = fields[key];
@@ -73,14 +81,24 @@ export function checkDeclaration(declaration: unknown, request: { url: string; m
   };
   const skew = CLOCK_SKEW_SECONDS * 1000;
   const issued = time("issuedAt")!;
-  if (issued > now + skew) refuse("issued_in_future", `the challenge was issued at ${fields.issuedAt}, ahead of this clock by more than ${CLOCK_SKEW_SECONDS} s`);
+  if (issued > now + skew)
+    refuse(
+      "issued_in_future",
+      `the challenge was issued at ${fields.issuedAt}, ahead of this clock by more than ${CLOCK_SKEW_SECONDS} s`,
+    );
   if (issued < now - MAX_AGE_SECONDS * 1000 - skew) {
-    refuse("issued_too_long_ago", `the challenge was issued at ${fields.issuedAt}, more than ${MAX_AGE_SECONDS / 60} minutes ago (a stale or replayed 402)`);
+    refuse(
+      "issued_too_long_ago",
+      `the challenge was issued at ${fields.issuedAt}, more than ${MAX_AGE_SECONDS / 60} minutes ago (a stale or ` +
+        `replayed 402)`,
+    );
   }
   const expires = time("expirationTime");
-  if (expires !== undefined && expires < now - skew) refuse("expired", `the challenge expired at ${fields.expirationTime}`);
+  if (expires !== undefined && expires < now - skew)
+    refuse("expired", `the challenge expired at ${fields.expirationTime}`);
   const notBefore = time("notBefore");
-  if (notBefore !== undefined && notBefore > now + skew) refuse("not_yet_valid", `the challenge is not valid before ${fields.notBefore}`);
+  if (notBefore !== undefined && notBefore > now + skew)
+    refuse("not_yet_valid", `the challenge is not valid before ${fields.notBefore}`);
 
   // A malformed entry is dropped, not refused: the others may still do.
   const chains = supportedChains.filter((c): c is SupportedChain => problemOfSignInWithXChain(c) === undefined);
@@ -97,14 +115,21 @@ export interface SignInWallet {
 /** The chain, wallet and message to sign, or why no declared chain can be used. */
 export type ChainChoice = { chain: SupportedChain; wallet: SignInWallet; message: string } | { reasons: string[] };
 
-const families: Record<string, { family: Family; type: string }> = { eip155: { family: "evm", type: "eip191" }, solana: { family: "solana", type: "ed25519" } };
+const families: Record<string, { family: Family; type: string }> = {
+  eip155: { family: "evm", type: "eip191" },
+  solana: { family: "solana", type: "ed25519" },
+};
 
 /**
  * Picks from `chains` one that a wallet can sign for (eip155 with `eip191`, solana with `ed25519`) and
  * whose message can be built, trying first those in `preferred` (the networks paid on and offered),
  * then the server's order.
  */
-export function chooseChain(declaration: Declaration, wallets: readonly SignInWallet[], preferred: readonly string[]): ChainChoice {
+export function chooseChain(
+  declaration: Declaration,
+  wallets: readonly SignInWallet[],
+  preferred: readonly string[],
+): ChainChoice {
   const rank = (chain: SupportedChain) => {
     const i = preferred.indexOf(chain.chainId);
     return i < 0 ? preferred.length : i;

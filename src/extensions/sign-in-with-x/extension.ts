@@ -8,7 +8,12 @@ import { InvalidConfigError, SignInRefusedError, requestDetails } from "../../er
 import { encodeBase64Json } from "../../protocol";
 import { checkDeclaration, chooseChain, type SignInWallet } from "./challenge";
 import { isLedger, ledgerStore, memoryStore, paidKey } from "./store";
-import { toEvmMessageSigner, toSolanaMessageSigner, type EvmMessageSignerInput, type SolanaMessageSignerInput } from "./wallets";
+import {
+  toEvmMessageSigner,
+  toSolanaMessageSigner,
+  type EvmMessageSignerInput,
+  type SolanaMessageSignerInput,
+} from "./wallets";
 
 /** The extension's key in a 402 and the name of the request header carrying the proof. */
 export const SIGN_IN_WITH_X = "sign-in-with-x";
@@ -18,7 +23,10 @@ export interface SignInWithXOptions {
   evm?: EvmMessageSignerInput | undefined;
   /** Signs SIWS messages: a `@solana/kit` message signer, or a wallet-standard wallet with `solana:signMessage`. */
   solana?: SolanaMessageSignerInput | undefined;
-  /** Where the routes each wallet paid for are remembered: a key-value store, or the client's receipts ledger. Default: this process's memory. */
+  /**
+   * Where the routes each wallet paid for are remembered: a key-value store, or the client's receipts ledger. Default:
+   * this process's memory.
+   */
   store?: SignInStore | Ledger | undefined;
 }
 
@@ -33,13 +41,17 @@ const SIGNATURE_SCHEMES: readonly unknown[] = ["eip191", "eip1271", "eip6492", "
  * is signed; so is, on a route with no payment option, one that no wallet can sign.
  */
 export function signInWithX(options: SignInWithXOptions): X402Plugin {
-  const config = (problem: string, option = "") => new InvalidConfigError(`signInWithX: ${problem}`, { details: { option: `signInWithX${option}` } });
-  if (!options || typeof options !== "object") throw config("needs its wallets: signInWithX({ evm }) or signInWithX({ solana }).");
+  const config = (problem: string, option = "") =>
+    new InvalidConfigError(`signInWithX: ${problem}`, { details: { option: `signInWithX${option}` } });
+  if (!options || typeof options !== "object")
+    throw config("needs its wallets: signInWithX({ evm }) or signInWithX({ solana }).");
   const unknown = Object.keys(options).find((key) => !["evm", "solana", "store"].includes(key));
   if (unknown) throw config(`${unknown} is not an option (options: evm, solana, store).`, `.${unknown}`);
-  if (!options.evm && !options.solana) throw config("needs at least one wallet that signs messages: { evm }, { solana }, or both.");
+  if (!options.evm && !options.solana)
+    throw config("needs at least one wallet that signs messages: { evm }, { solana }, or both.");
   const store = isLedger(options.store) ? ledgerStore(options.store) : (options.store ?? memoryStore());
-  if (typeof store?.get !== "function" || typeof store.set !== "function") throw config("store must have get(key) and set(key, value), or be a ledger.", ".store");
+  if (typeof store?.get !== "function" || typeof store.set !== "function")
+    throw config("store must have get(key) and set(key, value), or be a ledger.", ".store");
   const evm = options.evm && toEvmMessageSigner(options.evm);
   const solana = options.solana && toSolanaMessageSigner(options.solana);
 
@@ -70,9 +82,13 @@ export function signInWithX(options: SignInWithXOptions): X402Plugin {
       if ("reasons" in choice) {
         // With a payment option, paying is the way in; without one, say why no chain would do.
         if (!authOnly) return undefined;
-        throw new SignInRefusedError(`Sign-in refused: the route takes no payment, and no declared chain can be signed in on (${choice.reasons.join("; ")}). Nothing was signed.`, {
-          details: { ...requestDetails(request), reason: "unsupported_chain" },
-        });
+        throw new SignInRefusedError(
+          `Sign-in refused: the route takes no payment, and no declared chain can be signed in on ` +
+            `(${choice.reasons.join("; ")}). Nothing was signed.`,
+          {
+            details: { ...requestDetails(request), reason: "unsupported_chain" },
+          },
+        );
       }
       const { chain, wallet, message } = choice;
       const signature = await wallet.sign(message);

@@ -33,7 +33,13 @@ export function formatMessage(family: Family, f: SignInFields, address: string):
   if (evm ? statement !== undefined : statement) lines.push(statement!, "");
   else if (evm) lines.push("");
   const reference = f.chainId.slice(f.chainId.indexOf(":") + 1);
-  lines.push(`URI: ${f.uri}`, `Version: ${f.version}`, `Chain ID: ${evm ? Number(reference) : reference}`, `Nonce: ${f.nonce}`, `Issued At: ${f.issuedAt}`);
+  lines.push(
+    `URI: ${f.uri}`,
+    `Version: ${f.version}`,
+    `Chain ID: ${evm ? Number(reference) : reference}`,
+    `Nonce: ${f.nonce}`,
+    `Issued At: ${f.issuedAt}`,
+  );
   if (f.expirationTime) lines.push(`Expiration Time: ${f.expirationTime}`);
   if (f.notBefore) lines.push(`Not Before: ${f.notBefore}`);
   if (evm ? requestId !== undefined : requestId) lines.push(`Request ID: ${requestId}`);
@@ -47,7 +53,9 @@ const pchar = `(?:[\\w\\-.~!$&'()*+,;=:@]|${pct})`;
 const host = `(?:\\[[\\w:.]+\\]|(?:[\\w\\-.~!$&'()*+,;=]|${pct})*)`;
 const authority = `(?:(?:[\\w\\-.~!$&'()*+,;=:]|${pct})*@)?${host}(?::\\d*)?`;
 const tail = `(?:\\?(?:${pchar}|[/?])*)?(?:#(?:${pchar}|[/?])*)?`;
-const URI = new RegExp(`^[A-Za-z][\\w+\\-.]*:(?://${authority}(?:/${pchar}*)*|/?(?:${pchar}+(?:/${pchar}*)*)?)${tail}$`);
+const URI = new RegExp(
+  `^[A-Za-z][\\w+\\-.]*:(?://${authority}(?:/${pchar}*)*|/?(?:${pchar}+(?:/${pchar}*)*)?)${tail}$`,
+);
 /** EIP-4361 statement characters: printable ASCII but `"%<>\^`{|}` (and no line break). */
 const STATEMENT = /^[ !#$&-;=?-[\]_a-z~]*$/;
 const REQUEST_ID = new RegExp(`^${pchar}*$`);
@@ -77,9 +85,15 @@ export function messageProblem(family: Family, f: SignInFields): string | undefi
   return bad && `its ${bad[0]} is not what EIP-4361 allows there`;
 }
 
+/** RFC 3339's date-time: a date, `T`, a time (a leap second allowed), `Z` or an offset. */
+const RFC3339 = new RegExp(
+  String.raw`^(\d{4})-(\d\d)-(\d\d)[Tt]([01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?` +
+    String.raw`(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$`,
+);
+
 /** RFC 3339 date-time (what EIP-4361 requires of its times), as milliseconds; `undefined` if it is not one. */
 export function parseTime(value: string): number | undefined {
-  const match = /^(\d{4})-(\d\d)-(\d\d)[Tt]([01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/.exec(value);
+  const match = RFC3339.exec(value);
   if (!match) return undefined;
   const [, year, month, day] = match.map(Number);
   // A real calendar day (no February 30th).

@@ -33,7 +33,8 @@ export function ledgerStore(ledger: Ledger): SignInStore {
   let loaded: Promise<unknown> | undefined;
   const load = async () => {
     for await (const record of ledger.records()) {
-      if (record.outcome === "settled" && record.payer) await known.set(paidKey(record.url, record.payer), record.network ?? "");
+      if (record.outcome === "settled" && record.payer)
+        await known.set(paidKey(record.url, record.payer), record.network ?? "");
     }
   };
   return {

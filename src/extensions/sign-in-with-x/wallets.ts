@@ -43,7 +43,10 @@ export interface WalletStandardWalletLike {
   readonly features: Readonly<Record<string, unknown>>;
 }
 
-export type SolanaMessageSignerInput = KitMessagePartialSignerLike | KitMessageModifyingSignerLike | WalletStandardWalletLike;
+export type SolanaMessageSignerInput =
+  | KitMessagePartialSignerLike
+  | KitMessageModifyingSignerLike
+  | WalletStandardWalletLike;
 
 /** A wallet as sign-in uses it: its address now (`undefined` while none is connected), and how it signs a message. */
 export interface MessageSigner {
@@ -51,20 +54,34 @@ export interface MessageSigner {
   sign(message: string): Promise<string>;
 }
 
-const config = (message: string, option: string) => new InvalidConfigError(message, { details: { option: `signInWithX.${option}` } });
-const isBase58Address = (value: unknown): value is string => typeof value === "string" && value.length >= 32 && value.length <= 44 && [...value].every((c) => BASE58_ALPHABET.includes(c));
+const config = (message: string, option: string) =>
+  new InvalidConfigError(message, { details: { option: `signInWithX.${option}` } });
+const isBase58Address = (value: unknown): value is string =>
+  typeof value === "string" &&
+  value.length >= 32 &&
+  value.length <= 44 &&
+  [...value].every((c) => BASE58_ALPHABET.includes(c));
 
-/** The EVM wallet, its address in the EIP-55 form the EIP-4361 message writes. Throws `InvalidConfigError` for anything else. */
+/**
+ * The EVM wallet, its address in the EIP-55 form the EIP-4361 message writes. Throws `InvalidConfigError` for anything
+ * else.
+ */
 export function toEvmMessageSigner(input: EvmMessageSignerInput): MessageSigner {
   if (typeof input?.signMessage !== "function") {
-    throw config("signInWithX: the EVM wallet must sign messages: a viem account, a WalletClient with an account, or eip1193Signer(provider).", "evm");
+    throw config(
+      "signInWithX: the EVM wallet must sign messages: a viem account, a WalletClient with an account, or " +
+        "eip1193Signer(provider).",
+      "evm",
+    );
   }
   const account = typeof input.address === "string" ? undefined : input.account;
   const address: unknown = account ? account.address : input.address;
   if (typeof address !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(address)) {
     // The value is not repeated: a key pasted in the wrong place must not reach a log.
     throw config(
-      address === undefined ? "signInWithX: the WalletClient has no account: create it with `account` (from eth_requestAccounts)." : "signInWithX: the EVM wallet's address is not a 20-byte hex address.",
+      address === undefined
+        ? "signInWithX: the WalletClient has no account: create it with `account` (from eth_requestAccounts)."
+        : "signInWithX: the EVM wallet's address is not a 20-byte hex address.",
       "evm",
     );
   }
@@ -72,21 +89,30 @@ export function toEvmMessageSigner(input: EvmMessageSignerInput): MessageSigner 
     address: checksumAddress(address),
     async sign(message) {
       const signature: unknown = await input.signMessage((account ? { message, account } : { message }) as never);
-      if (typeof signature !== "string" || !/^0x(?:[0-9a-fA-F]{2})+$/.test(signature)) throw new SigningError("The wallet returned something that is not a hex signature.");
+      if (typeof signature !== "string" || !/^0x(?:[0-9a-fA-F]{2})+$/.test(signature))
+        throw new SigningError("The wallet returned something that is not a hex signature.");
       return signature;
     },
   };
 }
 
 const SIGN_MESSAGE = "solana:signMessage";
-type WalletSignMessage = (input: { account: unknown; message: Uint8Array }) => Promise<readonly { signedMessage?: unknown; signature?: unknown }[]>;
+type WalletSignMessage = (input: {
+  account: unknown;
+  message: Uint8Array;
+}) => Promise<readonly { signedMessage?: unknown; signature?: unknown }[]>;
 
 /** The Solana wallet. Throws `InvalidConfigError` for anything that does not sign messages. */
 export function toSolanaMessageSigner(input: SolanaMessageSignerInput): MessageSigner {
-  const wallet = input as Partial<KitMessagePartialSignerLike & KitMessageModifyingSignerLike & WalletStandardWalletLike>;
+  const wallet = input as Partial<
+    KitMessagePartialSignerLike & KitMessageModifyingSignerLike & WalletStandardWalletLike
+  >;
   const feature = Object(wallet?.features)[SIGN_MESSAGE] as { signMessage?: WalletSignMessage } | undefined;
   if (typeof feature?.signMessage === "function" && Array.isArray(wallet.accounts)) {
-    const account = () => wallet.accounts!.find((a) => isBase58Address(a?.address) && (!Array.isArray(a.features) || a.features.includes(SIGN_MESSAGE)));
+    const account = () =>
+      wallet.accounts!.find(
+        (a) => isBase58Address(a?.address) && (!Array.isArray(a.features) || a.features.includes(SIGN_MESSAGE)),
+      );
     return {
       get address() {
         return account()?.address;
@@ -103,9 +129,14 @@ export function toSolanaMessageSigner(input: SolanaMessageSignerInput): MessageS
   const { address } = wallet;
   const partial = typeof wallet?.signMessages === "function";
   if (!partial && typeof wallet?.modifyAndSignMessages !== "function") {
-    throw config("signInWithX: the Solana wallet must sign messages: a @solana/kit message signer (signMessages or modifyAndSignMessages) or a wallet-standard wallet with solana:signMessage.", "solana");
+    throw config(
+      "signInWithX: the Solana wallet must sign messages: a @solana/kit message signer (signMessages or " +
+        "modifyAndSignMessages) or a wallet-standard wallet with solana:signMessage.",
+      "solana",
+    );
   }
-  if (!isBase58Address(address)) throw config("signInWithX: the Solana wallet's address is not a base58 address.", "solana");
+  if (!isBase58Address(address))
+    throw config("signInWithX: the Solana wallet's address is not a base58 address.", "solana");
   return {
     address,
     async sign(text) {
@@ -120,11 +151,18 @@ export function toSolanaMessageSigner(input: SolanaMessageSignerInput): MessageS
   };
 }
 
-/** The signature in base58, once it is 64 bytes over the very bytes asked: a wallet may not rewrite a sign-in message. */
+/**
+ * The signature in base58, once it is 64 bytes over the very bytes asked: a wallet may not rewrite a sign-in message.
+ */
 function base58Signature(signature: unknown, signed: unknown, message: Uint8Array): string {
-  if (!(signed instanceof Uint8Array) || signed.length !== message.length || signed.some((byte, i) => byte !== message[i])) {
+  if (
+    !(signed instanceof Uint8Array) ||
+    signed.length !== message.length ||
+    signed.some((byte, i) => byte !== message[i])
+  ) {
     throw new SigningError("The wallet changed the sign-in message it was asked to sign.");
   }
-  if (!(signature instanceof Uint8Array) || signature.length !== 64) throw new SigningError("The wallet returned no 64-byte Ed25519 signature.");
+  if (!(signature instanceof Uint8Array) || signature.length !== 64)
+    throw new SigningError("The wallet returned no 64-byte Ed25519 signature.");
   return bytesToBase58(signature);
 }
