@@ -3,7 +3,7 @@
  * whole, and `--json` is written as the body arrives (the object's last member is the body).
  */
 import { raceAbort } from "../errors";
-import { bytesToBase64 } from "../protocol";
+import { bytesToBase64, concatBytes } from "../protocol";
 import type { Sink } from "./output";
 
 /** How much of the body `--json` looks at to choose between text and base64. */
@@ -64,7 +64,7 @@ export async function streamJson(head: object, body: Body, sink: Sink, signal: A
     first.push(next.value);
     size += next.value.length;
   }
-  const peeked = concat(first, size);
+  const peeked = concat(first);
   const text = isUtf8(peeked, ended);
   await sink.write(`${opening.slice(0, -1)}${opening.length > 2 ? "," : ""}"${text ? "body" : "bodyBase64"}":"`);
   const encode = text ? textEncoder() : base64Encoder();
@@ -73,16 +73,8 @@ export async function streamJson(head: object, body: Body, sink: Sink, signal: A
   await sink.write(`${encode.end()}"}\n`);
 }
 
-function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
+/** One part as it is; several joined. */
+const concat = (parts: readonly Uint8Array[]): Uint8Array => (parts.length === 1 ? parts[0]! : concatBytes(parts));
 
 /** UTF-8 throughout; a body not yet `ended` may stop inside a character. */
 function isUtf8(bytes: Uint8Array, ended: boolean): boolean {
@@ -112,7 +104,7 @@ function base64Encoder(): ChunkEncoder {
   let carry = new Uint8Array(0);
   return {
     chunk(bytes) {
-      const all = carry.length ? concat([carry, bytes], carry.length + bytes.length) : bytes;
+      const all = carry.length ? concat([carry, bytes]) : bytes;
       const whole = all.length - (all.length % 3);
       carry = all.slice(whole);
       return bytesToBase64(all.subarray(0, whole));

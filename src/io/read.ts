@@ -5,7 +5,7 @@
  * each caller says it in its own words (a 402's INVALID_CHALLENGE, an RPC's RPC_FAILED, ...).
  */
 import { raceAbort } from "../errors";
-import { utf8 } from "../protocol";
+import { concatBytes, utf8 } from "../protocol";
 
 /** Why a read stopped: too large, too slow, the caller's signal, or the source itself failed (`cause`). */
 export type ReadFailure = "size" | "time" | "aborted" | "unreadable";
@@ -68,14 +68,7 @@ export const drain = (stream: ReadableStream, limits: ReadLimits): Promise<void>
 export async function readBytes(stream: ReadableStream, limits: ReadLimits): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   await pump(stream, limits, (bytes) => chunks.push(bytes));
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
 }
 
 /** A web stream's text, decoded as UTF-8 as it arrives (see `pump`). */

@@ -89,3 +89,11 @@ export function base58ToBytes(text: string): Uint8Array | undefined {
   for (; n > 0n; n >>= 8n) bytes.unshift(Number(n & 255n));
   return Uint8Array.from([...new Array<number>(/^1*/.exec(text)![0].length).fill(0), ...bytes]);
 }
+
+/** Joins byte arrays (or arrays of byte values) into one. */
+export function concatBytes(parts: readonly (Uint8Array | readonly number[])[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) out.set(part, (offset += part.length) - part.length);
+  return out;
+}

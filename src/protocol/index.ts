@@ -3,6 +3,7 @@ export {
   checksumAddress,
   bytesToBase58,
   base58ToBytes,
+  concatBytes,
   bytesToHex,
   BASE58_ALPHABET,
   powerMod,

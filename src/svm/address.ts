@@ -3,15 +3,7 @@
  * (`getAddressEncoder`, `isAddress`, `getProgramDerivedAddress`), which would add 1.6 KB gzipped
  * to a browser bundle for four small functions. Tests compare both on random inputs.
  */
-import { base58ToBytes, powerMod, utf8 } from "../protocol";
-
-/** Joins byte arrays (or arrays of byte values) into one. */
-export function concatBytes(parts: (Uint8Array | number[])[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) out.set(part, (offset += part.length) - part.length);
-  return out;
-}
+import { base58ToBytes, concatBytes, powerMod, utf8 } from "../protocol";
 
 /** The 32 bytes of a base58 address, or `undefined` when it is not one. */
 export function addressToBytes(address: unknown): Uint8Array | undefined {

@@ -9,8 +9,8 @@
  */
 import { getAddressDecoder, type Address, type TransactionSigner } from "@solana/kit";
 import { UnpayableRequirementError } from "../errors";
-import { bytesToBase64, utf8 } from "../protocol";
-import { addressToBytes, concatBytes as concat, findProgramAddress } from "./address";
+import { bytesToBase64, concatBytes as concat, utf8 } from "../protocol";
+import { addressToBytes, findProgramAddress } from "./address";
 
 export const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111";
 export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
