@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidChallengeError } from "../../src/entries/errors";
 import { BODY_LIMITS, readBody } from "../../src/handshake";
-import { bodySource } from "../../src/io";
+import { bodySource, readBytes, readResponse } from "../../src/io";
 
 const MiB = BODY_LIMITS.bytes;
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -158,5 +158,33 @@ describe("other bodies an HTTP library may hold (bodySource)", () => {
     expect(error).toBeInstanceOf(InvalidChallengeError);
     expect(error.message).toBe("The 402 body could not be read.");
     expect(error.cause).toBe(refused);
+  });
+});
+
+describe("the bounded reader's bytes and fetch answers (src/io)", () => {
+  /** A stream of `chunks`, counting how many were pulled. */
+  const counted = (chunks: Uint8Array[]) => {
+    const state = { pulled: 0 };
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks[state.pulled++];
+        if (next) controller.enqueue(next);
+        else controller.close();
+      },
+    });
+    return { stream, state };
+  };
+
+  it("readBytes joins every chunk in order, and refuses past maxBytes", async () => {
+    const parts = [new Uint8Array([1, 2]), new Uint8Array([3]), new Uint8Array([4, 5, 6])];
+    expect([...(await readBytes(counted(parts).stream, { maxBytes: 6 }))]).toEqual([1, 2, 3, 4, 5, 6]);
+    await expect(readBytes(counted(parts).stream, { maxBytes: 5 })).rejects.toMatchObject({ reason: "size" });
+  });
+
+  it("readResponse refuses a declared length over the bound before reading any of the body", async () => {
+    const { stream, state } = counted([new Uint8Array(8)]);
+    const response = new Response(stream, { headers: { "content-length": "8" } });
+    await expect(readResponse(response, { maxBytes: 4 })).rejects.toMatchObject({ reason: "size" });
+    expect(state.pulled).toBe(0);
   });
 });
