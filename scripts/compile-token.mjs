@@ -6,6 +6,8 @@
 //   contracts/PlainToken.sol     -> contracts/PlainToken.json    (ERC-20 without EIP-2612 / EIP-3009)
 //   contracts/Permit2.sol        -> contracts/Permit2.json       (Permit2 signature transfers)
 //   contracts/Permit2Proxies.sol -> contracts/x402ExactPermit2Proxy.json, contracts/x402UptoPermit2Proxy.json
+//   contracts/BatchSettlement.sol   -> contracts/BatchSettlement.json (batch-settlement channels)
+//   contracts/DepositCollectors.sol -> contracts/ERC3009DepositCollector.json, contracts/Permit2DepositCollector.json
 //
 //   node scripts/compile-token.mjs
 //
@@ -36,6 +38,9 @@ const CONTRACTS = [
   { name: "Permit2" },
   { name: "x402ExactPermit2Proxy", source: "Permit2Proxies" },
   { name: "x402UptoPermit2Proxy", source: "Permit2Proxies" },
+  { name: "BatchSettlement" },
+  { name: "ERC3009DepositCollector", source: "DepositCollectors" },
+  { name: "Permit2DepositCollector", source: "DepositCollectors" },
 ];
 
 // The artifacts record contracts/<Name>.sol as the source unit, relative to test/localnet, where they live.

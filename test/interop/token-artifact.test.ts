@@ -34,6 +34,9 @@ const ARTIFACTS = [
   "Permit2",
   "x402ExactPermit2Proxy",
   "x402UptoPermit2Proxy",
+  "BatchSettlement",
+  "ERC3009DepositCollector",
+  "Permit2DepositCollector",
 ];
 
 describe.each(ARTIFACTS)("contracts/%s.json", (name) => {

@@ -1,5 +1,5 @@
 // The reference facilitator (@x402/core x402Facilitator + @x402/evm exact scheme, and on request
-// the upto scheme, unmodified), served over HTTP the way the reference HTTPFacilitatorClient (and
+// the upto and batch-settlement schemes, unmodified), served over HTTP the way the reference HTTPFacilitatorClient (and
 // x402@1's useFacilitator) call it: POST /verify and POST /settle with { x402Version,
 // paymentPayload, paymentRequirements }, GET /supported. On request, with the gas-sponsoring
 // extensions of @x402/extensions registered (EIP-2612 permits, ERC-20 approvals it broadcasts).
@@ -12,6 +12,7 @@ import type { Network } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmSchemeV1 } from "@x402/evm/exact/v1/facilitator";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/facilitator";
 import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
 import {
   EIP2612_GAS_SPONSORING,
@@ -30,7 +31,7 @@ import {
   type Hex,
   type TransactionSerialized,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { FACILITATOR_KEY } from "./accounts.js";
 import { BASE_SEPOLIA_CHAIN_ID, catchUpChainClock, localChain } from "./anvil.js";
 import { listenOnLoopback } from "./listen.js";
@@ -40,6 +41,11 @@ export interface Facilitator {
   url: string;
   /** Address that submits settlement transactions. */
   address: Address;
+  /**
+   * The receiver authorizer the facilitator advertises for `batch-settlement` (in /supported) and
+   * signs claims and refunds with, when started with `batchSettlement: { authorizer: true }`.
+   */
+  receiverAuthorizer?: Address;
   /** Every request received, in order (method and path), for tests that count round trips. */
   requests: { method: string; path: string }[];
   /** ETH the facilitator sent payers so their signed approvals could pay for gas (with `sponsoring`). */
@@ -57,6 +63,15 @@ export interface StartFacilitatorOptions {
    * through the upto Permit2 proxy, which must be installed (localnet/permit2.ts). Default false.
    */
   upto?: boolean;
+  /**
+   * Also register the reference `batch-settlement` scheme for {@link FACILITATOR_V2_NETWORK}. The
+   * contract and its collectors must be installed (localnet/batch.ts; Permit2 too for Permit2 deposits).
+   * With `{ authorizer: true }` the facilitator gets an authorizer key (a fresh random one): it
+   * advertises that address as `receiverAuthorizer` and signs the claims and refunds of sellers that
+   * have no authorizer of their own. Without it, sellers must bring theirs (startSeller's default).
+   * Default false.
+   */
+  batchSettlement?: boolean | { authorizer?: boolean };
   /**
    * Register the gas-sponsoring extensions: `eip2612GasSponsoring` (a marker; the schemes settle a
    * permit with settleWithPermit either way) and `erc20ApprovalGasSponsoring` with a signer that
@@ -86,6 +101,7 @@ export async function startFacilitator({
   chainId = BASE_SEPOLIA_CHAIN_ID,
   privateKey = FACILITATOR_KEY,
   upto = false,
+  batchSettlement = false,
   sponsoring = false,
   extend,
   receiptTimeoutMs,
@@ -120,6 +136,11 @@ export async function startFacilitator({
     // v1 network names are not CAIP-2; the reference types them as Network all the same.
     .registerV1(FACILITATOR_V1_NETWORK as Network, new ExactEvmSchemeV1(signer));
   if (upto) facilitator.register(FACILITATOR_V2_NETWORK, new UptoEvmScheme(signer));
+  const authorizer =
+    typeof batchSettlement === "object" && batchSettlement.authorizer
+      ? privateKeyToAccount(generatePrivateKey())
+      : undefined;
+  if (batchSettlement) facilitator.register(FACILITATOR_V2_NETWORK, new BatchSettlementEvmScheme(signer, authorizer));
 
   // anvil's latest block is only as recent as the last transaction: bring it to the wall clock's
   // time before anything is simulated, or a stack left idle ten minutes refuses every payment.
@@ -166,7 +187,14 @@ export async function startFacilitator({
   extend?.(facilitator);
 
   const server = await serveFacilitator(facilitator);
-  return { url: server.url, address: account.address, requests: server.requests, gasTopUps, stop: server.stop };
+  return {
+    url: server.url,
+    address: account.address,
+    ...(authorizer && { receiverAuthorizer: authorizer.address }),
+    requests: server.requests,
+    gasTopUps,
+    stop: server.stop,
+  };
 }
 
 export interface FacilitatorServer {

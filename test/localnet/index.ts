@@ -1,7 +1,8 @@
 // localnet: the interop harness and the demo's world: a local anvil chain with a USDC stand-in, the unmodified
 // reference facilitator, and reference sellers (v2 @x402/express, v1 x402-express), all on 127.0.0.1. With `permit2:
 // true`, also Permit2 and the x402 exact / upto proxies (our Solidity, contracts/) at their canonical addresses, and
-// the reference upto scheme.
+// the reference upto scheme. With `batchSettlement`, also the batch-settlement contract and its deposit collectors
+// (our Solidity too), the reference batch-settlement scheme in the facilitator and `/batch/*` seller routes.
 //
 //   const stack = await startInteropStack({ v1: true });
 //   const buyer = await fundedBuyer(stack.usdc);
@@ -13,6 +14,19 @@
 // has its own door, localnet/svm/index.ts. It is not re-exported here: it loads litesvm, @solana/kit and @x402/svm,
 // about 0.4 s of import time that EVM-only tests need not pay.
 
+export {
+  BATCH_SETTLEMENT,
+  ERC3009_DEPOSIT_COLLECTOR,
+  PERMIT2_DEPOSIT_COLLECTOR,
+  batchSettlementAbi,
+  batchSettlementAt,
+  installBatchSettlement,
+  type BatchSettlementReader,
+  type ChannelConfig,
+  type ChannelOnChain,
+  type ReceiverOnChain,
+  type WithdrawalOnChain,
+} from "./batch.js";
 export { ANVIL_TEST_KEYS, FACILITATOR_KEY, newBuyer, randomAddress, type Buyer } from "./accounts.js";
 export {
   BASE_SEPOLIA_CHAIN_ID,
@@ -54,6 +68,8 @@ export {
   FORECAST,
   startSeller,
   startV1Seller,
+  type BatchSeller,
+  type BatchSellerOptions,
   type Seller,
   type StartSellerOptions,
 } from "./seller.js";

@@ -1,6 +1,6 @@
 // Sellers built with the reference packages, unmodified:
 // - startSeller: v2, @x402/express paymentMiddleware + @x402/core x402ResourceServer + @x402/evm
-//   exact server scheme (and on request the upto server scheme), talking to the facilitator
+//   exact server scheme (and on request the upto and batch-settlement server schemes), talking to the facilitator
 //   through HTTPFacilitatorClient. On request, routes that declare the gas-sponsoring extensions
 //   with the @x402/extensions declare functions.
 // - startV1Seller: v1, the legacy x402-express 1.x middleware (x402@1 underneath).
@@ -10,10 +10,15 @@ import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { Network } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
+import {
+  BatchSettlementEvmScheme,
+  type BatchSettlementChannelManager,
+} from "@x402/evm/batch-settlement/server";
 import { paymentMiddleware, setSettlementOverrides, x402ResourceServer } from "@x402/express";
 import { declareEip2612GasSponsoringExtension, declareErc20ApprovalGasSponsoringExtension } from "@x402/extensions";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { Address } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { listenOnLoopback } from "./listen.js";
 import { PLAIN_TOKEN_ADDRESS, USDC_BASE_SEPOLIA } from "./token.js";
 
@@ -21,7 +26,41 @@ export interface Seller {
   /** Base URL, `http://127.0.0.1:<port>`, no trailing slash. */
   url: string;
   payTo: Address;
+  /** The batch-settlement side, when started with `batchSettlement`. */
+  batch?: BatchSeller;
   stop(): Promise<void>;
+}
+
+/** The seller's reference batch-settlement parts, for tests that claim, settle or refund as the seller. */
+export interface BatchSeller {
+  /** The reference server scheme; `scheme.getStorage()` holds the seller's record of each channel. */
+  scheme: BatchSettlementEvmScheme;
+  /**
+   * The reference channel manager for {@link SELLER_NETWORK} and USDC, talking to the seller's
+   * facilitator: `claimAndSettle()`, `claim()`, `settle()`, `refund(channelIds?)`,
+   * `refundIdleChannels({ idleSecs })`. Nothing runs on its own (no `start`).
+   */
+  manager: BatchSettlementChannelManager;
+  /**
+   * Who signs claims and refunds for the receiver: the seller's own key (`"seller"`), or the
+   * facilitator's advertised authorizer (`"facilitator"`).
+   */
+  authorizer: "seller" | "facilitator";
+}
+
+export interface BatchSellerOptions {
+  /**
+   * `"seller"` (default): the server scheme gets a fresh random key as `receiverAuthorizerSigner`,
+   * announces its address as `receiverAuthorizer` and signs its own claims and refunds (what the
+   * reference advises, as a facilitator that signs for sellers must authenticate their refund
+   * requests). `"facilitator"`: the server has no key and announces the facilitator's authorizer;
+   * the facilitator must have one (startFacilitator({ batchSettlement: { authorizer: true } })).
+   */
+  authorizer?: "seller" | "facilitator";
+  /** The channel's withdraw delay the seller asks for, in seconds; the reference default (900) if absent. */
+  withdrawDelay?: number;
+  /** Refuse deposits below the announced `minDeposit` (10 × price by default). Default false. */
+  enforceMinDeposit?: boolean;
 }
 
 export interface StartSellerOptions {
@@ -39,6 +78,12 @@ export interface StartSellerOptions {
    * facilitator that sponsors (startFacilitator({ sponsoring: true })). Default false.
    */
   sponsored?: boolean;
+  /**
+   * Also serve the batch-settlement routes `GET /batch/weather` (and with `permit2`, `GET /batch/permit2`),
+   * see {@link startSeller}. The facilitator must serve `batch-settlement` (startFacilitator({ batchSettlement }))
+   * and the contract must be installed (localnet/batch.ts). Default false.
+   */
+  batchSettlement?: boolean | BatchSellerOptions;
 }
 
 /** Price of every fixed-price route: "$0.001" = 1000 atomic units of a 6-decimal token. */
@@ -83,18 +128,26 @@ export const UPTO_MAX_ATOMIC = 10_000n;
  *                            so no name/version in extra, as the reference advises), declaring
  *                            `erc20ApprovalGasSponsoring`
  * - `GET /sponsored/upto`    as `/upto/metered` (`?charge=`), declaring `eip2612GasSponsoring`
+ *
+ * With `batchSettlement`, also (both answer {@link WEATHER}):
+ * - `GET /batch/weather`  `batch-settlement` at {@link PRICE} in USDC, deposits by EIP-3009
+ * - `GET /batch/permit2`  the same with `assetTransferMethod: "permit2"` (only with `permit2` too)
+ * The reference channel manager that claims and settles them is `seller.batch.manager`.
  */
 export async function startSeller({
   facilitatorUrl,
   payTo,
   permit2 = false,
   sponsored = false,
+  batchSettlement = false,
 }: StartSellerOptions): Promise<Seller> {
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register(
-    SELLER_NETWORK,
-    new ExactEvmScheme(),
-  );
+  const facilitatorClient = new HTTPFacilitatorClient({ url: facilitatorUrl });
+  const resourceServer = new x402ResourceServer(facilitatorClient).register(SELLER_NETWORK, new ExactEvmScheme());
   if (permit2 || sponsored) resourceServer.register(SELLER_NETWORK, new UptoEvmScheme());
+  const batch = batchSettlement
+    ? batchSeller(payTo, batchSettlement === true ? {} : batchSettlement, facilitatorClient)
+    : undefined;
+  if (batch) resourceServer.register(SELLER_NETWORK, batch.scheme);
   // bazaar: the catalogued routes' declarations are echoed by buyers and read by a cataloguing facilitator.
   resourceServer.registerExtension(bazaarResourceServerExtension);
 
@@ -142,6 +195,30 @@ export async function startSeller({
       ...permit2Routes["GET /upto/metered"],
       extensions: declareEip2612GasSponsoringExtension(),
     },
+  };
+
+  const batchRoutes = {
+    "GET /batch/weather": {
+      accepts: { scheme: "batch-settlement", price: PRICE, network: SELLER_NETWORK, payTo },
+      description: "Weather report, paid from a batch-settlement channel",
+      mimeType: "application/json",
+    },
+    ...(permit2 && {
+      "GET /batch/permit2": {
+        accepts: {
+          scheme: "batch-settlement",
+          price: {
+            amount: String(PRICE_ATOMIC),
+            asset: USDC_BASE_SEPOLIA,
+            extra: { name: "USDC", version: "2", assetTransferMethod: "permit2" },
+          },
+          network: SELLER_NETWORK,
+          payTo,
+        },
+        description: "Weather report, paid from a batch-settlement channel funded through Permit2",
+        mimeType: "application/json",
+      },
+    }),
   };
 
   let dynamicQuotes = 0;
@@ -212,6 +289,7 @@ export async function startSeller({
         },
         ...(permit2 ? permit2Routes : {}),
         ...(sponsored ? sponsoredRoutes : {}),
+        ...(batch ? batchRoutes : {}),
       },
       resourceServer,
     ),
@@ -261,6 +339,10 @@ export async function startSeller({
     app.get("/permit2/weather", weather);
     app.get("/upto/metered", metered);
   }
+  if (batch) {
+    app.get("/batch/weather", weather);
+    if (permit2) app.get("/batch/permit2", weather);
+  }
   if (sponsored) {
     app.get("/sponsored/permit", weather);
     app.get("/sponsored/plain", weather);
@@ -268,7 +350,22 @@ export async function startSeller({
   }
 
   const server = await serveSeller(app);
-  return { url: server.url, payTo, stop: server.stop };
+  return { url: server.url, payTo, ...(batch && { batch }), stop: server.stop };
+}
+
+/** The reference batch-settlement server scheme for `payTo`, and its channel manager. */
+function batchSeller(
+  payTo: Address,
+  { authorizer = "seller", withdrawDelay, enforceMinDeposit }: BatchSellerOptions,
+  facilitatorClient: HTTPFacilitatorClient,
+): BatchSeller {
+  const scheme = new BatchSettlementEvmScheme(payTo, {
+    ...(authorizer === "seller" && { receiverAuthorizerSigner: privateKeyToAccount(generatePrivateKey()) }),
+    ...(withdrawDelay !== undefined && { withdrawDelay }),
+    ...(enforceMinDeposit !== undefined && { enforceMinDeposit }),
+  });
+  const manager = scheme.createChannelManager(facilitatorClient, SELLER_NETWORK, USDC_BASE_SEPOLIA);
+  return { scheme, manager, authorizer };
 }
 
 /**

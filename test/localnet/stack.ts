@@ -1,13 +1,14 @@
 // Everything at once: anvil + TestUSDC + facilitator + v2 seller (+ v1 seller, + Permit2 and upto,
-// + gas sponsoring), for tests and demos.
+// + gas sponsoring, + batch-settlement), for tests and demos.
 
 import type { Address, Hex } from "viem";
+import { installBatchSettlement, type BatchSettlementReader } from "./batch.js";
 import { newBuyer, randomAddress, type Buyer } from "./accounts.js";
 import { startAnvil, type Anvil } from "./anvil.js";
 import { stopStack } from "./cleanup.js";
 import { startFacilitator, type Facilitator, type StartFacilitatorOptions } from "./facilitator.js";
 import { installPermit2 } from "./permit2.js";
-import { startSeller, startV1Seller, type Seller } from "./seller.js";
+import { startSeller, startV1Seller, type BatchSellerOptions, type Seller } from "./seller.js";
 import { installPlainToken, installTestUsdc, type TestToken, type TestUsdc } from "./token.js";
 
 /** One test dollar in atomic units (6 decimals). */
@@ -43,6 +44,8 @@ export interface InteropStack {
   v1Seller?: Seller;
   /** PlainToken (no EIP-2612), the asset of `/sponsored/plain`, when started with `sponsored: true`. */
   plainToken?: TestToken;
+  /** Reads of the batch-settlement contract, when started with `batchSettlement`. */
+  batch?: BatchSettlementReader;
   /** Stops everything, sellers first. Idempotent. */
   stop(): Promise<void>;
 }
@@ -62,6 +65,13 @@ export interface StartInteropStackOptions {
    * and the seller's `/sponsored/*` routes. Default false.
    */
   sponsored?: boolean;
+  /**
+   * Install the batch-settlement contract and collectors (localnet/batch.ts), register the reference
+   * `batch-settlement` scheme with the facilitator and serve the seller's `/batch/*` routes; the
+   * seller's side is `stack.seller.batch`. `{ authorizer: "facilitator" }` gives the facilitator the
+   * receiver authorizer key instead of the seller. Default false.
+   */
+  batchSettlement?: boolean | BatchSellerOptions;
   /** The facilitator's wait for a settlement's receipt, in ms (see `StartFacilitatorOptions`). */
   receiptTimeoutMs?: number;
   /** Called with the facilitator before it serves, to register more (e.g. localnet/discovery.ts's `catalogue`). */
@@ -73,9 +83,11 @@ export async function startInteropStack({
   payTo = randomAddress(),
   permit2 = false,
   sponsored = false,
+  batchSettlement = false,
   receiptTimeoutMs,
   extend,
 }: StartInteropStackOptions = {}): Promise<InteropStack> {
+  const batchOptions = batchSettlement === true ? {} : batchSettlement || undefined;
   const { add, stop } = stopStack();
   try {
     const anvil = await startAnvil();
@@ -83,17 +95,25 @@ export async function startInteropStack({
     const usdc = await installTestUsdc(anvil.rpcUrl);
     if (permit2 || sponsored) await installPermit2(anvil.rpcUrl);
     const plainToken = sponsored ? await installPlainToken(anvil.rpcUrl) : undefined;
+    const batch = batchOptions ? await installBatchSettlement(anvil.rpcUrl) : undefined;
     const upto = permit2 || sponsored;
     const facilitator = await startFacilitator({
       rpcUrl: anvil.rpcUrl,
       upto,
       sponsoring: sponsored,
+      ...(batchOptions && { batchSettlement: { authorizer: batchOptions.authorizer === "facilitator" } }),
       extend,
       ...(receiptTimeoutMs && { receiptTimeoutMs }),
     });
     add(facilitator.stop);
     const [seller, v1Seller] = await Promise.all([
-      startSeller({ facilitatorUrl: facilitator.url, payTo, permit2: permit2 || sponsored, sponsored }),
+      startSeller({
+        facilitatorUrl: facilitator.url,
+        payTo,
+        permit2: permit2 || sponsored,
+        sponsored,
+        ...(batchOptions && { batchSettlement: batchOptions }),
+      }),
       v1 ? startV1Seller({ facilitatorUrl: facilitator.url, payTo }) : undefined,
     ]);
     add(seller.stop);
@@ -105,6 +125,7 @@ export async function startInteropStack({
       seller,
       ...(v1Seller ? { v1Seller } : {}),
       ...(plainToken ? { plainToken } : {}),
+      ...(batch ? { batch } : {}),
       stop,
     };
   } catch (error) {
