@@ -70,7 +70,12 @@ const domain = () => ({
 function signVoucher(signer: LocalAccount, channelId: Hex, maxClaimableAmount: bigint): Promise<Hex> {
   return signer.signTypedData({
     domain: domain(),
-    types: { Voucher: [{ name: "channelId", type: "bytes32" }, { name: "maxClaimableAmount", type: "uint128" }] },
+    types: {
+      Voucher: [
+        { name: "channelId", type: "bytes32" },
+        { name: "maxClaimableAmount", type: "uint128" },
+      ],
+    },
     primaryType: "Voucher",
     message: { channelId, maxClaimableAmount },
   });
@@ -104,7 +109,13 @@ async function send(account: LocalAccount, functionName: string, args: readonly 
 /** Simulates the call from `from`; resolves to the revert's error name, or "ok". */
 async function outcome(from: Address, functionName: string, args: readonly unknown[]): Promise<string> {
   try {
-    await chain.simulateContract({ account: from, address: BATCH_SETTLEMENT, abi: batchSettlementAbi, functionName, args });
+    await chain.simulateContract({
+      account: from,
+      address: BATCH_SETTLEMENT,
+      abi: batchSettlementAbi,
+      functionName,
+      args,
+    });
     return "ok";
   } catch (error) {
     const match = /reverted with the following reason:\s*\n?\s*(\w+)|Error: (\w+)\(/.exec(String(error));
@@ -236,10 +247,12 @@ describe("contract checks", () => {
     expect(await batch.channel(channelId)).toEqual({ balance: 10_000n, totalClaimed: 0n });
     const anyone = buyer.address;
     const data = "0x";
-    expect(await outcome(anyone, "deposit", [{ ...config, withdrawDelay: 899 }, 1n, ERC3009_DEPOSIT_COLLECTOR, data]))
-      .toBe("WithdrawDelayOutOfRange");
-    expect(await outcome(anyone, "deposit", [{ ...config, receiver: zeroAddress }, 1n, ERC3009_DEPOSIT_COLLECTOR, data]))
-      .toBe("InvalidChannel");
+    expect(
+      await outcome(anyone, "deposit", [{ ...config, withdrawDelay: 899 }, 1n, ERC3009_DEPOSIT_COLLECTOR, data]),
+    ).toBe("WithdrawDelayOutOfRange");
+    expect(
+      await outcome(anyone, "deposit", [{ ...config, receiver: zeroAddress }, 1n, ERC3009_DEPOSIT_COLLECTOR, data]),
+    ).toBe("InvalidChannel");
     expect(await outcome(anyone, "deposit", [config, 0n, ERC3009_DEPOSIT_COLLECTOR, data])).toBe("ZeroDeposit");
     expect(await outcome(anyone, "deposit", [config, 1n, zeroAddress, data])).toBe("InvalidCollector");
   });
@@ -269,7 +282,7 @@ describe("contract checks", () => {
     );
   });
 
-  it("claims need the receiver side as caller, the payer authorizer's voucher, and stay within the deposit", async () => {
+  it("claims need the receiver side as caller and the payer authorizer's voucher, within the deposit", async () => {
     const good = await signVoucher(buyer.account, channelId, 3_000n);
     const stranger = await signVoucher(privateKeyToAccount(generatePrivateKey()), channelId, 3_000n);
     expect(await outcome(buyer.address, "claim", [[claimOf(3_000n, good, 3_000n)]])).toBe("NotAuthorizedToClaim");
@@ -282,7 +295,10 @@ describe("contract checks", () => {
     expect(await outcome(receiver.address, "claim", [[]])).toBe("EmptyBatch");
     await send(receiver, "claim", [[claimOf(3_000n, good, 3_000n)]]);
     expect(await batch.channel(channelId)).toEqual({ balance: 10_000n, totalClaimed: 3_000n });
-    expect(await batch.receiver(receiver.address, USDC_BASE_SEPOLIA)).toEqual({ totalClaimed: 3_000n, totalSettled: 0n });
+    expect(await batch.receiver(receiver.address, USDC_BASE_SEPOLIA)).toEqual({
+      totalClaimed: 3_000n,
+      totalSettled: 0n,
+    });
     // A claim at or below what is claimed already changes nothing.
     await send(receiver, "claim", [[claimOf(3_000n, good, 2_000n)]]);
     expect(await batch.channel(channelId)).toEqual({ balance: 10_000n, totalClaimed: 3_000n });

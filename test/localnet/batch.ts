@@ -4,15 +4,7 @@
 // compiled by scripts/compile-token.mjs. The EIP-3009 path needs TestUSDC and the Multicall3 stand-in
 // (installTestUsdc); the Permit2 path also needs Permit2 (installPermit2).
 
-import {
-  createPublicClient,
-  http,
-  parseAbi,
-  type Abi,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from "viem";
+import { createPublicClient, http, parseAbi, type Abi, type Address, type Hex, type PublicClient } from "viem";
 import settlementArtifact from "./contracts/BatchSettlement.json" with { type: "json" };
 import erc3009CollectorArtifact from "./contracts/ERC3009DepositCollector.json" with { type: "json" };
 import permit2CollectorArtifact from "./contracts/Permit2DepositCollector.json" with { type: "json" };
@@ -33,8 +25,8 @@ const readAbi = parseAbi([
   "function pendingWithdrawals(bytes32 channelId) view returns (uint128 amount, uint40 initiatedAt)",
   "function receivers(address receiver, address token) view returns (uint128 totalClaimed, uint128 totalSettled)",
   "function refundNonce(bytes32 channelId) view returns (uint256)",
-  "function getChannelId((address payer, address payerAuthorizer, address receiver, address receiverAuthorizer,"
-    + " address token, uint40 withdrawDelay, bytes32 salt) config) view returns (bytes32)",
+  "function getChannelId((address payer, address payerAuthorizer, address receiver, address receiverAuthorizer," +
+    " address token, uint40 withdrawDelay, bytes32 salt) config) view returns (bytes32)",
   "function CHANNEL_CONFIG_TYPEHASH() view returns (bytes32)",
   "function SETTLEMENT() view returns (address)",
   "function balanceOf(address owner) view returns (uint256)",

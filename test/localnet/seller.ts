@@ -10,10 +10,7 @@ import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { Network } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
-import {
-  BatchSettlementEvmScheme,
-  type BatchSettlementChannelManager,
-} from "@x402/evm/batch-settlement/server";
+import { BatchSettlementEvmScheme, type BatchSettlementChannelManager } from "@x402/evm/batch-settlement/server";
 import { paymentMiddleware, setSettlementOverrides, x402ResourceServer } from "@x402/express";
 import { declareEip2612GasSponsoringExtension, declareErc20ApprovalGasSponsoringExtension } from "@x402/extensions";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";

@@ -248,7 +248,7 @@ contract BatchSettlement {
     /// @notice The payer's side starts taking back `amount` of the unclaimed funds; it may finish
     /// after the channel's withdraw delay, while the receiver side can still claim.
     function initiateWithdraw(ChannelConfig calldata config, uint128 amount) external nonReentrant {
-        if (msg.sender != config.payer && msg.sender != config.payerAuthorizer) revert NotAuthorizedToFinalizeWithdraw();
+        _onlyPayerSide(config);
         if (amount == 0) revert NothingToWithdraw();
         bytes32 channelId = getChannelId(config);
         WithdrawalState storage pending = pendingWithdrawals[channelId];
@@ -263,7 +263,7 @@ contract BatchSettlement {
     /// @notice Finishes a withdrawal once the delay has passed: pays the payer what was asked for,
     /// or what is still unclaimed if that is less.
     function finalizeWithdraw(ChannelConfig calldata config) external nonReentrant {
-        if (msg.sender != config.payer && msg.sender != config.payerAuthorizer) revert NotAuthorizedToFinalizeWithdraw();
+        _onlyPayerSide(config);
         bytes32 channelId = getChannelId(config);
         WithdrawalState memory pending = pendingWithdrawals[channelId];
         if (pending.initiatedAt == 0) revert WithdrawalNotPending();
@@ -371,6 +371,13 @@ contract BatchSettlement {
         emit Refunded(channelId, msg.sender, amount);
         _closeIfEmpty(channelId, channel);
         _transfer(config.token, config.payer, amount);
+    }
+
+    /// @dev Withdrawals are the payer's: the payer or its authorizer must be the caller.
+    function _onlyPayerSide(ChannelConfig calldata config) private view {
+        if (msg.sender != config.payer && msg.sender != config.payerAuthorizer) {
+            revert NotAuthorizedToFinalizeWithdraw();
+        }
     }
 
     function _closeIfEmpty(bytes32 channelId, ChannelState storage channel) private {

@@ -94,7 +94,9 @@ contract ERC3009DepositCollector is DepositCollectorBase {
         (uint256 validAfter, uint256 validBefore, uint256 salt, bytes memory signature) =
             abi.decode(collectorData, (uint256, uint256, uint256, bytes));
         bytes32 nonce = keccak256(abi.encode(channelId, salt));
-        IERC3009(token).receiveWithAuthorization(payer, address(this), amount, validAfter, validBefore, nonce, signature);
+        IERC3009(token).receiveWithAuthorization(
+            payer, address(this), amount, validAfter, validBefore, nonce, signature
+        );
         (bool ok, bytes memory result) = token.call(abi.encodeCall(IERC20Transfer.transfer, (SETTLEMENT, amount)));
         if (!ok || (result.length > 0 && !abi.decode(result, (bool)))) revert TransferFailed();
     }
