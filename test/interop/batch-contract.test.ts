@@ -304,6 +304,20 @@ describe("contract checks", () => {
     expect(await batch.channel(channelId)).toEqual({ balance: 10_000n, totalClaimed: 3_000n });
   });
 
+  it("without a payer authorizer, vouchers are checked against the payer itself", async () => {
+    const own = { ...config, payerAuthorizer: zeroAddress, salt: toHex(2n, { size: 32 }) };
+    const ownId = await deposit(buyer, own, 1_000n);
+    const claim = (signature: Hex) => ({
+      voucher: { channel: own, maxClaimableAmount: 500n },
+      signature,
+      totalClaimed: 500n,
+    });
+    const stranger = await signVoucher(privateKeyToAccount(generatePrivateKey()), ownId, 500n);
+    expect(await outcome(receiver.address, "claim", [[claim(stranger)]])).toBe("InvalidSignature");
+    await send(receiver, "claim", [[claim(await signVoucher(buyer.account, ownId, 500n))]]);
+    expect(await batch.channel(ownId)).toEqual({ balance: 1_000n, totalClaimed: 500n });
+  });
+
   it("a signed refund needs the current nonce and the receiver authorizer's signature", async () => {
     const nonce = await batch.refundNonce(channelId);
     const stale = await signRefund(receiverAuthorizer, channelId, nonce + 1n, 1_000n);
@@ -349,14 +363,14 @@ describe("contract checks", () => {
     expect(await outcome(buyer.address, "finalizeWithdraw", [config])).toBe("WithdrawalNotPending");
   });
 
-  it("settle pays the receiver its claimed total once; anyone may call it", async () => {
+  it("settle pays the receiver its claimed total (both channels) once; anyone may call it", async () => {
     await send(buyer.account, "settle", [receiver.address, USDC_BASE_SEPOLIA]);
-    expect(await stack.usdc.usdcBalance(receiver.address)).toBe(4_000n);
+    expect(await stack.usdc.usdcBalance(receiver.address)).toBe(4_500n);
     await send(buyer.account, "settle", [receiver.address, USDC_BASE_SEPOLIA]);
-    expect(await stack.usdc.usdcBalance(receiver.address)).toBe(4_000n);
+    expect(await stack.usdc.usdcBalance(receiver.address)).toBe(4_500n);
     expect(await batch.receiver(receiver.address, USDC_BASE_SEPOLIA)).toEqual({
-      totalClaimed: 4_000n,
-      totalSettled: 4_000n,
+      totalClaimed: 4_500n,
+      totalSettled: 4_500n,
     });
   });
 });
