@@ -59,6 +59,7 @@ const BY_CODE: Record<X402ErrorCode, number> = {
   BUDGET_EXCEEDED: EXIT.budget,
   BUDGET_UNAVAILABLE: EXIT.budget,
   DISCOVERY_FAILED: EXIT.network,
+  CHANNEL_DISPUTED: EXIT.rejected,
 };
 
 /** The exit code of an error the CLI did not expect to handle itself. */

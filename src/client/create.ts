@@ -124,6 +124,8 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       const attempt = attempts.get(outcome.request);
       attempts.delete(outcome.request);
       const payment = attempt && { terms: attempt.payment.terms, requirement: attempt.payment.requirement };
+      // The channel a stateful scheme held is let go first: its state was kept when the answer was read.
+      await attempt?.payment.session?.close().catch(() => undefined);
       await report(setup, payment ? { ...outcome, payment } : outcome, attempt?.reservations);
     },
     prepay: prepaying(setup),

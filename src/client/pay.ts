@@ -2,6 +2,7 @@
 import {
   checkOptions,
   checkPaymentId,
+  type OpenPayment,
   type PaymentSnapshot,
   type PaymentTerms,
   type Reservation,
@@ -18,6 +19,7 @@ import {
 } from "../protocol";
 import { call } from "./call";
 import { enrich, reserve, review } from "./plugins";
+import { paymentLimit } from "./policy";
 import { evaluate } from "./select";
 import type { PaymentOption, Setup } from "./setup";
 
@@ -33,6 +35,8 @@ export interface PreparedPayment {
   readonly displayAmount: string | undefined;
   /** What this payment pays, as `onBeforePayment` approved it; a receipt starts from it. */
   readonly terms: PaymentTerms;
+  /** The open payment of a scheme that keeps state: told the answer, closed when the attempt is reported. */
+  readonly session?: OpenPayment | undefined;
 }
 
 /** A payment made and not yet reported: what was signed, and what the plug-ins hold for it. */
@@ -52,38 +56,66 @@ export async function quote(setup: Setup, challenge: PaymentChallenge, request: 
 /** Selects, reserves, approves and signs a payment for a challenge; throws a typed error if it will not pay. */
 export async function createPayment(setup: Setup, challenge: PaymentChallenge, request: X402Request): Promise<Attempt> {
   checkOptions("x402.", { paymentId: request.paymentId }, { paymentId: checkPaymentId });
-  const { requirement, scheme, asset } = await choose(setup, challenge, request);
-  const terms = termsOf(requirement, request, scheme.payer, asset);
-  // Reserved before any prompt (the approval hook's or the wallet's); released if nothing is sent.
-  const reservations = await reserve(setup, terms, { asset, requirement, request });
+  const option = await choose(setup, challenge, request);
+  const { requirement, scheme, asset } = option;
+  const what = `the ${requirement.scheme} payment on ${requirement.network}`;
+  const { signal } = request;
+  // A scheme that keeps state (a channel) opens the payment first: what it moves is what gets approved.
+  const limit = paymentLimit(setup.policy, requirement, asset);
+  const session =
+    scheme.open && (await call(() => scheme.open!(requirement, { challenge, request, signal, limit }), what, request));
+  let reservations: readonly Reservation[] = [];
   try {
+    const terms = termsOf(requirement, request, { payer: scheme.payer, asset, deposit: session?.deposit });
+    checkDeposit(terms, limit, request);
+    // Reserved before any prompt (the approval hook's or the wallet's); released if nothing is sent.
+    reservations = await reserve(setup, terms, { asset, requirement, request });
     await approve(setup, { ...terms, resource: challenge.resource, extensions: challenge.extensions }, request);
-    const signal = request.signal;
-    const what = `the ${requirement.scheme} payment on ${requirement.network}`;
-    const result = await call(() => scheme.createPayload(requirement, { challenge, request, signal }), what, request);
+    const sign = session
+      ? () => session.createPayload()
+      : () => scheme.createPayload(requirement, { challenge, request, signal });
+    const result = await call(sign, what, request);
     const added = await enrich(
       setup,
       { challenge, request, requirement, payer: scheme.payer },
       { ...result.extensions },
     );
     const payload = buildPaymentPayload(challenge, requirement, { ...result, extensions: added });
-    const { x402Version } = requirement;
-    const headerValue = encodeBase64Json(payload);
-    const payment = Object.freeze({
-      x402Version,
-      headerName: paymentHeaderName(x402Version),
-      headerValue,
-      payload,
-      requirement,
-      payer: scheme.payer,
-      displayAmount: terms.displayAmount,
-      terms,
-    });
-    return { payment, reservations };
+    return { payment: prepared(option, { payload, terms, session }), reservations };
   } catch (error) {
     await Promise.all(reservations.map((r) => r.release()));
+    await session?.close();
     throw error;
   }
+}
+
+/** The signed payment, frozen, with its header. */
+function prepared(
+  { requirement, scheme }: PaymentOption,
+  { payload, terms, session }: Pick<PreparedPayment, "payload" | "terms" | "session">,
+): PreparedPayment {
+  const { x402Version } = requirement;
+  return Object.freeze({
+    x402Version,
+    headerName: paymentHeaderName(x402Version),
+    headerValue: encodeBase64Json(payload),
+    payload,
+    requirement,
+    payer: scheme.payer,
+    displayAmount: terms.displayAmount,
+    terms,
+    session,
+  });
+}
+
+/** A deposit beyond what the policy lets one payment move is refused, whoever sized it. */
+function checkDeposit(terms: PaymentTerms, limit: bigint | undefined, request: X402Request): void {
+  if (terms.deposit === undefined || limit === undefined || BigInt(terms.deposit) <= limit) return;
+  throw new PaymentRefusedError(
+    `The ${terms.scheme} payment would deposit ${terms.deposit} base units, over what the spend policy lets one ` +
+      `payment move (${limit}).`,
+    { details: requestDetails(request) },
+  );
 }
 
 /** The payable option to pay: the first, or the one `selectRequirement` picks. */
@@ -113,8 +145,7 @@ async function choose(setup: Setup, challenge: PaymentChallenge, request: X402Re
 function termsOf(
   requirement: PaymentRequirement,
   request: X402Request,
-  payer: string,
-  asset: PaymentOption["asset"],
+  { payer, asset, deposit }: { payer: string; asset: PaymentOption["asset"]; deposit: string | undefined },
 ): PaymentTerms {
   const upTo = requirement.scheme === "upto";
   const displayAmount =
@@ -132,6 +163,7 @@ function termsOf(
     asset: requirement.asset,
     payTo: requirement.payTo,
     payer,
+    ...(deposit !== undefined && { deposit }),
   });
 }
 

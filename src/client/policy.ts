@@ -230,6 +230,25 @@ export function checkRequirement(
   return undefined;
 }
 
+/**
+ * The most the policy lets one payment of `requirement`'s asset move (base units): its `assetCaps` entry, and for an
+ * asset of known decimals `maxAmountPerPayment`, whichever is lower; `undefined` when neither caps it.
+ */
+export function paymentLimit(
+  policy: ResolvedPolicy,
+  requirement: PaymentRequirement,
+  asset: KnownAsset | undefined,
+): bigint | undefined {
+  const cap = policy.assetCaps.find((c) => c.network === requirement.caip2 && sameAddress(c.asset, requirement.asset));
+  const usd = policy.maxAmountPerPayment;
+  const limits = [
+    cap && BigInt(cap.maxAmount),
+    asset && usd !== false ? (usd * 10n ** BigInt(asset.decimals)) / 10n ** 18n : undefined,
+  ].filter((limit) => limit !== undefined);
+  // The lowest (bigints: no Math.min).
+  return limits.sort((a, b) => (a < b ? -1 : 1))[0];
+}
+
 function checkResourceHost(resourceUrl: unknown, requestUrl: string): string | undefined {
   // Equivalent for mutation: without this check `new URL(undefined, request)` resolves to the request's own
   // host, which passes too.

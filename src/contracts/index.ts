@@ -2,6 +2,10 @@ export {
   schemesFor,
   type PaymentScheme,
   type PaymentContext,
+  type OpenContext,
+  type OpenPayment,
+  type OpenOutcome,
+  type ChannelSnapshot,
   type SettlementQuery,
   type SettlementStatus,
 } from "./scheme";
@@ -24,5 +28,16 @@ export {
   type ReserveContext,
   type Reservation,
 } from "./plugin";
-export type { BudgetEntry, BudgetUsage, BudgetStore, LedgerOutcome, LedgerRecord, Ledger, SignInStore } from "./stores";
+export type {
+  BudgetEntry,
+  BudgetUsage,
+  BudgetStore,
+  LedgerOutcome,
+  LedgerRecord,
+  Ledger,
+  SignInStore,
+  ChannelState,
+  ChannelStore,
+  ChannelHold,
+} from "./stores";
 export { checkOptions, checkPaymentId, every, fail, is, isFunction, nonEmpty, show, type Check } from "./options";

@@ -1,6 +1,7 @@
 /** A request being paid for, what a payment pays, and how it ended: what hooks, plug-ins and receipts see. */
 import type { AnyX402Error } from "../errors";
 import type { KnownAsset, PaymentChallenge, PaymentRequirement, SettleResponse } from "../protocol";
+import type { ChannelSnapshot } from "./scheme";
 
 /** The request being paid for, as the handshake sees it (after any redirect of the first request). */
 export interface X402Request {
@@ -49,6 +50,11 @@ export interface PaymentTerms {
   readonly asset: string;
   readonly payTo: string;
   readonly payer: string;
+  /**
+   * batch-settlement: money this payment moves from the wallet into its channel (base units), a deposit or top-up,
+   * beside the call's price `amount`, which the channel pays. Absent when nothing moves but the price.
+   */
+  readonly deposit?: string | undefined;
 }
 
 /** What `onBeforePayment` sees: a frozen copy, so a hook cannot change what gets signed. */
@@ -76,6 +82,8 @@ export interface PaymentReceipt extends PaymentTerms {
   readonly settledAmount: string | undefined;
   /** What plug-ins read from the settlement, by key (`offer-receipt`: the checked signed receipt). */
   readonly extensions: Readonly<Record<string, unknown>>;
+  /** batch-settlement: the channel after this call (its balance, and what was charged in all). */
+  readonly channel?: ChannelSnapshot | undefined;
 }
 
 /** A payment that was signed: its terms and the requirement it pays (CAIP-2 network in `caip2`). */

@@ -6,6 +6,7 @@ import {
   type PaymentChallenge,
   type PaymentRequirement,
   type SchemePayload,
+  type SettleResponse,
 } from "../protocol";
 import type { X402Request } from "./payment";
 
@@ -44,6 +45,61 @@ export interface PaymentScheme {
    * `exactSvm({ settlement: svmSettlement() })`).
    */
   checkSettlement?(query: SettlementQuery, signal?: AbortSignal): Promise<SettlementStatus>;
+  /**
+   * For a scheme whose payments depend on state it keeps (batch-settlement's channel): opens one payment, before
+   * budgets, hooks and the wallet see it, so that they see what it moves (a deposit). The client then signs through
+   * the open payment, not `createPayload`, tells it the server's answer, and closes it once.
+   */
+  open?(requirement: PaymentRequirement, context: OpenContext): Promise<OpenPayment>;
+}
+
+/** What `open` is told besides the payment context. */
+export interface OpenContext extends PaymentContext {
+  /**
+   * The most the spend policy lets one payment move from the wallet in this asset (base units): a deposit is sized
+   * within it. `undefined`: the policy sets no cap on this asset.
+   */
+  readonly limit: bigint | undefined;
+}
+
+/** What a channel looks like after a payment, as its receipt shows it. Amounts in base units. */
+export interface ChannelSnapshot {
+  readonly id: string;
+  /** Held in the channel: deposits less refunds and withdrawals. */
+  readonly balance: string;
+  /** Charged in all by the server (cumulative), as checked against our own vouchers. */
+  readonly charged: string;
+}
+
+/** What the server's answer to an open payment came to. */
+export interface OpenOutcome {
+  /** What this call was charged (base units): what budgets count as spent and receipts show. */
+  readonly charge: string;
+  readonly channel?: ChannelSnapshot | undefined;
+}
+
+/**
+ * One payment of a scheme that keeps state, from before approval until its answer is read. `close` is called
+ * once, whatever happened; until then the state is held for this payment alone (a lock across processes).
+ */
+export interface OpenPayment {
+  /** Money this payment moves from the wallet beyond its price (base units): a deposit or top-up of a channel. */
+  readonly deposit?: string | undefined;
+  /** Signs, once the policy, the budgets and the hooks approved. */
+  createPayload(): Promise<SchemePayload>;
+  /**
+   * The server accepted the payment and reported `settlement`: checks it and keeps the state. Never throws: an account
+   * that does not hold up is kept at our worst case and stops further payments on that state.
+   */
+  accepted(settlement: SettleResponse | undefined): Promise<OpenOutcome>;
+  /**
+   * The server refused the payment with a 402 (`challenge`, when readable; `reason`, its code): `true` when the state
+   * was corrected from it, checked against the chain and our own signatures, so that paying once more can succeed.
+   * Throws a typed error when the server's account does not hold up.
+   */
+  refused(challenge: PaymentChallenge | undefined, reason: string | undefined): Promise<boolean>;
+  /** The payment is over: what it holds is let go. */
+  close(): Promise<void>;
 }
 
 /** A payment to look up on its chain: what an outcome's error, a ledger record or a receipt says of it. */

@@ -96,3 +96,44 @@ export interface SignInStore {
   get(key: string): Promise<string | undefined | null> | string | undefined | null;
   set(key: string, value: string): Promise<unknown> | unknown;
 }
+
+// ---------------------------------------------------------------- batch-settlement channels
+
+/** One batch-settlement channel as the buyer keeps it. Amounts are base-unit integer strings. */
+export interface ChannelState {
+  /** Held in the channel, as last checked: deposits less refunds and withdrawals. */
+  readonly balance: string;
+  /** Charged in all (cumulative), as the server reported it and we checked it. */
+  readonly charged: string;
+  /** The largest voucher signed for the channel (cumulative): the most the seller can ever claim. */
+  readonly signed: string;
+  /** That voucher's signature. */
+  readonly signature?: string | undefined;
+  /** Why payments on the channel stopped (the seller's account did not hold up); absent in good standing. */
+  readonly disputed?: string | undefined;
+}
+
+/**
+ * Where batch-settlement keeps its channels: memory (the default), a file, or Redis, shared by processes.
+ * A channel is held by one payment at a time, from before its voucher is signed until the seller's answer
+ * is read, so that no two vouchers are signed for the same cumulative amount.
+ */
+export interface ChannelStore {
+  /**
+   * Holds channel `id` (lower-case hex): waits until no other holder (in this process, or any sharing the
+   * store) has it. `signal` stops the wait.
+   */
+  hold(id: string, signal?: AbortSignal): Promise<ChannelHold>;
+  /** The channel's state without holding it, for reports. */
+  peek(id: string): Promise<ChannelState | undefined>;
+}
+
+/** A channel held by one payment. */
+export interface ChannelHold {
+  /** The state when it was taken; `undefined` for a channel the store does not know. */
+  readonly state: ChannelState | undefined;
+  /** Keeps `state` (`undefined` forgets the channel). Throws when the hold was lost (it expired). */
+  save(state: ChannelState | undefined): Promise<void>;
+  /** Lets the channel go; later calls do nothing. */
+  release(): Promise<void>;
+}

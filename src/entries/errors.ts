@@ -25,6 +25,7 @@ export {
   BudgetExceededError,
   BudgetUnavailableError,
   DiscoveryFailedError,
+  ChannelDisputedError,
   type AnyX402Error,
   type X402ErrorCode,
   type X402ErrorClass,
@@ -42,4 +43,5 @@ export {
   type SignInRefusedDetails,
   type BudgetExceededDetails,
   type DiscoveryFailedDetails,
+  type ChannelDisputedDetails,
 } from "../errors";

@@ -33,7 +33,8 @@ export type X402ErrorCode =
   | "SIGN_IN_REFUSED"
   | "BUDGET_EXCEEDED"
   | "BUDGET_UNAVAILABLE"
-  | "DISCOVERY_FAILED";
+  | "DISCOVERY_FAILED"
+  | "CHANNEL_DISPUTED";
 
 const brand = Symbol.for("x402-pay.error");
 

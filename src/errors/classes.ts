@@ -413,6 +413,24 @@ export const DiscoveryFailedError: X402ErrorClass<"DISCOVERY_FAILED", DiscoveryF
   /* @__PURE__ */ defineError("DISCOVERY_FAILED", "discover");
 export type DiscoveryFailedError = X402Error<"DISCOVERY_FAILED", DiscoveryFailedDetails>;
 
+export interface ChannelDisputedDetails extends RequestDetails {
+  /** The batch-settlement channel (its id, lower-case hex). */
+  readonly channel: string;
+  /** CAIP-2. */
+  readonly network: string;
+  /** What did not hold up. */
+  readonly reason: string;
+}
+
+/**
+ * A seller's account of a batch-settlement channel did not hold up (a charge beyond what we signed, a voucher that is
+ * not ours, a state the chain contradicts): x402-pay signs no more vouchers on it. Nothing more was paid; refund or
+ * withdraw what the channel holds.
+ */
+export const ChannelDisputedError: X402ErrorClass<"CHANNEL_DISPUTED", ChannelDisputedDetails> =
+  /* @__PURE__ */ defineError("CHANNEL_DISPUTED", "settle");
+export type ChannelDisputedError = X402Error<"CHANNEL_DISPUTED", ChannelDisputedDetails>;
+
 /** Every error x402-pay throws; `switch (error.code)` narrows to one of them. */
 export type AnyX402Error =
   | InvalidConfigError
@@ -436,4 +454,5 @@ export type AnyX402Error =
   | SignInRefusedError
   | BudgetExceededError
   | BudgetUnavailableError
-  | DiscoveryFailedError;
+  | DiscoveryFailedError
+  | ChannelDisputedError;

@@ -30,6 +30,7 @@ export {
   BudgetExceededError,
   BudgetUnavailableError,
   DiscoveryFailedError,
+  ChannelDisputedError,
   requestDetails,
   clip,
   type AnyX402Error,
@@ -46,6 +47,7 @@ export {
   type SignInRefusedDetails,
   type BudgetExceededDetails,
   type DiscoveryFailedDetails,
+  type ChannelDisputedDetails,
 } from "./classes";
 export { throwIfAborted, raceAbort } from "./abort";
 export { toWalletError } from "./wallet";

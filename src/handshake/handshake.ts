@@ -106,8 +106,7 @@ export async function handlePaymentRequired<R>(
   const forget = () => prepay?.forget?.(request);
   const unseen: R[] = response === undefined ? [] : [response];
   let challenge: PaymentChallenge | undefined = quoted;
-  /** How the request goes on after a quote that could not be used: unpaid, or on the 402 that refused it. */
-  let then: { stale: R } | { unpaid: true } | undefined;
+  let then: Then<R> | undefined;
   try {
     if (quoted && transport.notReplayable) then = { unpaid: true };
     else if (!quoted) {
@@ -139,41 +138,9 @@ export async function handlePaymentRequired<R>(
       }
     }
 
-    let payment: PreparedPayment | undefined;
-    try {
-      if (!then) payment = await engine.createPayment(challenge!, request);
-    } catch (error) {
-      // The cached quote is no longer payable: ask the server again.
-      if (!quoted || !isX402Error(error) || error.code !== "NO_PAYABLE_REQUIREMENT") throw error;
-      forget();
-      then = { unpaid: true };
-    }
-    if (payment) {
-      throwIfAborted(request.signal, where);
-      const { paid, resent } = await send(transport, payment, where);
-      if (quoted && refusedQuote(transport, paid, resent)) {
-        // The quote went stale (a new price, a new nonce): the server refused it, charging nothing.
-        forget();
-        const error = new PaymentRejectedError(
-          "The server refused the payment made from the cached quote (402 with new terms): nothing was charged, and " +
-            "its new terms are paid instead.",
-          aboutPayment(payment, where, { reason: "quote_stale", status: 402 }),
-        );
-        await engine.report({ settled: false, error, challenge: challenge!, request });
-        then = { stale: paid };
-      } else {
-        const describe = (settlement: SettleResponse) => engine.describeSettlement(challenge!, request, settlement);
-        const { receipt, unknown } = await conclude(transport, payment, paid, { resent, where, unseen, describe });
-        // Served without a word of settlement: not a route to pay before being asked.
-        if (quoted && !receipt.settled) forget();
-        await engine.report(
-          unknown
-            ? { settled: false, error: unknown, challenge, request }
-            : { settled: true, receipt, challenge: challenge!, request },
-        );
-        return paid;
-      }
-    }
+    const result = then ?? (await payAndSend(transport, { engine, challenge: challenge!, quoted, unseen, forget }));
+    if ("answer" in result) return result.answer;
+    then = result;
   } catch (thrown) {
     forget();
     // An abort that surfaced as the HTTP library's own error (during a sign-in retry or a body read).
@@ -187,6 +154,68 @@ export async function handlePaymentRequired<R>(
     for (const r of unseen) transport.discard(r);
   }
   return continued(client, transport, then!);
+}
+
+/** How a request goes on after a quote that could not be used: unpaid, or on the 402 that refused it. */
+type Then<R> = { stale: R } | { unpaid: true };
+
+/** What paying a challenge needs besides the transport. */
+interface Paying<R> {
+  engine: ReturnType<typeof engineOf>;
+  challenge: PaymentChallenge;
+  /** Paid from a cached quote (the first round). */
+  quoted: PaymentChallenge | undefined;
+  unseen: R[];
+  forget: () => void;
+}
+
+/**
+ * Makes the payment, sends it and reads the answer: the paid answer, or how the request goes on after a stale quote.
+ * Once more when the seller corrected a channel's count (nothing was charged), on the corrected state; never twice.
+ */
+async function payAndSend<R>(transport: Transport<R>, paying: Paying<R>): Promise<{ answer: R } | Then<R>> {
+  const { engine, challenge, quoted, unseen, forget } = paying;
+  const { request } = transport;
+  const where = requestDetails(request);
+  for (let round = 0; ; round++) {
+    let payment: PreparedPayment;
+    try {
+      payment = await engine.createPayment(challenge, request);
+    } catch (error) {
+      // The cached quote is no longer payable: ask the server again.
+      if (!quoted || round > 0 || !isX402Error(error) || error.code !== "NO_PAYABLE_REQUIREMENT") throw error;
+      forget();
+      return { unpaid: true };
+    }
+    throwIfAborted(request.signal, where);
+    const { paid, resent } = await send(transport, payment, where);
+    if (quoted && round === 0 && refusedQuote(transport, paid, resent)) {
+      // The quote went stale (a new price, a new nonce): the server refused it, charging nothing.
+      forget();
+      const error = new PaymentRejectedError(
+        "The server refused the payment made from the cached quote (402 with new terms): nothing was charged, and " +
+          "its new terms are paid instead.",
+        aboutPayment(payment, where, { reason: "quote_stale", status: 402 }),
+      );
+      await engine.report({ settled: false, error, challenge, request });
+      return { stale: paid };
+    }
+    const describe = (settlement: SettleResponse) => engine.describeSettlement(challenge, request, settlement);
+    try {
+      const { receipt, unknown } = await conclude(transport, payment, paid, { resent, where, unseen, describe });
+      // Served without a word of settlement: not a route to pay before being asked.
+      if (quoted && !receipt.settled) forget();
+      await engine.report(
+        unknown
+          ? { settled: false, error: unknown, challenge, request }
+          : { settled: true, receipt, challenge, request },
+      );
+      return { answer: paid };
+    } catch (error) {
+      if (round > 0 || !CORRECTED.has(error as object)) throw error;
+      await engine.report({ settled: false, error: error as PaymentRejectedError, challenge, request });
+    }
+  }
 }
 
 /**
@@ -277,9 +306,12 @@ export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions
 /**
  * A signed payment as its outcome needs it: made now (with its parsed requirement), or kept from an earlier attempt.
  */
-type Signed = Pick<PreparedPayment, "headerName" | "headerValue" | "payload" | "payer" | "terms"> & {
+type Signed = Pick<PreparedPayment, "headerName" | "headerValue" | "payload" | "payer" | "terms" | "session"> & {
   readonly requirement?: PaymentRequirement;
 };
+
+/** Refusals after which a stateful scheme corrected its state from the 402: the payment is made once more. */
+const CORRECTED = new WeakSet<object>();
 
 /** Answers of a gateway that lost the seller's answer or never reached it. */
 const GATEWAY_ERRORS = [502, 503, 504];
@@ -340,6 +372,60 @@ interface Concluding<R> {
   describe?: ((settlement: SettleResponse) => Promise<Record<string, unknown>>) | undefined;
 }
 
+/** What a refused answer is known by. */
+interface Refused {
+  status: number;
+  settlement: SettleResponse | undefined;
+  /** A 409 of payment-identifier. */
+  conflict: boolean;
+  resent: boolean;
+  where: RequestDetails;
+}
+
+/** Throws the typed error of a refused answer (see `conclude`). */
+async function refuse<R>(
+  transport: Transport<R>,
+  payment: Signed,
+  paid: R,
+  { status, settlement, conflict, resent, where }: Refused,
+): Promise<never> {
+  const success = settlement?.success;
+  const paymentId = paymentIdOf(payment.payload);
+  // A refusal proves nothing was charged only as the direct answer to the payment sent once, with no
+  // word of a settlement: after a redirect (a seller settles a 3xx answer, and may not say so), beside
+  // a settlement reported as successful, or when an earlier sending's fate is unknown, it may have gone through.
+  const redirected = transport.redirected(paid);
+  if (success || redirected || resent) {
+    const reason = success || conflict ? undefined : await serverReason(transport, paid, settlement);
+    const how = success ? "reported settled" : redirected ? "redirected" : "sent again";
+    throw new PaymentOutcomeUnknownError(
+      `The paid request was ${how}, then answered ${status}${reason ? ` (${clip(reason)})` : ""}: the payment may ` +
+        `have gone through.`,
+      aboutPayment(payment, where, {
+        status,
+        settlement,
+        ...(reason !== undefined && { reason }),
+        ...(resent && { resent }),
+      }),
+    );
+  }
+  if (conflict) {
+    throw new PaymentIdConflictError(
+      `The server holds another payment under the id ${paymentId} (409) and refused this one: nothing was charged ` +
+        `for it.`,
+      aboutPayment(payment, where, { paymentId: paymentId!, status }),
+    );
+  }
+  const { reason, challenge } = await refusal(transport, paid, settlement);
+  const about = aboutPayment(payment, where, { reason: reason ?? "", status, settlement });
+  if (payment.requirement && reason && /permit2_allowance/i.test(reason))
+    throw permit2AllowanceError(payment.requirement, payment.payer, about);
+  const said = settlement?.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
+  const rejected = new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, about);
+  if (payment.session && status === 402 && (await payment.session.refused(challenge, reason))) CORRECTED.add(rejected);
+  throw rejected;
+}
+
 /**
  * Reads the answer to a payment: its receipt (recorded on the answer) and, for an error status with no
  * settlement report, the outcome-unknown error to report; a refusal is thrown as a typed error (the
@@ -374,39 +460,11 @@ async function conclude<R>(
       conflict);
   if (refused) {
     unseen.push(paid);
-    // A refusal proves nothing was charged only as the direct answer to the payment sent once, with no
-    // word of a settlement: after a redirect (a seller settles a 3xx answer, and may not say so), beside
-    // a settlement reported as successful, or when an earlier sending's fate is unknown, it may have gone through.
-    const redirected = transport.redirected(paid);
-    if (success || redirected || resent) {
-      const reason = success || conflict ? undefined : await serverReason(transport, paid, settlement);
-      const how = success ? "reported settled" : redirected ? "redirected" : "sent again";
-      throw new PaymentOutcomeUnknownError(
-        `The paid request was ${how}, then answered ${status}${reason ? ` (${clip(reason)})` : ""}: the payment may ` +
-          `have gone through.`,
-        aboutPayment(payment, where, {
-          status,
-          settlement,
-          ...(reason !== undefined && { reason }),
-          ...(resent && { resent }),
-        }),
-      );
-    }
-    if (conflict) {
-      throw new PaymentIdConflictError(
-        `The server holds another payment under the id ${paymentId} (409) and refused this one: nothing was charged ` +
-          `for it.`,
-        aboutPayment(payment, where, { paymentId, status }),
-      );
-    }
-    const reason = await serverReason(transport, paid, settlement);
-    const about = aboutPayment(payment, where, { reason: reason ?? "", status, settlement });
-    if (payment.requirement && reason && /permit2_allowance/i.test(reason))
-      throw permit2AllowanceError(payment.requirement, payment.payer, about);
-    const said = settlement?.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
-    throw new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, about);
+    await refuse(transport, payment, paid, { status, settlement, conflict, resent, where });
   }
 
+  // A scheme that keeps state reads the answer: what the call was charged, and its channel after it.
+  const opened = pending || success === false ? undefined : await payment.session?.accepted(settlement);
   const receipt: PaymentReceipt = {
     ...payment.terms,
     payer: settlement?.payer ?? payment.payer,
@@ -415,8 +473,13 @@ async function conclude<R>(
     pending: !!pending,
     settlement,
     transaction: settlement?.transaction || undefined,
-    settledAmount: parseAtomicAmount(settlement?.amount) === undefined ? undefined : settlement!.amount,
+    settledAmount: opened
+      ? opened.charge
+      : parseAtomicAmount(settlement?.amount) === undefined
+        ? undefined
+        : settlement!.amount,
     extensions: settlement && describe ? await describe(settlement) : {},
+    ...(opened?.channel && { channel: opened.channel }),
   };
   recordReceipt(paid as object, receipt);
   // Paid, answered with an error status, and no word on the settlement: returned as the caller's
@@ -507,10 +570,16 @@ function readSettlement<R>(transport: Transport<R>, response: R): SettleResponse
 
 /** The server's reason code for a 402: a failed settlement's, else the challenge's `error`. */
 async function serverReason<R>(transport: Transport<R>, response: R, settlement = readSettlement(transport, response)) {
-  if (settlement && !settlement.success) return settlement.errorReason ?? "settlement_failed";
+  return (await refusal(transport, response, settlement)).reason;
+}
+
+/** A refusal's reason code (a failed settlement's, else the challenge's `error`), and its challenge when readable. */
+async function refusal<R>(transport: Transport<R>, response: R, settlement: SettleResponse | undefined) {
+  if (settlement && !settlement.success) return { reason: settlement.errorReason ?? "settlement_failed" };
   try {
-    return (await readChallenge(transport, response)).error || undefined;
+    const challenge = await readChallenge(transport, response);
+    return { reason: challenge.error || undefined, challenge };
   } catch {
-    return undefined;
+    return { reason: undefined };
   }
 }

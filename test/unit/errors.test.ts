@@ -596,6 +596,7 @@ describe("every error names its section of docs/errors.md", () => {
     BUDGET_EXCEEDED: true,
     BUDGET_UNAVAILABLE: true,
     DISCOVERY_FAILED: true,
+    CHANNEL_DISPUTED: true,
   };
   const codes = Object.keys(CODES) as X402ErrorCode[];
   const root = fileURLToPath(new URL("../../", import.meta.url));
