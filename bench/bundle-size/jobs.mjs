@@ -203,6 +203,18 @@ export const capabilities = [
     }),
   },
   {
+    id: "batchSettlementEvm",
+    name: "batchSettlementEvm beside exactEvm (memory channel store, refunds)",
+    ours: oursEvm({
+      imports: `import { batchSettlementEvm } from "x402-pay/evm";`,
+      schemes: ", batchSettlementEvm({ signer })",
+    }),
+    reference: referenceEvm({
+      imports: `import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";`,
+      register: `client.register("eip155:*", new BatchSettlementEvmScheme(signer));`,
+    }),
+  },
+  {
     id: "discovery",
     name: "discovery client (listings and their quotes)",
     ours: oursEvm({

@@ -19,3 +19,18 @@ export {
   type Hex,
 } from "./signer";
 export { EVM_V1_NETWORKS, EVM_KNOWN_ASSETS, toEvmChainId } from "./networks";
+export {
+  batchSettlementEvm,
+  memoryChannelStore,
+  BATCH_SETTLEMENT,
+  BATCH_SETTLEMENT_ADDRESS,
+  ERC3009_DEPOSIT_COLLECTOR,
+  channelIdOf,
+  type BatchSettlementEvm,
+  type BatchSettlementEvmOptions,
+  type DepositContext,
+  type DepositSizing,
+  type RefundOptions,
+  type RefundResult,
+  type ChannelConfig,
+} from "./batch";

@@ -1,0 +1,224 @@
+/**
+ * One batch-settlement payment: the channel held, the deposit sized within the policy, the voucher (and deposit)
+ * signed, and the seller's answer checked before the state moves on.
+ */
+import type { ChannelHold, ChannelState, ChannelStore, OpenContext, OpenPayment } from "../../contracts";
+import { ChannelDisputedError, PaymentRefusedError, requestDetails } from "../../errors";
+import { bytesToHex, type PaymentRequirement } from "../../protocol";
+import type { EvmSigner, Hex } from "../signer";
+import { normalizeSignature } from "../signer";
+import type { ChannelReader } from "./chain";
+import { acceptAnswer, correctFrom } from "./answer";
+import {
+  ERC3009_DEPOSIT_COLLECTOR,
+  RECEIVE_WITH_AUTHORIZATION,
+  VOUCHER_TYPES,
+  batchDomain,
+  depositNonce,
+  type ChannelConfig,
+} from "./wire";
+
+/** What a deposit sizing function is told. Amounts in base units. */
+export interface DepositContext {
+  /** The call's price. */
+  readonly price: bigint;
+  /** The least this deposit can be: what the call needs beyond the channel's balance. */
+  readonly needed: bigint;
+  /** What the channel holds now (0 for a new channel). */
+  readonly balance: bigint;
+  /** The seller's announced minimum deposit (`extra.minDeposit`), if any. */
+  readonly minDeposit: bigint | undefined;
+  /** The most the spend policy lets one payment move, if it sets a cap. */
+  readonly limit: bigint | undefined;
+  readonly requirement: PaymentRequirement;
+}
+
+/** How much a deposit puts in the channel. */
+export type DepositSizing =
+  | { readonly multiple: number }
+  | { readonly amount: string }
+  | ((context: DepositContext) => bigint | string);
+
+/** What every payment of one scheme shares. */
+export interface Tools {
+  readonly signer: EvmSigner;
+  readonly voucherSigner: EvmSigner;
+  readonly store: ChannelStore;
+  readonly readChannel: ChannelReader | undefined;
+  readonly randomBytes: (length: number) => Uint8Array;
+  readonly now: () => number;
+}
+
+/** The channel one payment goes through. */
+export interface Channel {
+  readonly requirement: PaymentRequirement;
+  readonly chainId: number;
+  readonly config: ChannelConfig;
+  readonly id: Hex;
+}
+
+/** Holds the channel, reads (or recovers) its state, sizes a deposit if one is due, and returns the open payment. */
+export async function openChannelPayment(
+  tools: Tools,
+  channel: Channel & { readonly context: OpenContext; readonly sizing: DepositSizing | undefined },
+): Promise<OpenPayment> {
+  const { requirement, context, id } = channel;
+  const hold = await tools.store.hold(id, context.signal);
+  try {
+    const state = hold.state ?? (await fromChain(tools, channel, context.signal));
+    if (state?.disputed) {
+      throw new ChannelDisputedError(
+        `Channel ${id} is stopped: ${state.disputed}. No more vouchers are signed on it; refund or withdraw what it ` +
+          "holds.",
+        {
+          details: {
+            ...requestDetails(context.request),
+            channel: id,
+            network: requirement.network,
+            reason: state.disputed,
+          },
+        },
+      );
+    }
+    const price = BigInt(requirement.amount);
+    const balance = BigInt(state?.balance ?? 0);
+    const next = BigInt(state?.charged ?? 0) + price;
+    const deposit = next > balance ? sizeDeposit(channel, { price, needed: next - balance, balance }) : undefined;
+    return session(tools, { ...channel, hold, state, next, deposit });
+  } catch (error) {
+    await hold.release();
+    throw error;
+  }
+}
+
+/** A channel this store does not know, as the chain has it: what was claimed is taken as charged. */
+export async function fromChain(
+  tools: Tools,
+  channel: Channel,
+  signal?: AbortSignal,
+): Promise<ChannelState | undefined> {
+  const onChain = await tools.readChannel?.channel(channel.requirement.caip2!, channel.id, signal);
+  if (!onChain || onChain.balance === 0n) return undefined;
+  const claimed = String(onChain.totalClaimed);
+  return { balance: String(onChain.balance), charged: claimed, signed: claimed };
+}
+
+/** The deposit for a call that needs `needed` more than the channel holds: sized, then bounded by the policy. */
+function sizeDeposit(
+  { requirement, context, sizing }: Channel & { context: OpenContext; sizing: DepositSizing | undefined },
+  { price, needed, balance }: { price: bigint; needed: bigint; balance: bigint },
+): bigint {
+  const { limit } = context;
+  const announced = /^[0-9]{1,40}$/.test(String(requirement.extra.minDeposit ?? ""))
+    ? BigInt(requirement.extra.minDeposit as string)
+    : undefined;
+  const where = requestDetails(context.request);
+  if (limit !== undefined && needed > limit) {
+    throw new PaymentRefusedError(
+      `The channel needs a deposit of at least ${needed} base units for this call, over what the spend policy lets ` +
+        `one payment move (${limit}).`,
+      { details: where },
+    );
+  }
+  const minDeposit = announced !== undefined && announced > 0n ? announced : undefined;
+  let wanted: bigint;
+  if (typeof sizing === "function") {
+    const told = sizing(Object.freeze({ price, needed, balance, minDeposit, limit, requirement }));
+    wanted = BigInt(told);
+  } else if (sizing && "amount" in sizing) wanted = BigInt(sizing.amount);
+  else wanted = price * BigInt(sizing?.multiple ?? 10);
+  if (minDeposit !== undefined && wanted < minDeposit) wanted = minDeposit;
+  if (wanted < needed) wanted = needed;
+  return limit !== undefined && wanted > limit ? limit : wanted;
+}
+
+/** The open payment of a held channel. */
+function session(
+  tools: Tools,
+  open: Channel & {
+    readonly hold: ChannelHold;
+    readonly state: ChannelState | undefined;
+    readonly next: bigint;
+    readonly deposit: bigint | undefined;
+  },
+): OpenPayment {
+  const { hold, deposit } = open;
+  /** The state as this payment leaves it: what was signed, before the seller answers. */
+  let current = open.state;
+  return {
+    deposit: deposit === undefined ? undefined : String(deposit),
+    async createPayload() {
+      const authorization = deposit === undefined ? undefined : await signDeposit(tools, open, deposit);
+      const signature = await signVoucher(tools.voucherSigner, open, open.next);
+      const signed = String(open.next > BigInt(current?.signed ?? 0) ? open.next : BigInt(current?.signed ?? 0));
+      // Kept before it is sent: a process that dies now leaves the most the seller can claim on record.
+      current = { balance: current?.balance ?? "0", charged: current?.charged ?? "0", signed, signature };
+      await hold.save(current);
+      const voucher = { channelId: open.id, maxClaimableAmount: String(open.next), signature };
+      const channelConfig = { ...open.config };
+      if (!authorization) return { payload: { type: "voucher", channelConfig, voucher } };
+      const depositPart = { amount: String(deposit), authorization: { erc3009Authorization: authorization } };
+      return { payload: { type: "deposit", channelConfig, voucher, deposit: depositPart } };
+    },
+    async accepted(settlement) {
+      const { state, outcome } = acceptAnswer(open, current!, settlement);
+      current = state;
+      await hold.save(state);
+      return outcome;
+    },
+    async refused(challenge, reason) {
+      const corrected = await correctFrom(tools, open, { challenge, reason });
+      if (!corrected) return false;
+      // The most the seller can claim never goes down on our record.
+      const signed = BigInt(current?.signed ?? 0) > BigInt(corrected.signed) ? current!.signed : corrected.signed;
+      current = { ...corrected, signed };
+      await hold.save(current);
+      if (corrected.disputed) {
+        throw new ChannelDisputedError(
+          `The seller's correction of channel ${open.id} does not hold up: ${corrected.disputed}. Nothing was paid ` +
+            "for this call, and no more vouchers are signed on the channel; refund or withdraw what it holds.",
+          { details: { channel: open.id, network: open.requirement.network, reason: corrected.disputed } },
+        );
+      }
+      return true;
+    },
+    close: () => hold.release(),
+  };
+}
+
+/** The wallet's EIP-3009 authorisation of a deposit of `amount` into the channel, through its collector. */
+async function signDeposit(tools: Tools, open: Channel, amount: bigint) {
+  const { requirement, chainId, id } = open;
+  const salt = bytesToHex(tools.randomBytes(32));
+  const validBefore = String(BigInt(Math.floor(tools.now() / 1000)) + BigInt(requirement.maxTimeoutSeconds));
+  const signature = await tools.signer.signTypedData({
+    domain: {
+      name: requirement.extra.name as string,
+      version: requirement.extra.version as string,
+      chainId,
+      verifyingContract: open.config.token,
+    },
+    types: { ReceiveWithAuthorization: RECEIVE_WITH_AUTHORIZATION },
+    primaryType: "ReceiveWithAuthorization",
+    message: {
+      from: tools.signer.address,
+      to: ERC3009_DEPOSIT_COLLECTOR,
+      value: amount,
+      validAfter: 0n,
+      validBefore: BigInt(validBefore),
+      nonce: depositNonce(id, salt),
+    },
+  });
+  return { validAfter: "0", validBefore, salt, signature: normalizeSignature(signature) };
+}
+
+/** A voucher: the channel's seller may claim up to `maxClaimable` in all. */
+export async function signVoucher(voucherSigner: EvmSigner, open: Channel, maxClaimable: bigint): Promise<Hex> {
+  const signature = await voucherSigner.signTypedData({
+    domain: batchDomain(open.chainId),
+    types: VOUCHER_TYPES,
+    primaryType: "Voucher",
+    message: { channelId: open.id, maxClaimableAmount: maxClaimable },
+  });
+  return normalizeSignature(signature);
+}

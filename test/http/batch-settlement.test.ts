@@ -1,0 +1,153 @@
+/**
+ * batch-settlement through the wrappers, against a seller that keeps count as the reference server does (msw; see
+ * test/support/batch-seller.ts): one deposit, then one voucher per call, strictly increasing; top-ups; a lost state
+ * recovered from the seller's corrective 402 checked against the chain and our own signature; a seller whose account
+ * does not hold up stops the channel before anything more is signed; deposits within the spend policy; refunds.
+ */
+import { describe, expect, it } from "vitest";
+import { createX402Client, getPaymentReceipt, type PaymentSnapshot } from "../../src";
+import { ChannelDisputedError } from "../../src/entries/errors";
+import { batchSettlementEvm, memoryChannelStore, type BatchSettlementEvmOptions } from "../../src/evm";
+import { PRICE, createBatchSeller } from "../support/batch-seller";
+import { useMswServer } from "../support/msw";
+import { countingSigner } from "../support/seller";
+import { fetchWrapper, rejection, wrappers } from "../support/wrappers";
+
+const server = useMswServer();
+
+function setup(options: Partial<BatchSettlementEvmOptions> & { seller?: ReturnType<typeof createBatchSeller> } = {}) {
+  const seller = options.seller ?? createBatchSeller();
+  server.use(seller.handler);
+  const { signer, calls } = countingSigner();
+  const snapshots: PaymentSnapshot[] = [];
+  const scheme = batchSettlementEvm({ signer, rpc: seller.rpc, ...options });
+  const client = createX402Client({
+    schemes: [scheme],
+    policy: { maxAmountPerPayment: "$1" },
+    onBeforePayment: (snapshot) => void snapshots.push(snapshot),
+  });
+  return { seller, client, scheme, snapshots, signs: calls, signer };
+}
+
+describe.each(wrappers)("$name: batch-settlement", (wrapper) => {
+  it("deposits once, then pays each call with one voucher, strictly increasing; receipts show the charge and balance", async () => {
+    const { seller, client, snapshots } = setup({ deposit: { multiple: 100 } });
+    for (let i = 0; i < 100; i++) {
+      const reply = await wrapper.send(client, { url: seller.url });
+      expect(reply.status).toBe(200);
+      const receipt = getPaymentReceipt(reply.raw)!;
+      expect(receipt.settledAmount).toBe(String(PRICE));
+      expect(receipt.channel).toMatchObject({ balance: String(100n * PRICE), charged: String(BigInt(i + 1) * PRICE) });
+    }
+    expect(seller.vouchers.map((v) => v.kind)).toEqual(["deposit", ...new Array(99).fill("voucher")]);
+    expect(seller.vouchers.map((v) => v.max)).toEqual(Array.from({ length: 100 }, (_, i) => BigInt(i + 1) * PRICE));
+    // The first call is approved as what it is: a deposit into the channel, beside the call's price.
+    expect(snapshots[0]).toMatchObject({ amount: String(PRICE), deposit: String(100n * PRICE) });
+    expect(snapshots.slice(1).every((s) => s.deposit === undefined)).toBe(true);
+  });
+});
+
+describe("batch-settlement", () => {
+  it("tops the channel up when the next voucher would pass its balance", async () => {
+    const { seller, client } = setup();
+    for (let i = 0; i < 12; i++) await fetchWrapper.send(client, { url: seller.url });
+    // 10 x the price by default: calls 1 and 11 deposit.
+    expect(seller.vouchers.map((v) => v.kind)).toEqual([
+      "deposit",
+      ...new Array(9).fill("voucher"),
+      "deposit",
+      "voucher",
+    ]);
+    expect([...seller.channels.values()][0]).toMatchObject({ balance: 20n * PRICE, charged: 12n * PRICE });
+  });
+
+  it("serializes concurrent calls on one channel: every voucher a new cumulative amount", async () => {
+    const { seller, client } = setup({ deposit: { multiple: 50 }, seller: createBatchSeller({ delayMs: 5 }) });
+    const replies = await Promise.all(Array.from({ length: 20 }, () => fetchWrapper.send(client, { url: seller.url })));
+    expect(replies.every((r) => r.status === 200)).toBe(true);
+    const maxes = seller.vouchers.map((v) => v.max);
+    expect(maxes).toEqual(Array.from({ length: 20 }, (_, i) => BigInt(i + 1) * PRICE));
+  });
+
+  it("a lost state recovers from the seller's corrective 402, checked against the chain and our signature", async () => {
+    const first = setup();
+    for (let i = 0; i < 3; i++) await fetchWrapper.send(first.client, { url: first.seller.url });
+    // A restart: the same wallet, a fresh memory store.
+    const scheme = batchSettlementEvm({ signer: first.signer, rpc: first.seller.rpc, storage: memoryChannelStore() });
+    const client = createX402Client({ schemes: [scheme] });
+    const reply = await fetchWrapper.send(client, { url: first.seller.url });
+    expect(reply.status).toBe(200);
+    expect(getPaymentReceipt(reply.raw)?.channel?.charged).toBe(String(4n * PRICE));
+    // No second deposit: the chain shows the channel's balance; the refused voucher (at 1 x price) charged nothing.
+    expect(first.seller.vouchers.map((v) => [v.kind, v.max])).toEqual([
+      ["deposit", PRICE],
+      ["voucher", 2n * PRICE],
+      ["voucher", 3n * PRICE],
+      ["voucher", 4n * PRICE],
+    ]);
+  });
+
+  it("refuses a correction charging more than the voucher the seller holds, and signs nothing more on the channel", async () => {
+    const { seller, client, signs } = setup();
+    await fetchWrapper.send(client, { url: seller.url });
+    // The seller now counts more than we ever signed, and asks for a voucher above it.
+    seller.lie({ correctiveCharged: 5n * PRICE });
+    seller.channels.values().next().value!.charged = 5n * PRICE;
+    const error = await rejection(fetchWrapper.send(client, { url: seller.url }));
+    expect(error).toBeInstanceOf(ChannelDisputedError);
+    expect(error.details.reason).toMatch(/more than the voucher it holds/);
+    const signed = signs.length;
+    const again = await rejection(fetchWrapper.send(client, { url: seller.url }));
+    expect(again.code).toBe("CHANNEL_DISPUTED");
+    expect(signs.length).toBe(signed);
+  });
+
+  it.each([
+    ["a count that is not ours plus the charge", { reportExtra: 1n }, /counts/],
+    ["a charge over the price", { chargedAmount: String(PRICE + 1n) }, /charged 1001 for a call priced 1000/],
+  ])("a paid answer with %s is returned, and the channel stops", async (_, lies, reason) => {
+    const { seller, client, signs } = setup();
+    seller.lie(lies);
+    const reply = await fetchWrapper.send(client, { url: seller.url });
+    expect(reply.status).toBe(200);
+    // Counted at the worst: the call cost its price.
+    expect(getPaymentReceipt(reply.raw)?.settledAmount).toBe(String(PRICE));
+    const signed = signs.length;
+    const error = await rejection(fetchWrapper.send(client, { url: seller.url }));
+    expect(error.code).toBe("CHANNEL_DISPUTED");
+    expect(error.details.reason).toMatch(reason);
+    expect(signs.length).toBe(signed);
+  });
+
+  it("sizes the deposit within the spend policy", async () => {
+    const seller = createBatchSeller();
+    server.use(seller.handler);
+    const { signer } = countingSigner();
+    const snapshots: PaymentSnapshot[] = [];
+    const client = createX402Client({
+      schemes: [batchSettlementEvm({ signer, deposit: { amount: "50000000" } })],
+      policy: { maxAmountPerPayment: "$0.005" },
+      onBeforePayment: (s) => void snapshots.push(s),
+    });
+    await fetchWrapper.send(client, { url: seller.url });
+    expect(snapshots[0]?.deposit).toBe("5000");
+    expect(seller.vouchers[0]).toMatchObject({ kind: "deposit" });
+  });
+
+  it("without chain reads, a corrective 402 is a rejection: nothing is believed", async () => {
+    const first = setup();
+    await fetchWrapper.send(first.client, { url: first.seller.url });
+    const client = createX402Client({ schemes: [batchSettlementEvm({ signer: first.signer })] });
+    const error = await rejection(fetchWrapper.send(client, { url: first.seller.url }));
+    expect(error.code).toBe("PAYMENT_REJECTED");
+    expect(error.reason).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
+  });
+
+  it("refunds what the channel holds beyond what was charged", async () => {
+    const { seller, client, scheme } = setup();
+    for (let i = 0; i < 3; i++) await fetchWrapper.send(client, { url: seller.url });
+    const result = await scheme.refund(seller.url, { fetch: (input, init) => globalThis.fetch(input, init) });
+    expect(result).toMatchObject({ refunded: String(7n * PRICE), balance: String(3n * PRICE) });
+    expect(seller.vouchers.at(-1)).toMatchObject({ kind: "refund", max: 3n * PRICE });
+  });
+});
