@@ -18,6 +18,8 @@ declare const client: import("x402-pay").X402Client;
 declare const paidFetch: import("x402-pay/fetch").PaidFetch;
 /** A receipts ledger: `memoryLedger()`, `fileLedger(path)`, `redisLedger(redis)`. */
 declare const ledger: import("x402-pay").Ledger & import("x402-pay").X402Plugin;
+/** A batch-settlement scheme: `batchSettlementEvm({ signer, rpc })`. */
+declare const batch: import("x402-pay/evm").BatchSettlementEvm;
 /** A paid resource. */
 declare const url: string;
 

@@ -25,6 +25,7 @@ export {
   BATCH_SETTLEMENT,
   BATCH_SETTLEMENT_ADDRESS,
   ERC3009_DEPOSIT_COLLECTOR,
+  PERMIT2_DEPOSIT_COLLECTOR,
   channelIdOf,
   type BatchSettlementEvm,
   type BatchSettlementEvmOptions,
@@ -32,5 +33,8 @@ export {
   type DepositSizing,
   type RefundOptions,
   type RefundResult,
+  type ChannelTransaction,
+  type Withdrawal,
+  type WithdrawalOptions,
   type ChannelConfig,
 } from "./batch";

@@ -29,12 +29,36 @@ export const ERC20_APPROVAL_GAS_SPONSORING = "erc20ApprovalGasSponsoring";
 export async function payWithPermit2(
   signer: EvmSigner,
   requirement: PaymentRequirement,
-  { challenge, signal }: PaymentContext,
+  context: PaymentContext,
   {
     scheme,
     allowance,
     transfer,
   }: { scheme: string; allowance: Permit2Allowance | undefined; transfer: Permit2Transfer },
+) {
+  return withPermit2Allowance(signer, requirement, context, {
+    scheme,
+    allowance,
+    sign: async () => {
+      const payload = await signPermit2(signer, requirement, transfer);
+      return { payload, deadline: payload.permit2Authorization.deadline };
+    },
+  });
+}
+
+/**
+ * Signs a Permit2 transfer of `requirement.amount` (`sign`) with what the allowance needs: read first through
+ * `allowance`, and the approval the server offers to sponsor added when it is short (see `payWithPermit2`).
+ */
+export async function withPermit2Allowance<P extends Record<string, unknown>>(
+  signer: EvmSigner,
+  requirement: PaymentRequirement,
+  { challenge, signal }: PaymentContext,
+  {
+    scheme,
+    allowance,
+    sign,
+  }: { scheme: string; allowance: Permit2Allowance | undefined; sign: () => Promise<{ payload: P; deadline: string }> },
 ) {
   const declared = [EIP2612_GAS_SPONSORING, ERC20_APPROVAL_GAS_SPONSORING].filter(
     (key) => challenge.extensions && Object.hasOwn(challenge.extensions, key),
@@ -47,8 +71,8 @@ export async function payWithPermit2(
       { details: { option: "permit2" } },
     );
   }
-  const payload = await signPermit2(signer, requirement, transfer);
-  return { payload, extensions: sponsor ? await sponsor(payload.permit2Authorization.deadline) : undefined };
+  const { payload, deadline } = await sign();
+  return { payload, extensions: sponsor ? await sponsor(deadline) : undefined };
 }
 
 const address = "address";

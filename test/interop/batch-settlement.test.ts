@@ -2,6 +2,7 @@
 // @x402/express) and facilitator, on anvil with our settlement contract and collectors (localnet/batch.ts). Every
 // case asserts balances on chain. Tests in this file run in order on one chain.
 
+import { createPublicClient, createWalletClient, http, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createX402Client, getPaymentReceipt } from "../../src";
 import { ChannelDisputedError } from "../../src/entries/errors";
@@ -12,7 +13,10 @@ import {
   PRICE_ATOMIC,
   USDC_BASE_SEPOLIA,
   WEATHER,
+  approvePermit2,
   fundedBuyer,
+  localChain,
+  rpc,
   startInteropStack,
   type BatchSeller,
   type BatchSettlementReader,
@@ -26,7 +30,7 @@ let seller: BatchSeller;
 let url: string;
 
 beforeAll(async () => {
-  stack = await startInteropStack({ batchSettlement: true });
+  stack = await startInteropStack({ batchSettlement: true, permit2: true });
   batch = stack.batch!;
   seller = stack.seller.batch!;
   url = `${stack.seller.url}/batch/weather`;
@@ -52,8 +56,8 @@ async function payer(options: { multiple?: number; buyer?: Buyer; fetcher?: type
   return { buyer, scheme, pay };
 }
 
-async function call(pay: typeof fetch) {
-  const response = await pay(url);
+async function call(pay: typeof fetch, route = url) {
+  const response = await pay(route);
   expect(response.status).toBe(200);
   expect(await response.json()).toEqual(WEATHER);
   return getPaymentReceipt(response)!;
@@ -169,5 +173,54 @@ describe("top-ups and recovery from the seller's vouchers", () => {
     await expect(again.pay(url)).rejects.toBeInstanceOf(ChannelDisputedError);
     await expect(again.pay(url)).rejects.toMatchObject({ code: "CHANNEL_DISPUTED" });
     expect(await usdc(p.buyer.address)).toBe(before);
+  });
+});
+
+describe("Permit2 deposits", () => {
+  it("deposits through Permit2 and its collector, then pays by voucher; the refund returns the rest", async () => {
+    const p = await payer({ multiple: 10 });
+    await approvePermit2(stack.anvil.rpcUrl, { account: p.buyer.account, token: USDC_BASE_SEPOLIA });
+    const route = `${stack.seller.url}/batch/permit2`;
+    const start = await usdc(p.buyer.address);
+    const first = await call(p.pay, route);
+    expect(first.deposit).toBe(String(10n * PRICE_ATOMIC));
+    const channel = first.channel!.id as `0x${string}`;
+    for (let i = 0; i < 3; i++) expect((await call(p.pay, route)).deposit).toBeUndefined();
+    expect(await batch.channel(channel)).toEqual({ balance: 10n * PRICE_ATOMIC, totalClaimed: 0n });
+    expect(await usdc(p.buyer.address)).toBe(start - 10n * PRICE_ATOMIC);
+    const result = await p.scheme.refund(route);
+    expect(result.refunded).toBe(String(6n * PRICE_ATOMIC));
+    expect(await usdc(p.buyer.address)).toBe(start - 4n * PRICE_ATOMIC);
+  });
+});
+
+// Last: it moves the chain's clock past the withdrawal delay.
+describe("the withdrawal, without the seller", () => {
+  it("initiate, the seller claims what it holds vouchers for, then after the delay the rest comes back", async () => {
+    const p = await payer({ multiple: 10 });
+    const start = await usdc(p.buyer.address);
+    for (let i = 0; i < 3; i++) await call(p.pay);
+    const plan = await p.scheme.withdrawal(url);
+    expect(plan).toMatchObject({ amount: String(10n * PRICE_ATOMIC), withdrawDelay: 900 });
+    const chain = localChain(stack.anvil.rpcUrl);
+    await rpc(stack.anvil.rpcUrl, "anvil_setBalance", [p.buyer.address, toHex(10n ** 18n)]);
+    const wallet = createWalletClient({ account: p.buyer.account, chain, transport: http(stack.anvil.rpcUrl) });
+    const reader = createPublicClient({ chain, transport: http(stack.anvil.rpcUrl), pollingInterval: 50 });
+    const send = async (tx: { to: `0x${string}`; data: `0x${string}` }) => {
+      const receipt = await reader.waitForTransactionReceipt({ hash: await wallet.sendTransaction(tx) });
+      expect(receipt.status).toBe("success");
+    };
+    await send(plan.initiate);
+    // Before the delay the contract refuses to finalize.
+    await expect(send(plan.finalize)).rejects.toThrow();
+    await seller.manager.claimAndSettle();
+    await rpc(stack.anvil.rpcUrl, "evm_increaseTime", [plan.withdrawDelay + 1]);
+    await rpc(stack.anvil.rpcUrl, "evm_mine", []);
+    await send(plan.finalize);
+    expect(await batch.channel(plan.channel as `0x${string}`)).toEqual({
+      balance: 3n * PRICE_ATOMIC,
+      totalClaimed: 3n * PRICE_ATOMIC,
+    });
+    expect(await usdc(p.buyer.address)).toBe(start - 3n * PRICE_ATOMIC);
   });
 });

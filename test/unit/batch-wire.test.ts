@@ -1,6 +1,7 @@
 // batch-settlement's wire facts against the reference client (npm @x402/evm, batch-settlement/client): the channel
 // id, and the deposit and voucher payloads signed for the same inputs, byte for byte.
 import {
+  BatchSettlementEvmScheme,
   computeChannelId,
   createBatchSettlementEIP3009DepositPayload,
   signVoucher,
@@ -41,11 +42,20 @@ const NOW = 1_790_000_000_000;
 
 afterEach(() => vi.restoreAllMocks());
 
-/** Our payment for the challenge, from a fresh client. */
-async function ours(options: Partial<Parameters<typeof batchSettlementEvm>[0]> = {}) {
+/** Our payment for the challenge (default: the EIP-3009 one), from a fresh client. */
+async function ours(options: Partial<Parameters<typeof batchSettlementEvm>[0]> = {}, offered = challenge) {
   const scheme = batchSettlementEvm({ signer: payer, randomBytes: () => SALT.slice(), now: () => NOW, ...options });
   const client = createX402Client({ schemes: [scheme], policy: { maxAmountPerPayment: "$5" } });
-  return engineOf(client).createPayment(challenge, request);
+  return engineOf(client).createPayment(offered, request);
+}
+
+/** The reference's randomness and clock, fixed to ours. */
+function fixReferenceRandomness() {
+  vi.spyOn(Date, "now").mockReturnValue(NOW);
+  vi.spyOn(globalThis.crypto, "getRandomValues").mockImplementation((array) => {
+    (array as Uint8Array).set(SALT);
+    return array;
+  });
 }
 
 describe("batch-settlement wire", () => {
@@ -66,11 +76,7 @@ describe("batch-settlement wire", () => {
   it("signs the deposit payload the reference signs for the same salt and time", async () => {
     const payment = await ours();
     const payload = payment.payload.payload as Record<string, unknown>;
-    vi.spyOn(Date, "now").mockReturnValue(NOW);
-    vi.spyOn(globalThis.crypto, "getRandomValues").mockImplementation((array) => {
-      (array as Uint8Array).set(SALT);
-      return array;
-    });
+    fixReferenceRandomness();
     const config = payload.channelConfig as ChannelConfig;
     // Deposit: 10 x the price, the seller's minDeposit; the first call's charge rides in the voucher.
     const reference = await createBatchSettlementEIP3009DepositPayload(
@@ -84,6 +90,16 @@ describe("batch-settlement wire", () => {
     expect(JSON.stringify(payload)).toBe(JSON.stringify(reference.payload));
     expect(payment.terms.deposit).toBe("10000");
     expect(payment.terms.amount).toBe("1000");
+  });
+
+  it("signs the Permit2 deposit payload the reference signs for the same nonce and time", async () => {
+    const permit2 = { ...requirement, extra: { ...requirement.extra, assetTransferMethod: "permit2" } };
+    const raw = { x402Version: 2, resource: { url: request.url }, accepts: [permit2] };
+    const payment = await ours({}, parseChallenge({ header: btoa(JSON.stringify(raw)) }));
+    fixReferenceRandomness();
+    const reference = await new BatchSettlementEvmScheme(payer).createPaymentPayload(2, permit2 as never);
+    expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(reference.payload));
+    expect(payment.payload.payload).toMatchObject({ deposit: { authorization: { permit2Authorization: {} } } });
   });
 
   it("signs vouchers with the session key, deposits with the wallet", async () => {

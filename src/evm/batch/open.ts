@@ -4,13 +4,17 @@
  */
 import type { ChannelHold, ChannelState, ChannelStore, OpenContext, OpenPayment } from "../../contracts";
 import { ChannelDisputedError, PaymentRefusedError, requestDetails } from "../../errors";
-import { bytesToHex, type PaymentRequirement } from "../../protocol";
+import { PERMIT2_ADDRESS, bytesToHex, checksumAddress, type PaymentRequirement } from "../../protocol";
+import { withPermit2Allowance } from "../permit2";
+import type { Permit2Allowance } from "../sponsor";
 import type { EvmSigner, Hex } from "../signer";
 import { normalizeSignature } from "../signer";
 import type { ChannelReader } from "./chain";
 import { acceptAnswer, correctFrom } from "./answer";
 import {
   ERC3009_DEPOSIT_COLLECTOR,
+  PERMIT2_DEPOSIT_COLLECTOR,
+  PERMIT2_DEPOSIT_TYPES,
   RECEIVE_WITH_AUTHORIZATION,
   VOUCHER_TYPES,
   batchDomain,
@@ -45,6 +49,8 @@ export interface Tools {
   readonly voucherSigner: EvmSigner;
   readonly store: ChannelStore;
   readonly readChannel: ChannelReader | undefined;
+  /** Reads the Permit2 allowance before a Permit2 deposit, and signs a sponsored approval when it is short. */
+  readonly permit2: Permit2Allowance | undefined;
   readonly randomBytes: (length: number) => Uint8Array;
   readonly now: () => number;
 }
@@ -136,6 +142,7 @@ function sizeDeposit(
 function session(
   tools: Tools,
   open: Channel & {
+    readonly context: OpenContext;
     readonly hold: ChannelHold;
     readonly state: ChannelState | undefined;
     readonly next: bigint;
@@ -148,17 +155,20 @@ function session(
   return {
     deposit: deposit === undefined ? undefined : String(deposit),
     async createPayload() {
-      const authorization = deposit === undefined ? undefined : await signDeposit(tools, open, deposit);
+      const signed = deposit === undefined ? undefined : await depositAuthorization(tools, open, deposit);
       const signature = await signVoucher(tools.voucherSigner, open, open.next);
-      const signed = String(open.next > BigInt(current?.signed ?? 0) ? open.next : BigInt(current?.signed ?? 0));
+      const most = String(open.next > BigInt(current?.signed ?? 0) ? open.next : BigInt(current?.signed ?? 0));
       // Kept before it is sent: a process that dies now leaves the most the seller can claim on record.
-      current = { balance: current?.balance ?? "0", charged: current?.charged ?? "0", signed, signature };
+      current = { balance: current?.balance ?? "0", charged: current?.charged ?? "0", signed: most, signature };
       await hold.save(current);
       const voucher = { channelId: open.id, maxClaimableAmount: String(open.next), signature };
       const channelConfig = { ...open.config };
-      if (!authorization) return { payload: { type: "voucher", channelConfig, voucher } };
-      const depositPart = { amount: String(deposit), authorization: { erc3009Authorization: authorization } };
-      return { payload: { type: "deposit", channelConfig, voucher, deposit: depositPart } };
+      if (!signed) return { payload: { type: "voucher", channelConfig, voucher } };
+      const depositPart = { amount: String(deposit), authorization: signed.authorization };
+      return {
+        payload: { type: "deposit", channelConfig, voucher, deposit: depositPart },
+        extensions: signed.extensions,
+      };
     },
     async accepted(settlement) {
       const { state, outcome } = acceptAnswer(open, current!, settlement);
@@ -184,6 +194,53 @@ function session(
     },
     close: () => hold.release(),
   };
+}
+
+/**
+ * The wallet's authorisation of a deposit of `amount` into the channel, by the transfer method the seller names:
+ * EIP-3009 (the default) or Permit2, with the approval the seller sponsors when the allowance is short.
+ */
+async function depositAuthorization(tools: Tools, open: Channel & { context: OpenContext }, amount: bigint) {
+  const { requirement } = open;
+  if (requirement.extra.assetTransferMethod !== "permit2")
+    return { authorization: { erc3009Authorization: await signDeposit(tools, open, amount) } };
+  const { payload, extensions } = await withPermit2Allowance(
+    tools.signer,
+    { ...requirement, amount: String(amount) },
+    open.context,
+    { scheme: "batchSettlementEvm", allowance: tools.permit2, sign: () => signPermit2Deposit(tools, open, amount) },
+  );
+  return { authorization: { permit2Authorization: payload }, extensions };
+}
+
+/** A Permit2 transfer of `amount` to the channel's Permit2 collector, its witness the channel. */
+async function signPermit2Deposit(tools: Tools, open: Channel, amount: bigint) {
+  const { requirement, chainId, id } = open;
+  const token = checksumAddress(requirement.asset);
+  const nonce = BigInt(bytesToHex(tools.randomBytes(32)));
+  const deadline = BigInt(Math.floor(tools.now() / 1000)) + BigInt(requirement.maxTimeoutSeconds);
+  const signature = await tools.signer.signTypedData({
+    domain: { name: "Permit2", chainId, verifyingContract: PERMIT2_ADDRESS },
+    types: PERMIT2_DEPOSIT_TYPES,
+    primaryType: "PermitWitnessTransferFrom",
+    message: {
+      permitted: { token, amount },
+      spender: PERMIT2_DEPOSIT_COLLECTOR,
+      nonce,
+      deadline,
+      witness: { channelId: id },
+    },
+  });
+  const payload = {
+    from: tools.signer.address,
+    permitted: { token, amount: String(amount) },
+    spender: PERMIT2_DEPOSIT_COLLECTOR,
+    nonce: String(nonce),
+    deadline: String(deadline),
+    witness: { channelId: id },
+    signature: normalizeSignature(signature),
+  };
+  return { payload, deadline: payload.deadline };
 }
 
 /** The wallet's EIP-3009 authorisation of a deposit of `amount` into the channel, through its collector. */

@@ -41,6 +41,22 @@ export interface RefundResult {
 /** The most a 402 body may be. */
 const MAX_BODY_BYTES = 256 * 1024;
 
+/** How the seller at `url` is asked (GET, `fetch` of the options), its terms, and the channel that pays it. */
+export async function channelAt(
+  url: string,
+  channelOf: (r: PaymentRequirement) => Channel,
+  { fetch: fetcher, signal }: { fetch?: typeof fetch | undefined; signal?: AbortSignal | undefined },
+  what: string,
+) {
+  const ask = (headers: Record<string, string> = {}) =>
+    (fetcher ?? globalThis.fetch)(url, { method: "GET", headers, signal });
+  const challenge = await challengeOf(await ask(), signal);
+  const requirement = challenge.requirements.find((r) => r.scheme === BATCH_SETTLEMENT && r.x402Version === 2);
+  if (!requirement)
+    throw new InvalidConfigError(`${what}: ${url} does not offer batch-settlement, so it holds no channel of ours.`);
+  return { ask, challenge, channel: channelOf(requirement) };
+}
+
 /** Asks the seller at `url` to refund the channel that pays it. */
 export async function refundChannel(
   tools: Tools,
@@ -56,13 +72,7 @@ export async function refundChannel(
     throw new InvalidConfigError('refund: amount must be base units above 0, such as "1000000".', {
       details: { option: "amount" },
     });
-  const ask = (headers: Record<string, string> = {}) =>
-    (options.fetch ?? globalThis.fetch)(url, { method: "GET", headers, signal });
-  const challenge = await challengeOf(await ask(), signal);
-  const requirement = challenge.requirements.find((r) => r.scheme === BATCH_SETTLEMENT && r.x402Version === 2);
-  if (!requirement)
-    throw new InvalidConfigError(`refund: ${url} does not offer batch-settlement, so it holds no channel of ours.`);
-  const channel = channelOf(requirement);
+  const { ask, challenge, channel } = await channelAt(url, channelOf, options, "refund");
   const hold = await tools.store.hold(channel.id, signal);
   try {
     return await refundHeld(tools, { channel, hold, challenge, ask, wanted, signal });

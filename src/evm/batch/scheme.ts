@@ -13,9 +13,10 @@ import { channelReader } from "./chain";
 import { openChannelPayment, type DepositSizing } from "./open";
 import { refundChannel, type RefundOptions, type RefundResult } from "./refund";
 import { memoryChannelStore } from "./store";
+import { prepareWithdrawal, type Withdrawal, type WithdrawalOptions } from "./withdraw";
 import { BATCH_SETTLEMENT, WITHDRAW_DELAY, channelConfig, channelIdOf, type ChannelConfig } from "./wire";
 
-export interface BatchSettlementEvmOptions extends Omit<EvmSchemeOptions, "permit2" | "settlement"> {
+export interface BatchSettlementEvmOptions extends Omit<EvmSchemeOptions, "settlement"> {
   /**
    * Signs the vouchers (a session key): the wallet `signer` then signs only deposits. Default: the signer. The
    * channel names it as the vouchers' authoriser, so a channel opened with one key is a different channel from one
@@ -50,6 +51,11 @@ export interface BatchSettlementEvm extends PaymentScheme {
    * it; the state is updated from the answer.
    */
   refund(url: string, options?: RefundOptions): Promise<RefundResult>;
+  /**
+   * The way out without the seller: the two transactions (`initiate`, then `finalize` after the channel's withdrawal
+   * delay) that take back what the channel that pays `url` holds beyond what its seller claimed. The wallet sends them.
+   */
+  withdrawal(url: string, options?: WithdrawalOptions): Promise<Withdrawal>;
 }
 
 const ZERO_SALT: Hex = `0x${"0".repeat(64)}`;
@@ -77,7 +83,15 @@ export function batchSettlementEvm(options: BatchSettlementEvmOptions): BatchSet
     ids.set(key, id);
     return { requirement, chainId, config, id };
   };
-  const tools = { signer, voucherSigner, store, readChannel, randomBytes, now: options.now ?? Date.now };
+  const tools = {
+    signer,
+    voucherSigner,
+    store,
+    readChannel,
+    randomBytes,
+    now: options.now ?? Date.now,
+    permit2: options.permit2,
+  };
 
   const scheme: BatchSettlementEvm = {
     scheme: BATCH_SETTLEMENT,
@@ -94,6 +108,7 @@ export function batchSettlementEvm(options: BatchSettlementEvmOptions): BatchSet
       );
     },
     refund: (url, refundOptions) => refundChannel(tools, { url, channelOf, options: refundOptions }),
+    withdrawal: (url, withdrawalOptions) => prepareWithdrawal(tools, { url, channelOf, options: withdrawalOptions }),
   };
   return scheme;
 }
@@ -120,8 +135,9 @@ function checkBatchRequirement(requirement: PaymentRequirement): string | undefi
       `extra.withdrawDelay ${JSON.stringify(withdrawDelay)} is not ${WITHDRAW_DELAY.min} to ` +
       `${WITHDRAW_DELAY.max} seconds`
     );
+  if (assetTransferMethod === "permit2") return undefined;
   if (assetTransferMethod !== undefined && assetTransferMethod !== "eip3009")
-    return `asset transfer method ${JSON.stringify(assetTransferMethod)} is not supported for deposits (only eip3009)`;
+    return `asset transfer method ${JSON.stringify(assetTransferMethod)} is not supported (only eip3009 and permit2)`;
   if (typeof name !== "string" || !name || typeof version !== "string" || !version)
     return "extra.name and extra.version (the token's EIP-712 domain) are missing";
   return undefined;

@@ -12,6 +12,8 @@ export const BATCH_SETTLEMENT = "batch-settlement";
 export const BATCH_SETTLEMENT_ADDRESS: Hex = "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003";
 /** The collector that takes an EIP-3009 deposit (`receiveWithAuthorization` to it). */
 export const ERC3009_DEPOSIT_COLLECTOR: Hex = "0x4020806089470a89826cB9fB1f4059150b550004";
+/** The collector that takes a Permit2 deposit (the spender the wallet's Permit2 transfer names). */
+export const PERMIT2_DEPOSIT_COLLECTOR: Hex = "0x4020425FAf3B746C082C2f942b4E5159887B0005";
 /** The shortest and longest withdrawal delays the contract accepts, in seconds. */
 export const WITHDRAW_DELAY = { min: 900, max: 2_592_000 } as const;
 
@@ -31,6 +33,22 @@ export const VOUCHER_TYPES = {
     { name: "channelId", type: "bytes32" },
     { name: "maxClaimableAmount", type: "uint128" },
   ],
+} as const;
+
+/** A Permit2 transfer whose witness is the channel it deposits into. */
+export const PERMIT2_DEPOSIT_TYPES = {
+  PermitWitnessTransferFrom: [
+    { name: "permitted", type: "TokenPermissions" },
+    { name: "spender", type: "address" },
+    { name: "nonce", type: "uint256" },
+    { name: "deadline", type: "uint256" },
+    { name: "witness", type: "DepositWitness" },
+  ],
+  TokenPermissions: [
+    { name: "token", type: "address" },
+    { name: "amount", type: "uint256" },
+  ],
+  DepositWitness: [{ name: "channelId", type: "bytes32" }],
 } as const;
 
 export const RECEIVE_WITH_AUTHORIZATION = [
