@@ -66,7 +66,7 @@ export async function createPayment(setup: Setup, challenge: PaymentChallenge, r
     scheme.open && (await call(() => scheme.open!(requirement, { challenge, request, signal, limit }), what, request));
   let reservations: readonly Reservation[] = [];
   try {
-    const terms = termsOf(requirement, request, { payer: scheme.payer, asset, deposit: session?.deposit });
+    const terms = termsOf(requirement, request, { payer: scheme.payer, asset, session });
     checkDeposit(terms, limit, request);
     // Reserved before any prompt (the approval hook's or the wallet's); released if nothing is sent.
     reservations = await reserve(setup, terms, { asset, requirement, request });
@@ -145,7 +145,7 @@ async function choose(setup: Setup, challenge: PaymentChallenge, request: X402Re
 function termsOf(
   requirement: PaymentRequirement,
   request: X402Request,
-  { payer, asset, deposit }: { payer: string; asset: PaymentOption["asset"]; deposit: string | undefined },
+  { payer, asset, session }: { payer: string; asset: PaymentOption["asset"]; session: OpenPayment | undefined },
 ): PaymentTerms {
   const upTo = requirement.scheme === "upto";
   const displayAmount =
@@ -163,7 +163,8 @@ function termsOf(
     asset: requirement.asset,
     payTo: requirement.payTo,
     payer,
-    ...(deposit !== undefined && { deposit }),
+    ...(session?.deposit !== undefined && { deposit: session.deposit }),
+    ...(session && { kind: session.kind }),
   });
 }
 

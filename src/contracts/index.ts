@@ -6,6 +6,7 @@ export {
   type OpenPayment,
   type OpenOutcome,
   type ChannelSnapshot,
+  type ChannelPaymentKind,
   type SettlementQuery,
   type SettlementStatus,
 } from "./scheme";

@@ -1,7 +1,7 @@
 /** A request being paid for, what a payment pays, and how it ended: what hooks, plug-ins and receipts see. */
 import type { AnyX402Error } from "../errors";
 import type { KnownAsset, PaymentChallenge, PaymentRequirement, SettleResponse } from "../protocol";
-import type { ChannelSnapshot } from "./scheme";
+import type { ChannelPaymentKind, ChannelSnapshot } from "./scheme";
 
 /** The request being paid for, as the handshake sees it (after any redirect of the first request). */
 export interface X402Request {
@@ -55,6 +55,8 @@ export interface PaymentTerms {
    * beside the call's price `amount`, which the channel pays. Absent when nothing moves but the price.
    */
   readonly deposit?: string | undefined;
+  /** batch-settlement: what the payment does to its channel (`deposit`, `top-up`, `voucher`). */
+  readonly kind?: ChannelPaymentKind | undefined;
 }
 
 /** What `onBeforePayment` sees: a frozen copy, so a hook cannot change what gets signed. */

@@ -62,6 +62,9 @@ export interface OpenContext extends PaymentContext {
   readonly limit: bigint | undefined;
 }
 
+/** What a payment does to its channel: opens it with a deposit, tops it up, or pays by voucher alone. */
+export type ChannelPaymentKind = "deposit" | "top-up" | "voucher";
+
 /** What a channel looks like after a payment, as its receipt shows it. Amounts in base units. */
 export interface ChannelSnapshot {
   readonly id: string;
@@ -85,6 +88,8 @@ export interface OpenOutcome {
 export interface OpenPayment {
   /** Money this payment moves from the wallet beyond its price (base units): a deposit or top-up of a channel. */
   readonly deposit?: string | undefined;
+  /** What the payment does to its channel: opens it with a deposit, tops it up, or pays by voucher alone. */
+  readonly kind: ChannelPaymentKind;
   /** Signs, once the policy, the budgets and the hooks approved. */
   createPayload(): Promise<SchemePayload>;
   /**

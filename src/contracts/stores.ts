@@ -74,6 +74,15 @@ export interface LedgerRecord {
   readonly payee?: string | undefined;
   /** A reconciliation: the id of the `unknown` record whose outcome this one states. */
   readonly reconciles?: string | undefined;
+  /**
+   * batch-settlement: what the record is to its channel: a `deposit` (opening it), a `top-up`, a call paid by
+   * `voucher` alone, or a `refund` (its `settledAmount` came back to the payer).
+   */
+  readonly kind?: "deposit" | "top-up" | "voucher" | "refund" | undefined;
+  /** batch-settlement: base units moved from the wallet into the channel. */
+  readonly deposit?: string | undefined;
+  /** batch-settlement: the channel's id. */
+  readonly channel?: string | undefined;
 }
 
 /**

@@ -5,7 +5,14 @@
  * does not hold up stops the channel before anything more is signed; deposits within the spend policy; refunds.
  */
 import { describe, expect, it } from "vitest";
-import { createX402Client, getPaymentReceipt, type PaymentSnapshot } from "../../src";
+import {
+  budget,
+  createX402Client,
+  getPaymentReceipt,
+  memoryBudgetStore,
+  memoryLedger,
+  type PaymentSnapshot,
+} from "../../src";
 import { ChannelDisputedError } from "../../src/entries/errors";
 import { batchSettlementEvm, memoryChannelStore, type BatchSettlementEvmOptions } from "../../src/evm";
 import { PRICE, createBatchSeller } from "../support/batch-seller";
@@ -149,5 +156,54 @@ describe("batch-settlement", () => {
     const result = await scheme.refund(seller.url, { fetch: (input, init) => globalThis.fetch(input, init) });
     expect(result).toMatchObject({ refunded: String(7n * PRICE), balance: String(3n * PRICE) });
     expect(seller.vouchers.at(-1)).toMatchObject({ kind: "refund", max: 3n * PRICE });
+  });
+});
+
+describe("batch-settlement outcomes", () => {
+  it("the ledger records deposits, vouchers, top-ups and refunds as different kinds", async () => {
+    const seller = createBatchSeller();
+    server.use(seller.handler);
+    const { signer } = countingSigner();
+    const ledger = memoryLedger();
+    const scheme = batchSettlementEvm({ signer, deposit: { multiple: 2 } });
+    const client = createX402Client({ schemes: [scheme], plugins: [ledger] });
+    for (let i = 0; i < 3; i++) await fetchWrapper.send(client, { url: seller.url });
+    // Deposits are at least what the call needs: 2 x the price here, so call 3 tops up.
+    await scheme.refund(seller.url, { ledger, fetch: (input, init) => globalThis.fetch(input, init) });
+    const records = [];
+    for await (const record of ledger.records()) records.push(record);
+    expect(records.map((r) => [r.kind, r.deposit, r.settledAmount])).toEqual([
+      ["deposit", String(2n * PRICE), String(PRICE)],
+      ["voucher", undefined, String(PRICE)],
+      ["top-up", String(2n * PRICE), String(PRICE)],
+      ["refund", undefined, String(PRICE)],
+    ]);
+    expect(new Set(records.map((r) => r.channel)).size).toBe(1);
+  });
+
+  it("a deposit must fit the budget as a whole; the budget counts each call's charge as spent", async () => {
+    const seller = createBatchSeller();
+    server.use(seller.handler);
+    const { signer, calls } = countingSigner();
+    // $0.005 of budget: a deposit of 10 x $0.001 does not fit, though one call would.
+    const tight = createX402Client({
+      schemes: [batchSettlementEvm({ signer })],
+      plugins: [budget({ limit: "$0.005" })],
+    });
+    const error = await rejection(fetchWrapper.send(tight, { url: seller.url }));
+    expect(error.code).toBe("BUDGET_EXCEEDED");
+    expect(calls.length).toBe(0);
+    // $0.02: the deposit fits; three calls spend $0.003 of it.
+    const store = memoryBudgetStore();
+    const roomy = createX402Client({
+      schemes: [batchSettlementEvm({ signer })],
+      plugins: [budget({ limit: "$0.02", store })],
+    });
+    for (let i = 0; i < 3; i++) await fetchWrapper.send(roomy, { url: seller.url });
+    // Micro-dollars: 3 calls of $0.001.
+    expect(await store.usage({ key: "client/life:client", limit: 1, windowMs: undefined })).toEqual({
+      spent: 3000,
+      reserved: 0,
+    });
   });
 });

@@ -154,6 +154,7 @@ function session(
   let current = open.state;
   return {
     deposit: deposit === undefined ? undefined : String(deposit),
+    kind: deposit === undefined ? "voucher" : BigInt(open.state?.balance ?? 0) > 0n ? "top-up" : "deposit",
     async createPayload() {
       const signed = deposit === undefined ? undefined : await depositAuthorization(tools, open, deposit);
       const signature = await signVoucher(tools.voucherSigner, open, open.next);

@@ -2,7 +2,7 @@
  * The cooperative refund: the seller is asked, with a voucher for exactly what was charged (a call charged nothing),
  * to send back what the channel holds beyond it; its authoriser signs the refund and its facilitator sends it.
  */
-import type { ChannelHold, ChannelState } from "../../contracts";
+import type { ChannelHold, ChannelState, Ledger } from "../../contracts";
 import { InvalidConfigError, PaymentRejectedError, throwIfAborted } from "../../errors";
 import { readResponse } from "../../io";
 import {
@@ -11,6 +11,7 @@ import {
   encodeBase64Json,
   parseAtomicAmount,
   parseChallenge,
+  randomId,
   type PaymentChallenge,
   type PaymentRequirement,
   type SettleResponse,
@@ -25,6 +26,8 @@ export interface RefundOptions {
   /** The fetch to ask with. Default `globalThis.fetch`. */
   fetch?: typeof fetch | undefined;
   signal?: AbortSignal | undefined;
+  /** The receipts ledger to record the refund in (`kind: "refund"`), as the client records payments. */
+  ledger?: Ledger | undefined;
 }
 
 export interface RefundResult {
@@ -75,10 +78,37 @@ export async function refundChannel(
   const { ask, challenge, channel } = await channelAt(url, channelOf, options, "refund");
   const hold = await tools.store.hold(channel.id, signal);
   try {
-    return await refundHeld(tools, { channel, hold, challenge, ask, wanted, signal });
+    const result = await refundHeld(tools, { channel, hold, challenge, ask, wanted, signal });
+    await options.ledger?.append(refundRecord(url, channel, { result, payer: tools.signer.address }));
+    return result;
   } finally {
     await hold.release();
   }
+}
+
+/** The ledger's record of a refund: what came back to the payer, from the channel. */
+function refundRecord(
+  url: string,
+  { requirement, id }: Channel,
+  { result, payer }: { result: RefundResult; payer: string },
+) {
+  return {
+    id: randomId(),
+    time: new Date().toISOString(),
+    outcome: "settled" as const,
+    url,
+    method: "GET",
+    scheme: requirement.scheme,
+    network: requirement.caip2,
+    asset: requirement.asset,
+    amount: result.refunded,
+    settledAmount: result.refunded,
+    transaction: result.transaction,
+    payer,
+    payee: requirement.payTo,
+    kind: "refund" as const,
+    channel: id,
+  };
 }
 
 /** The refund of a held channel: asked, corrected once if the seller counts otherwise, and recorded. */

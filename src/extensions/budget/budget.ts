@@ -137,12 +137,21 @@ export function budget(options: BudgetOptions): X402Plugin {
     reserve: (terms: PaymentTerms, { asset, requirement, request }: ReserveContext) =>
       reserveBudget(
         resolved,
-        { network: requirement.caip2!, asset: terms.asset, amount: terms.amount, payTo: terms.payTo },
+        // A deposit into a channel must fit as a whole; what the call is charged is what gets committed.
+        {
+          network: requirement.caip2!,
+          asset: terms.asset,
+          amount: largest(terms.amount, terms.deposit),
+          payTo: terms.payTo,
+        },
         asset,
         request,
       ),
   });
 }
+
+/** The larger of two base-unit amounts (the second may be absent). */
+const largest = (a: string, b: string | undefined) => (b !== undefined && BigInt(b) > BigInt(a) ? b : a);
 
 /** A payment's value in micro-dollars under a budget, or `undefined` if the budget cannot tell it. */
 function microDollars(

@@ -44,6 +44,9 @@ export function ledgerRecord(outcome: PaymentOutcome): LedgerRecord {
     transaction: receipt?.transaction ?? (pending?.transaction || undefined),
     payer: terms?.payer,
     payee: terms?.payTo,
+    ...(terms?.kind && { kind: terms.kind }),
+    ...(terms?.deposit !== undefined && { deposit: terms.deposit }),
+    ...(receipt?.channel && { channel: receipt.channel.id }),
   };
 }
 
