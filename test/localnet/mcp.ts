@@ -21,8 +21,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import type { Network, PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/server";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import type { Address } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { FACILITATOR_V1_NETWORK } from "./facilitator.js";
 import { listenOnLoopback } from "./listen.js";
 import { PRICE_ATOMIC, SELLER_NETWORK, WEATHER } from "./seller.js";
@@ -31,6 +33,12 @@ import { USDC_BASE_SEPOLIA } from "./token.js";
 export interface McpSellerOptions {
   facilitatorUrl: string;
   payTo: Address;
+  /**
+   * Also sell `weather_batch` by batch-settlement (the reference server scheme, its hooks run by the resource server:
+   * vouchers answered without the facilitator, corrective 402s enriched with the channel's state). The facilitator
+   * must serve batch-settlement and the contract be installed (localnet/batch.ts). Default false.
+   */
+  batchSettlement?: boolean;
 }
 
 /** What the seller did, per paid tool call: what it verified and settled (for the tests). */
@@ -45,6 +53,8 @@ const PAYMENT_RESPONSE = "x402/payment-response";
 type Form = "structured" | "text" | "rpc" | "v1";
 interface PaidTool {
   form: Form;
+  /** Sold by batch-settlement instead of exact. */
+  batch?: boolean;
   /** The tool's work once paid; `isError` results are returned unsettled. */
   run(): CallToolResult;
   /** Settlement fails after the tool ran. */
@@ -67,12 +77,17 @@ const PAID: Record<string, PaidTool> = {
     run: () => ({ isError: true, content: [{ type: "text", text: "the weather station is down" }] }),
   },
   unsettled: { form: "structured", run: weather, settlementFails: true },
+  weather_batch: { form: "structured", run: weather, batch: true },
 };
 
 /** The seller's state shared by every connection: its resource server, requirements and log. */
-export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOptions) {
+export async function createMcpSeller({ facilitatorUrl, payTo, batchSettlement = false }: McpSellerOptions) {
   const facilitator = new HTTPFacilitatorClient({ url: facilitatorUrl });
   const resourceServer = new x402ResourceServer(facilitator).register(SELLER_NETWORK, new ExactEvmScheme());
+  const batchScheme = batchSettlement
+    ? new BatchSettlementEvmScheme(payTo, { receiverAuthorizerSigner: privateKeyToAccount(generatePrivateKey()) })
+    : undefined;
+  if (batchScheme) resourceServer.register(SELLER_NETWORK, batchScheme);
   await resourceServer.initialize();
   const accepts = await resourceServer.buildPaymentRequirements({
     scheme: "exact",
@@ -80,6 +95,15 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
     payTo,
     price: "$0.001",
   });
+  const batchAccepts = batchScheme
+    ? await resourceServer.buildPaymentRequirements({
+        scheme: "batch-settlement",
+        network: SELLER_NETWORK as Network,
+        payTo,
+        price: "$0.001",
+      })
+    : [];
+  const acceptsOf = (tool: string) => (PAID[tool]?.batch ? batchAccepts : accepts);
   const log: McpSellerLog = { verified: [], settled: [] };
 
   const v1Requirement = (tool: string) => ({
@@ -101,15 +125,20 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
     form: Form,
     error: string,
     settlement?: object,
+    payload?: PaymentPayload,
   ): Promise<CallToolResult> {
     const body: Record<string, unknown> =
       form === "v1"
         ? { x402Version: 1, error, accepts: [v1Requirement(tool)] }
         : {
+            // With the refused payload: a scheme enriches its own refusals (batch-settlement's corrective 402).
             ...(await resourceServer.createPaymentRequiredResponse(
-              accepts,
+              acceptsOf(tool),
               { url: `mcp://tool/${tool}`, description: `Tool: ${tool}`, mimeType: "application/json" },
               error,
+              undefined,
+              undefined,
+              payload,
             )),
             ...(settlement && { [PAYMENT_RESPONSE]: settlement }),
           };
@@ -167,10 +196,22 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
       return { ...result, _meta: { ...result._meta, [PAYMENT_RESPONSE]: settlement } };
     }
 
-    const requirement = resourceServer.findMatchingRequirements(accepts, payload) as PaymentRequirements | undefined;
+    if (paid.batch && !batchScheme) throw new McpError(-32602, `Tool ${tool} not found`);
+    const offered = await resourceServer.createPaymentRequiredResponse(
+      acceptsOf(tool),
+      { url: `mcp://tool/${tool}` },
+      undefined,
+      undefined,
+      undefined,
+      payload,
+    );
+    const requirement = resourceServer.findMatchingRequirements(offered.accepts, payload) as
+      | PaymentRequirements
+      | undefined;
     if (!requirement) return paymentRequired(tool, paid.form, "No matching payment requirements found");
     const verdict = await resourceServer.verifyPayment(payload, requirement);
-    if (!verdict.isValid) return paymentRequired(tool, paid.form, verdict.invalidReason ?? "invalid_payment");
+    if (!verdict.isValid)
+      return paymentRequired(tool, paid.form, verdict.invalidReason ?? "invalid_payment", undefined, payload);
     log.verified.push({ tool, x402Version: 2 });
     const result = paid.run();
     // A tool that failed is not charged: its result goes back as it is, unsettled.
@@ -206,11 +247,13 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
   function server(): Server {
     const mcp = new Server({ name: "localnet-weather", version: "1.0.0" }, { capabilities: { tools: {} } });
     mcp.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: ["ping", "fails", ...Object.keys(PAID)].map((name) => ({
-        name,
-        description: PAID[name] ? `Paid tool ($0.001): ${name}` : `Free tool: ${name}`,
-        inputSchema: { type: "object" as const },
-      })),
+      tools: ["ping", "fails", ...Object.keys(PAID).filter((name) => !PAID[name]!.batch || batchScheme)].map(
+        (name) => ({
+          name,
+          description: PAID[name] ? `Paid tool ($0.001): ${name}` : `Free tool: ${name}`,
+          inputSchema: { type: "object" as const },
+        }),
+      ),
     }));
     mcp.setRequestHandler(CallToolRequestSchema, async (request) =>
       call(request.params.name, request.params._meta as Record<string, unknown> | undefined),
@@ -218,13 +261,15 @@ export async function createMcpSeller({ facilitatorUrl, payTo }: McpSellerOption
     return mcp;
   }
 
-  return { server, log, accepts };
+  return { server, log, accepts, batchScheme };
 }
 
 export interface McpSeller {
   /** The streamable HTTP endpoint, `http://127.0.0.1:<port>/mcp`. */
   url: string;
   log: McpSellerLog;
+  /** With `batchSettlement`: the reference scheme, whose channel manager claims and settles the vouchers. */
+  batchScheme: BatchSettlementEvmScheme | undefined;
   stop(): Promise<void>;
 }
 
@@ -245,5 +290,5 @@ export async function startMcpSeller(options: McpSellerOptions): Promise<McpSell
     await server.connect(transport);
     await transport.handleRequest(req, res);
   });
-  return { url: `${http.url}/mcp`, log: seller.log, stop: http.stop };
+  return { url: `${http.url}/mcp`, log: seller.log, batchScheme: seller.batchScheme, stop: http.stop };
 }
