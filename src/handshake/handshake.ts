@@ -445,6 +445,8 @@ async function conclude<R>(
   // A transaction is on its way: whatever the status, the money may still move.
   const pending =
     settlement && !success && isPending(settlement) ? pendingError(payment, where, status, settlement) : undefined;
+  // A stateful scheme keeps a payment that may still settle at its worst (a deposit that may land is not made twice).
+  if (pending) await payment.session?.accepted(settlement);
   if (pending && !(status >= 200 && status < 400)) {
     unseen.push(paid);
     throw pending;

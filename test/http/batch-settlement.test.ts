@@ -126,6 +126,32 @@ describe("batch-settlement", () => {
     expect(signs.length).toBe(signed);
   });
 
+  it("a deposit whose settlement is pending is not made again: the next call pays by voucher", async () => {
+    const { seller, client, signs } = setup();
+    seller.lie({ pendingDeposit: true });
+    const error = await rejection(fetchWrapper.send(client, { url: seller.url }));
+    expect(error.code).toBe("PAYMENT_PENDING");
+    seller.lie({});
+    const reply = await fetchWrapper.send(client, { url: seller.url });
+    expect(reply.status).toBe(200);
+    expect(seller.vouchers.map((v) => [v.kind, v.max])).toEqual([
+      ["deposit", PRICE],
+      ["voucher", 2n * PRICE],
+    ]);
+    // The wallet authorised one deposit, and no second one while the first may still land.
+    expect(signs.filter((r) => r.primaryType === "ReceiveWithAuthorization")).toHaveLength(1);
+  });
+
+  it("a pending deposit that never lands: the next call learns it from the chain and deposits then", async () => {
+    const { seller, client, signs } = setup();
+    seller.lie({ lostDeposit: true });
+    expect((await rejection(fetchWrapper.send(client, { url: seller.url }))).code).toBe("PAYMENT_PENDING");
+    seller.lie({});
+    const reply = await fetchWrapper.send(client, { url: seller.url });
+    expect(getPaymentReceipt(reply.raw)).toMatchObject({ kind: "deposit", channel: { charged: String(PRICE) } });
+    expect(signs.filter((r) => r.primaryType === "ReceiveWithAuthorization")).toHaveLength(2);
+  });
+
   it("sizes the deposit within the spend policy", async () => {
     const seller = createBatchSeller();
     server.use(seller.handler);

@@ -45,6 +45,10 @@ export interface Lies {
   chargedAmount?: string;
   /** The corrective 402 says this much charged (with its real voucherState). */
   correctiveCharged?: bigint;
+  /** A deposit is answered 402 with a pending settlement (its transaction lands later: the seller keeps it). */
+  pendingDeposit?: boolean;
+  /** As `pendingDeposit`, but the transaction never lands: the seller forgets the channel. */
+  lostDeposit?: boolean;
 }
 
 export function createBatchSeller(options: { lies?: Lies; delayMs?: number } = {}) {
@@ -132,6 +136,16 @@ export function createBatchSeller(options: { lies?: Lies; delayMs?: number } = {
     });
     channels.set(id, channel);
     vouchers.push({ channelId: id, max, kind: payload.type });
+    if (deposit && lies.lostDeposit) channels.delete(id);
+    if (deposit && (lies.pendingDeposit || lies.lostDeposit)) {
+      const pending = {
+        success: false,
+        errorReason: "settlement_pending",
+        transaction: `0x${"ef".repeat(32)}`,
+        network: "eip155:84532",
+      };
+      return new HttpResponse("{}", { status: 402, headers: { "PAYMENT-RESPONSE": encodeHeader(pending) } });
+    }
     const settle = {
       success: true,
       payer: String(payload.channelConfig.payer).toLowerCase(),

@@ -8,10 +8,15 @@ import { parseAtomicAmount, sameAddress, type PaymentChallenge, type SettleRespo
 import type { Channel, Tools } from "./open";
 import { BATCH_SETTLEMENT, voucherDigest } from "./wire";
 
-/** The seller's codes for "your voucher does not follow my count": a corrective 402 follows. */
+/**
+ * The seller's codes for "your voucher does not follow my count" (a corrective 402 follows), and for a voucher beyond
+ * what the channel holds on chain (our balance was stale: a deposit that never landed, a withdrawal): the state is
+ * read again, from the chain and what the seller shows.
+ */
 const CORRECTABLE = [
   "invalid_batch_settlement_evm_cumulative_amount_mismatch",
   "invalid_batch_settlement_evm_cumulative_below_claimed",
+  "invalid_batch_settlement_evm_cumulative_exceeds_balance",
 ];
 
 type Open = Channel & { readonly next: bigint; readonly deposit: bigint | undefined };
