@@ -167,13 +167,17 @@ describe("batch-settlement", () => {
     expect(seller.vouchers[0]).toMatchObject({ kind: "deposit" });
   });
 
-  it("without chain reads, a corrective 402 is a rejection: nothing is believed", async () => {
+  it("without chain reads, a corrective 402 is believed in nothing: the error asks for an rpc", async () => {
     const first = setup();
     await fetchWrapper.send(first.client, { url: first.seller.url });
-    const client = createX402Client({ schemes: [batchSettlementEvm({ signer: first.signer })] });
+    const { signer, calls } = countingSigner();
+    const client = createX402Client({ schemes: [batchSettlementEvm({ signer })] });
     const error = await rejection(fetchWrapper.send(client, { url: first.seller.url }));
-    expect(error.code).toBe("PAYMENT_REJECTED");
-    expect(error.reason).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
+    expect(error.code).toBe("INVALID_CONFIG");
+    expect(error.details.option).toBe("rpc");
+    expect(error.message).toMatch(/cumulative_amount_mismatch.*nothing was charged/);
+    // The refused voucher only: no second one.
+    expect(calls.filter((r) => r.primaryType === "Voucher")).toHaveLength(1);
   });
 
   it("refunds what the channel holds beyond what was charged", async () => {

@@ -19,6 +19,9 @@ const CORRECTABLE = [
   "invalid_batch_settlement_evm_cumulative_exceeds_balance",
 ];
 
+/** Is `reason` one of the seller's codes a channel's state is corrected from? */
+export const isCorrectable = (reason: string | undefined) => reason !== undefined && CORRECTABLE.includes(reason);
+
 type Open = Channel & { readonly next: bigint; readonly deposit: bigint | undefined };
 const record = (value: unknown) => (value && typeof value === "object" ? (value as Record<string, unknown>) : {});
 const amount = (value: unknown) => parseAtomicAmount(value);
@@ -70,7 +73,7 @@ export async function correctFrom(
   open: Open,
   { challenge, reason }: { challenge: PaymentChallenge | undefined; reason: string | undefined },
 ): Promise<ChannelState | undefined> {
-  if (!reason || !CORRECTABLE.includes(reason) || !tools.readChannel) return undefined;
+  if (!isCorrectable(reason) || !tools.readChannel) return undefined;
   const { requirement } = open;
   const offer = challenge?.requirements.find(
     (r) =>

@@ -3,14 +3,14 @@
  * signed, and the seller's answer checked before the state moves on.
  */
 import type { ChannelHold, ChannelState, ChannelStore, OpenContext, OpenPayment } from "../../contracts";
-import { ChannelDisputedError, PaymentRefusedError, requestDetails } from "../../errors";
+import { ChannelDisputedError, InvalidConfigError, PaymentRefusedError, requestDetails } from "../../errors";
 import { PERMIT2_ADDRESS, bytesToHex, checksumAddress, type PaymentRequirement } from "../../protocol";
 import { withPermit2Allowance } from "../permit2";
 import type { Permit2Allowance } from "../sponsor";
 import type { EvmSigner, Hex } from "../signer";
 import { normalizeSignature } from "../signer";
 import type { ChannelReader } from "./chain";
-import { acceptAnswer, correctFrom } from "./answer";
+import { acceptAnswer, correctFrom, isCorrectable } from "./answer";
 import {
   ERC3009_DEPOSIT_COLLECTOR,
   PERMIT2_DEPOSIT_COLLECTOR,
@@ -178,6 +178,13 @@ function session(
       return outcome;
     },
     async refused(challenge, reason) {
+      if (!tools.readChannel && isCorrectable(reason)) {
+        throw new InvalidConfigError(
+          `The seller counts this batch-settlement channel otherwise (${reason}); nothing was charged. To recover ` +
+            "the channel's state, checked against the chain and the seller's vouchers, give batchSettlementEvm an rpc.",
+          { details: { option: "rpc" } },
+        );
+      }
       const corrected = await correctFrom(tools, open, { challenge, reason });
       if (!corrected) return false;
       // The most the seller can claim never goes down on our record.
