@@ -3,7 +3,6 @@
  * configuration and its id, and the payloads a buyer sends.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { hexToBytes } from "@noble/hashes/utils.js";
 import { bytesToHex, checksumAddress, utf8, type PaymentRequirement } from "../../protocol";
 import type { Hex } from "../signer";
 
@@ -94,8 +93,9 @@ export function channelConfig(requirement: PaymentRequirement, payer: Hex, payer
  * test/unit/batch-wire.test.ts; the wallet signs through its own signTypedData, never a hash of ours.
  */
 
-/** keccak256 of hex digits (no `0x`), as hex digits. */
-const keccakHex = (hex: string) => bytesToHex(keccak_256(hexToBytes(hex))).slice(2);
+/** keccak256 of hex digits (no `0x`, whole bytes), as hex digits. */
+const keccakHex = (hex: string) =>
+  bytesToHex(keccak_256(Uint8Array.from(hex.match(/../g) ?? [], (byte) => Number.parseInt(byte, 16)))).slice(2);
 /** A value as one ABI word: an address or bytes32 (hex), or an unsigned integer. */
 const word = (value: string | number | bigint) =>
   (typeof value === "string" ? value.slice(2).toLowerCase() : BigInt(value).toString(16)).padStart(64, "0");
