@@ -6,7 +6,7 @@ import type { PaymentScheme } from "../contracts";
 import { bytesToHex, checksumAddress, type PaymentRequirement } from "../protocol";
 import { EVM_KNOWN_ASSETS, EVM_V1_NETWORKS, toEvmChainId } from "./networks";
 import { EXACT_PERMIT2_PROXY, payWithPermit2 } from "./permit2";
-import { checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "./shared";
+import { EIP3009_AUTHORIZATION, checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "./shared";
 import { normalizeSignature } from "./signer";
 
 export interface ExactEvmOptions extends EvmSchemeOptions {
@@ -15,15 +15,6 @@ export interface ExactEvmOptions extends EvmSchemeOptions {
   /** Protocol versions served. Default `[1, 2]`. */
   x402Versions?: readonly (1 | 2)[] | undefined;
 }
-
-const transferWithAuthorization = [
-  { name: "from", type: "address" },
-  { name: "to", type: "address" },
-  { name: "value", type: "uint256" },
-  { name: "validAfter", type: "uint256" },
-  { name: "validBefore", type: "uint256" },
-  { name: "nonce", type: "bytes32" },
-] as const;
 
 /**
  * Pays `exact` requirements on EVM chains: an EIP-3009 authorisation, or a Permit2 transfer where the server asks for
@@ -87,7 +78,7 @@ export function exactEvm(options: ExactEvmOptions): PaymentScheme {
           chainId: toEvmChainId(requirement.caip2!)!,
           verifyingContract: checksumAddress(requirement.asset),
         },
-        types: { TransferWithAuthorization: transferWithAuthorization },
+        types: { TransferWithAuthorization: EIP3009_AUTHORIZATION },
         primaryType: "TransferWithAuthorization",
         message: {
           ...authorization,

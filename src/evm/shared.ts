@@ -26,6 +26,19 @@ export interface EvmSchemeOptions {
   settlement?: EvmSettlement | undefined;
 }
 
+/**
+ * The fields of an EIP-3009 authorisation, the same for `TransferWithAuthorization` (exact) and
+ * `ReceiveWithAuthorization` (batch-settlement deposits).
+ */
+export const EIP3009_AUTHORIZATION = [
+  { name: "from", type: "address" },
+  { name: "to", type: "address" },
+  { name: "value", type: "uint256" },
+  { name: "validAfter", type: "uint256" },
+  { name: "validBefore", type: "uint256" },
+  { name: "nonce", type: "bytes32" },
+] as const;
+
 /** Seconds an authorisation is back-dated, so a facilitator whose clock is behind still accepts it. */
 const CLOCK_SKEW_SECONDS = 600;
 /** The facilitator needs the deadline at least this far in its future. */

@@ -6,6 +6,7 @@ import type { ChannelHold, ChannelState, ChannelStore, OpenContext, OpenPayment 
 import { ChannelDisputedError, InvalidConfigError, PaymentRefusedError, requestDetails } from "../../errors";
 import { PERMIT2_ADDRESS, bytesToHex, checksumAddress, type PaymentRequirement } from "../../protocol";
 import { withPermit2Allowance } from "../permit2";
+import { EIP3009_AUTHORIZATION } from "../shared";
 import type { Permit2Allowance } from "../sponsor";
 import type { EvmSigner, Hex } from "../signer";
 import { normalizeSignature } from "../signer";
@@ -15,7 +16,6 @@ import {
   ERC3009_DEPOSIT_COLLECTOR,
   PERMIT2_DEPOSIT_COLLECTOR,
   PERMIT2_DEPOSIT_TYPES,
-  RECEIVE_WITH_AUTHORIZATION,
   VOUCHER_TYPES,
   batchDomain,
   depositNonce,
@@ -263,7 +263,7 @@ async function signDeposit(tools: Tools, open: Channel, amount: bigint) {
       chainId,
       verifyingContract: open.config.token,
     },
-    types: { ReceiveWithAuthorization: RECEIVE_WITH_AUTHORIZATION },
+    types: { ReceiveWithAuthorization: EIP3009_AUTHORIZATION },
     primaryType: "ReceiveWithAuthorization",
     message: {
       from: tools.signer.address,

@@ -50,15 +50,6 @@ export const PERMIT2_DEPOSIT_TYPES = {
   DepositWitness: [{ name: "channelId", type: "bytes32" }],
 } as const;
 
-export const RECEIVE_WITH_AUTHORIZATION = [
-  { name: "from", type: "address" },
-  { name: "to", type: "address" },
-  { name: "value", type: "uint256" },
-  { name: "validAfter", type: "uint256" },
-  { name: "validBefore", type: "uint256" },
-  { name: "nonce", type: "bytes32" },
-] as const;
-
 /** The settlement contract's EIP-712 domain on `chainId`. */
 export const batchDomain = (chainId: number) => ({
   name: "x402 Batch Settlement",
