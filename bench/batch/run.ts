@@ -198,7 +198,7 @@ const measure = (of: (sample: Sample) => number) =>
 const rows: [string, number[], number][] = [
   ["latency per call, median (ms)", SIDES.map((side) => median(samples[side].flatMap((s) => s.ms))), 1],
   ["latency per call, mean of the 100 (ms)", measure((s) => mean(s.ms)), 1],
-  ["  the first call, with the deposit (ms)", measure((s) => s.ms[0]!), 1],
+  ["… the first call, with the deposit (ms)", measure((s) => s.ms[0]!), 1],
   ["client CPU per call (ms)", measure((s) => s.cpuUs / 1000 / CALLS), 3],
   ["HTTP requests per call", measure((s) => s.requests / CALLS), 2],
   ["facilitator requests per call", measure((s) => s.facilitatorRequests / CALLS), 2],
