@@ -1,12 +1,13 @@
-// npm run demo [-- --axios | --v1 | --solana | --permit2 | --upto | --serve]
+// npm run demo [-- --axios | --v1 | --solana | --permit2 | --upto | --batch | --serve]
 //
 // A real paid request, end to end, on this machine: a local chain (anvil with Base Sepolia's chain
 // id and a test USDC, or with --solana a LiteSVM-backed Solana RPC with devnet USDC), the unmodified
 // reference facilitator and seller (@x402/*), and a fresh buyer paying with x402-pay. Prints what
 // happens at each step, then stops everything it started. --permit2 pays `exact` through Permit2
 // (after the buyer's one-time approval), --upto pays a metered route that settles less than the
-// signed maximum. With --serve it keeps the stack running for your own code instead and prints how
-// to reach it (examples/demo-serve.ts).
+// signed maximum. --batch makes 100 calls from one batch-settlement deposit, then the seller claims
+// and settles and the buyer takes the rest back (examples/demo-batch.ts). With --serve it keeps the
+// stack running for your own code instead and prints how to reach it (examples/demo-serve.ts).
 import axios from "axios";
 import { createPublicClient, createWalletClient, http, toHex, type Hash } from "viem";
 import { PRICE_ATOMIC, UPTO_MAX_ATOMIC, fundedBuyer, rpc, startInteropStack } from "../test/localnet/index.js";
@@ -17,6 +18,7 @@ import { wrapAxiosWithPayment } from "x402-pay/axios";
 import { exactEvm, permit2Allowance, permit2ApprovalTransaction, uptoEvm } from "x402-pay/evm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
 import { exactSvm } from "x402-pay/svm";
+import { batchDemo } from "./demo-batch.js";
 import { serveDemo } from "./demo-serve.js";
 
 const useAxios = process.argv.includes("--axios");
@@ -24,6 +26,7 @@ const useV1 = process.argv.includes("--v1");
 const useSolana = process.argv.includes("--solana");
 const usePermit2 = process.argv.includes("--permit2");
 const useUpto = process.argv.includes("--upto");
+const useBatch = process.argv.includes("--batch");
 /** What the metered route charges of its maximum in the --upto demo. */
 const UPTO_CHARGE = 2_500n;
 const serve = process.argv.includes("--serve");
@@ -245,4 +248,5 @@ async function payOnce(): Promise<void> {
 }
 
 if (serve) process.exitCode = await serveDemo({ v1: useV1, solana: useSolana });
+else if (useBatch) process.exitCode = await batchDemo(say);
 else await payOnce();

@@ -45,6 +45,23 @@ describe("npm run demo", () => {
     expect(stdout).toMatch(/receipt\s+signed up to 0\.01 USDC, settled 0\.0025 USDC/);
     expect(stdout).toMatch(/done\s+paid exactly what was used, once/);
   });
+
+  it("demo --batch pays 100 calls from one deposit, then claims, settles and refunds the rest", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [tsx, "examples/demo.ts", "--batch"], {
+      cwd: root,
+      timeout: 60_000,
+    });
+    expect(stdout).toMatch(/deposit\s+the first call deposits 0\.15 USDC into channel 0x[0-9a-f]{64}/);
+    expect(stdout).toMatch(
+      /vouchers\s+calls 2 to 100: a voucher each, no transaction; the channel has charged 0\.1 USDC of 0\.15 USDC/,
+    );
+    expect(stdout).toMatch(/refund\s+the buyer asks for the rest back: 0\.05 USDC/);
+    expect(stdout).toMatch(/chain\s+4 transactions in all: 1 during the 100 calls/);
+    expect(stdout).toMatch(/balances\s+buyer\s+1 USDC -> 0\.9 USDC/);
+    expect(stdout).toMatch(/\]\s+seller\s+0 USDC -> 0\.1 USDC$/m);
+    expect(stdout).toMatch(/\]\s+contract\s+0 USDC -> 0 USDC$/m);
+    expect(stdout).toMatch(/done\s+paid exactly 100 calls, from one deposit, in 4 transactions/);
+  }, 90_000);
 });
 
 describe("npm run demo -- --serve", () => {
