@@ -23,7 +23,7 @@ export interface FileChannelStoreOptions {
    * so this is how long a crashed holder keeps others waiting. Default 10000.
    */
   readonly lockTtlMs?: number | undefined;
-  /** Flush each state to the disk (`fdatasync`) before `save` resolves, so a power loss keeps it too. Default `true`. */
+  /** Flush each state to the disk (`fdatasync`) before `save` resolves, so a power loss keeps it. Default `true`. */
   readonly sync?: boolean | undefined;
 }
 
@@ -162,7 +162,7 @@ function fileLock(lock: string, next: string, ttl: number) {
       }, ttl / 3);
       renewal.unref?.();
     },
-    /** Lets the lock and the claim go, if ours. A lock gone stale may be another's by now: it is left to its breaker. */
+    /** Lets the lock and the claim go, if ours. A stale lock may be another's by now: it is left to its breaker. */
     async unlock(): Promise<void> {
       clearInterval(renewal);
       await renewing;

@@ -222,7 +222,7 @@ export function channelStoreContract(
       expect((await store.peek(channel(2))) ?? undefined).toBeUndefined();
     });
 
-    it("one holder at a time per channel, across every store sharing it: 40 concurrent read-modify-writes", async () => {
+    it("one holder at a time per channel, across the stores sharing it: 40 concurrent read-modify-writes", async () => {
       const stores = await fleet();
       const id = channel(3);
       let inside = 0;
@@ -351,7 +351,7 @@ export function channelStoreContract(
       expect(await stores[0]!.peek(id)).toEqual(state(9, { signed: "10" }));
     });
 
-    it("a live holder keeps its lock past the time to live (it renews it): the waiter waits, the holder saves", async () => {
+    it("a live holder keeps its lock past the time to live (renewed): the waiter waits, the holder saves", async () => {
       const stores = await fleet();
       const { lockTtlMs } = tricks();
       const id = channel(12);
