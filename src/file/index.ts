@@ -3,11 +3,14 @@
  * written with one `write` to a file opened for appending and flushed to the disk (`fdatasync`) before
  * `append` resolves. A process killed mid-write can leave at most a torn last line: reading skips a
  * line that is not whole JSON, and the next append starts on a fresh line, so no completed record is
- * lost and no line breaks reading. Several processes may append to one file.
+ * lost and no line breaks reading. Several processes may append to one file. Also batch-settlement's channels in a
+ * directory (`fileChannelStore`).
  */
 import { open, readFile } from "node:fs/promises";
 import type { Ledger, LedgerRecord, X402Plugin } from "../contracts";
 import { recordOutcomes } from "../extensions/ledger";
+
+export { fileChannelStore, type FileChannelStoreOptions } from "./channels";
 
 export interface FileLedgerOptions {
   /** `fdatasync` after each record, so a power loss keeps it too. Default `true`. */

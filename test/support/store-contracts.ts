@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { BudgetEntry, BudgetStore, Ledger, LedgerRecord, SignInStore } from "../../src";
+import type { ChannelHold, ChannelState, ChannelStore } from "../../src/contracts";
 import { reconcile, spendBy, unreconciled } from "../../src";
 
 /** Opens a fresh, empty store; `now` is the clock the store reads, where it lets one be given. */
@@ -162,6 +163,228 @@ export function signInStoreContract(name: string, open: () => SignInStore | Prom
       expect(await store.get(key)).toBe("eip155:8453");
       expect(await store.get(`${key}2`)).toBe("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1");
       expect((await store.get("https://b.example/x 0x0")) ?? undefined).toBeUndefined();
+    });
+  });
+}
+
+/** What a shared channel store's test can do to it that a process cannot: plant a crashed holder's lock and state. */
+export interface ChannelStoreTricks {
+  /** The lock's time to live the stores were opened with. */
+  readonly lockTtlMs: number;
+  /**
+   * Leaves channel `id` as a process that took its lock, saved `state` and died would: the lock (another token,
+   * fresh) never renewed nor released.
+   */
+  crashHolding(id: string, state: ChannelState | undefined): Promise<void>;
+  /** Replaces the lock on `id` by another process's (as if the holder's had expired and a waiter had taken it). */
+  steal(id: string): Promise<void>;
+}
+
+const channel = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
+const state = (charged: number, over: Partial<ChannelState> = {}): ChannelState => ({
+  balance: "1000000",
+  charged: String(charged),
+  signed: String(charged),
+  signature: `0x${"ab".repeat(65)}`,
+  ...over,
+});
+const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+
+/**
+ * The channel store contract: one holder per channel at a time (across every store given: processes sharing it),
+ * no starvation, save and peek, release once, abort while waiting, no save after release; for shared stores, a
+ * crashed holder's lock taken over after its time to live and a holder that lost its lock unable to save.
+ * `open` gives a fresh store (its own channels); `others` more stores sharing the last one opened.
+ */
+export function channelStoreContract(
+  name: string,
+  open: () => ChannelStore | Promise<ChannelStore>,
+  { others, tricks }: { others?: () => Promise<ChannelStore[]>; tricks?: () => ChannelStoreTricks } = {},
+) {
+  const fleet = async () => [await open(), ...((await others?.()) ?? [])];
+
+  describe(`${name}: the channel store contract`, () => {
+    it("a channel not known holds undefined; save keeps, peek shows, the next hold finds it; undefined forgets", async () => {
+      const store = await open();
+      const id = channel(1);
+      expect(await store.peek(id)).toBeUndefined();
+      const first = await store.hold(id);
+      expect(first.state).toBeUndefined();
+      await first.save(state(5));
+      expect(await store.peek(id)).toEqual(state(5));
+      await first.save(state(7, { signed: "8", disputed: "the seller's total did not hold up" }));
+      await first.release();
+      const second = await store.hold(id);
+      expect(second.state).toEqual(state(7, { signed: "8", disputed: "the seller's total did not hold up" }));
+      await second.save(undefined);
+      expect(await store.peek(id)).toBeUndefined();
+      await second.release();
+      expect((await store.peek(channel(2))) ?? undefined).toBeUndefined();
+    });
+
+    it("one holder at a time per channel, across the stores sharing it: 40 concurrent read-modify-writes", async () => {
+      const stores = await fleet();
+      const id = channel(3);
+      let inside = 0;
+      let most = 0;
+      await Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          const hold = await stores[i % stores.length]!.hold(id);
+          inside++;
+          most = Math.max(most, inside);
+          const charged = Number(hold.state?.charged ?? 0);
+          await tick();
+          await hold.save(state(charged + 1));
+          inside--;
+          await hold.release();
+        }),
+      );
+      expect(most).toBe(1);
+      expect(await stores[0]!.peek(id)).toEqual(state(40));
+    });
+
+    it("another channel is not held up by a held one", async () => {
+      const stores = await fleet();
+      const held = await stores[0]!.hold(channel(4));
+      const other = await stores.at(-1)!.hold(channel(5));
+      await other.release();
+      await held.release();
+    });
+
+    it("no starvation: a store whose payments keep coming does not keep the channel from another", async () => {
+      const stores = await fleet();
+      const id = channel(6);
+      const [busy, patient] = [stores[0]!, stores.at(-1)!];
+      let turns = 0;
+      let done = false;
+      // Two lanes on one store: one of them is always waiting when the other lets go.
+      const lane = async () => {
+        while (!done && turns < 5000) {
+          const hold = await busy.hold(id);
+          turns++;
+          await tick();
+          await hold.release();
+        }
+      };
+      const lanes = Promise.all([lane(), lane()]);
+      while (turns < 2) await tick();
+      // Each time the patient store asks, it is served within a few of the busy store's turns.
+      const waited: number[] = [];
+      for (let round = 0; round < 10; round++) {
+        const asked = turns;
+        const hold = await patient.hold(id);
+        waited.push(turns - asked);
+        await tick();
+        await hold.release();
+        await tick();
+      }
+      done = true;
+      await lanes;
+      expect(Math.max(...waited)).toBeLessThanOrEqual(5);
+    });
+
+    it("release is idempotent: a second call passes no turn on, nor lets another's hold go", async () => {
+      const stores = await fleet();
+      const id = channel(7);
+      const first = await stores[0]!.hold(id);
+      const holding = new Set<ChannelHold>();
+      const waiters = [stores.at(-1)!, stores[0]!].map((store) =>
+        store.hold(id).then((hold) => (holding.add(hold), hold)),
+      );
+      await first.release();
+      await first.release();
+      const winner = await Promise.race(waiters);
+      await first.release();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(holding.size).toBe(1);
+      await winner.save(state(1));
+      await winner.release();
+      await winner.release();
+      const [a, b] = await Promise.all(waiters);
+      expect(holding.size).toBe(2);
+      expect((a === winner ? b : a)!.state).toEqual(state(1));
+      await a!.release();
+      await b!.release();
+    });
+
+    it("an abort while waiting rejects with ABORTED, and the turn passes on to the next", async () => {
+      const stores = await fleet();
+      const id = channel(8);
+      const first = await stores[0]!.hold(id);
+      const controller = new AbortController();
+      const aborted = stores.at(-1)!.hold(id, controller.signal);
+      await tick();
+      const next = stores[0]!.hold(id);
+      controller.abort();
+      await expect(aborted).rejects.toMatchObject({ code: "ABORTED" });
+      await first.save(state(1));
+      await first.release();
+      const hold = await next;
+      expect(hold.state).toEqual(state(1));
+      await hold.release();
+      await expect(stores.at(-1)!.hold(id, AbortSignal.abort())).rejects.toMatchObject({ code: "ABORTED" });
+      await (await stores.at(-1)!.hold(id)).release();
+    });
+
+    it("save after release throws and changes nothing", async () => {
+      const store = await open();
+      const id = channel(9);
+      const hold = await store.hold(id);
+      await hold.save(state(1));
+      await hold.release();
+      await expect(hold.save(state(2))).rejects.toThrow(/released/);
+      expect(await store.peek(id)).toEqual(state(1));
+    });
+
+    if (!tricks) return;
+
+    it("a crashed holder's lock is taken over once its time to live has passed, its saved state intact", async () => {
+      const stores = await fleet();
+      const { crashHolding } = tricks();
+      const id = channel(10);
+      // It signed up to 9 and saved that before sending: the most the seller can claim is on record.
+      await crashHolding(id, state(8, { signed: "9" }));
+      const hold = await stores.at(-1)!.hold(id);
+      expect(hold.state).toEqual(state(8, { signed: "9" }));
+      await hold.save(state(9, { signed: "10" }));
+      await hold.release();
+      expect(await stores[0]!.peek(id)).toEqual(state(9, { signed: "10" }));
+    });
+
+    it("a live holder keeps its lock past the time to live (renewed): the waiter waits, the holder saves", async () => {
+      const stores = await fleet();
+      const { lockTtlMs } = tricks();
+      const id = channel(12);
+      const hold = await stores[0]!.hold(id);
+      let taken = false;
+      const waiter = stores
+        .at(-1)!
+        .hold(id)
+        .then((next) => ((taken = true), next));
+      await new Promise((resolve) => setTimeout(resolve, 4 * lockTtlMs));
+      expect(taken).toBe(false);
+      await hold.save(state(3));
+      await hold.release();
+      const next = await waiter;
+      expect(next.state).toEqual(state(3));
+      await next.release();
+    });
+
+    it("a holder whose lock expired and was taken cannot save: it throws and overwrites nothing", async () => {
+      const stores = await fleet();
+      const { steal } = tricks();
+      const id = channel(11);
+      const hold: ChannelHold = await stores[0]!.hold(id);
+      await hold.save(state(1));
+      await steal(id);
+      await expect(hold.save(state(2))).rejects.toThrow(/lock/);
+      await expect(hold.save(undefined)).rejects.toThrow(/lock/);
+      expect(await stores[0]!.peek(id)).toEqual(state(1));
+      await hold.release();
+      // The thief's lock (never released) expires in turn; the state it found is the one kept.
+      const next = await stores.at(-1)!.hold(id);
+      expect(next.state).toEqual(state(1));
+      await next.release();
     });
   });
 }
