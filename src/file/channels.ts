@@ -180,13 +180,8 @@ interface Claim {
 
 /** A lock or claim file: its token (empty while its owner writes it), when it was renewed, and which file it is. */
 async function readClaim(file: string): Promise<Claim | undefined> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(file, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+  const handle = await openIfThere(file);
+  if (!handle) return undefined;
   try {
     const { mtimeMs, ino } = await handle.stat();
     const token = (await handle.readFile("utf8")).slice(0, 64);
@@ -262,13 +257,8 @@ async function syncDirectory(directory: string): Promise<void> {
 }
 
 async function readText(file: string): Promise<string | undefined> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(file, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+  const handle = await openIfThere(file);
+  if (!handle) return undefined;
   try {
     return await handle.readFile("utf8");
   } finally {
@@ -282,4 +272,14 @@ function ignoreMissing(error: unknown): void {
 
 function ignoreExisting(error: unknown): void {
   if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+}
+
+/** `file` opened for reading, or `undefined` when there is none. */
+async function openIfThere(file: string) {
+  try {
+    return await open(file, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
 }
