@@ -9,13 +9,15 @@ import {
   is,
   isFunction,
   nonEmpty,
+  type ChannelRefund,
   type PaymentScheme,
   type X402Plugin,
   type X402Request,
 } from "../contracts";
 import { InvalidConfigError, type RejectedRequirement } from "../errors";
 import { paymentIdentifier } from "../extensions/payment-identifier";
-import type { PaymentChallenge, SettleResponse } from "../protocol";
+import { findKnownAsset, type PaymentChallenge, type SettleResponse } from "../protocol";
+import { observe } from "./call";
 import { createPayment, quote, type Attempt, type PreparedPayment } from "./pay";
 import { beforePayment, describeSettlement, prepaying, tries } from "./plugins";
 import { resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
@@ -55,6 +57,11 @@ export interface X402Client {
    * spend policy and the plug-ins' checks. Signs nothing, reserves nothing and asks no hook.
    */
   quote(challenge: PaymentChallenge, request: X402Request): Promise<Quote>;
+  /**
+   * Money came back from a channel: tells the plug-ins (a ledger records it, a budget lets go of what it held).
+   * batch-settlement's `refund(url, { client })` calls it. Never throws.
+   */
+  refunded(refund: ChannelRefund): Promise<void>;
 }
 
 /** What the handshake drives: the client's steps of a payment, kept off its public face. */
@@ -136,6 +143,10 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     plugins: given,
     policy,
     quote: (challenge: PaymentChallenge, request: X402Request) => quote(setup, challenge, request),
+    async refunded(refund: ChannelRefund) {
+      const asset = findKnownAsset(refund.network, refund.asset, knownAssets);
+      await observe(plugins.map((plugin) => () => plugin.onRefund?.(Object.freeze({ ...refund }), { asset })));
+    },
   });
 }
 

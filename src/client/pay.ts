@@ -61,7 +61,7 @@ export async function createPayment(setup: Setup, challenge: PaymentChallenge, r
   const what = `the ${requirement.scheme} payment on ${requirement.network}`;
   const { signal } = request;
   // A scheme that keeps state (a channel) opens the payment first: what it moves is what gets approved.
-  const limit = paymentLimit(setup.policy, requirement, asset);
+  const limit = scheme.open && paymentLimit(setup.policy, requirement, asset);
   const session =
     scheme.open && (await call(() => scheme.open!(requirement, { challenge, request, signal, limit }), what, request));
   let reservations: readonly Reservation[] = [];
@@ -69,7 +69,7 @@ export async function createPayment(setup: Setup, challenge: PaymentChallenge, r
     const terms = termsOf(requirement, request, { payer: scheme.payer, asset, session });
     checkDeposit(terms, limit, request);
     // Reserved before any prompt (the approval hook's or the wallet's); released if nothing is sent.
-    reservations = await reserve(setup, terms, { asset, requirement, request });
+    reservations = await reserve(setup, terms, { asset, requirement, request, channel: session?.channel });
     await approve(setup, { ...terms, resource: challenge.resource, extensions: challenge.extensions }, request);
     const sign = session
       ? () => session.createPayload()

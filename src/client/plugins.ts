@@ -1,6 +1,13 @@
 /** Running the plug-ins' steps: each only where it applies, a failure typed, an observer never heard. */
-import type { PaymentTerms, Reservation, RequirementReview, X402Plugin, X402Request } from "../contracts";
-import type { KnownAsset, PaymentChallenge, PaymentRequirement, SettleResponse } from "../protocol";
+import type {
+  PaymentTerms,
+  Reservation,
+  ReserveContext,
+  RequirementReview,
+  X402Plugin,
+  X402Request,
+} from "../contracts";
+import type { PaymentChallenge, PaymentRequirement, SettleResponse } from "../protocol";
 import { call } from "./call";
 import { declares, serving, type Setup } from "./setup";
 import { withCaip2 } from "./select";
@@ -106,11 +113,7 @@ export async function enrich(
  * Reserves the payment in every plug-in that holds spend (budgets), in order, before any prompt. One
  * that refuses (or fails) throws; the reservations already made are released first.
  */
-export async function reserve(
-  setup: Setup,
-  terms: PaymentTerms,
-  context: { asset: KnownAsset | undefined; requirement: PaymentRequirement; request: X402Request },
-): Promise<Reservation[]> {
+export async function reserve(setup: Setup, terms: PaymentTerms, context: ReserveContext): Promise<Reservation[]> {
   const held: Reservation[] = [];
   try {
     for (const plugin of setup.plugins) {

@@ -18,6 +18,7 @@ export type {
   PaymentReceipt,
   PaymentOutcome,
   SignedPayment,
+  ChannelRefund,
 } from "./payment";
 export {
   PLUGIN_STEPS,
@@ -33,6 +34,8 @@ export type {
   BudgetEntry,
   BudgetUsage,
   BudgetStore,
+  HoldChange,
+  HoldAnswer,
   LedgerOutcome,
   LedgerRecord,
   Ledger,

@@ -88,6 +88,25 @@ export interface PaymentReceipt extends PaymentTerms {
   readonly channel?: ChannelSnapshot | undefined;
 }
 
+/** Money come back from a channel to the wallet (a batch-settlement refund), as plug-ins are told of it. */
+export interface ChannelRefund {
+  /** The seller asked. */
+  readonly url: string;
+  readonly scheme: string;
+  /** CAIP-2. */
+  readonly network: string;
+  readonly asset: string;
+  readonly payTo: string;
+  readonly payer: string;
+  /** The channel's id. */
+  readonly channel: string;
+  /** What came back to the wallet, in base units. */
+  readonly amount: string;
+  /** What the channel still holds, in base units. */
+  readonly balance: string;
+  readonly transaction: string | undefined;
+}
+
 /** A payment that was signed: its terms and the requirement it pays (CAIP-2 network in `caip2`). */
 export interface SignedPayment {
   readonly terms: PaymentTerms;

@@ -10,7 +10,7 @@
  * and the three that let a client pay before it is asked (`prepay`, `learn`, `forget`).
  */
 import type { KnownAsset, PaymentChallenge, PaymentRequirement, SettleResponse } from "../protocol";
-import type { PaymentOutcome, PaymentTerms, X402Request } from "./payment";
+import type { ChannelRefund, PaymentOutcome, PaymentTerms, X402Request } from "./payment";
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -53,6 +53,8 @@ export interface ReserveContext {
   /** The requirement being paid (its CAIP-2 network in `caip2`). */
   readonly requirement: PaymentRequirement;
   readonly request: X402Request;
+  /** batch-settlement: the id of the channel that pays, whose deposit a budget holds until spent or refunded. */
+  readonly channel?: string | undefined;
 }
 
 /** What a plug-in holds for a payment until its outcome is known. */
@@ -106,6 +108,11 @@ export interface X402Plugin {
   describeSettlement?(context: SettlementContext): MaybePromise<unknown>;
   /** How the payment ended; with a `key`, only payments whose 402 declared it. Errors it throws are ignored. */
   onOutcome?(outcome: PaymentOutcome): MaybePromise<void>;
+  /**
+   * Money came back from a channel (batch-settlement's `refund(url, { client })`): a ledger records it, a budget lets
+   * go of what it held for it (`asset`: the asset's decimals when the client knows them). Errors it throws are ignored.
+   */
+  onRefund?(refund: ChannelRefund, context: { readonly asset: KnownAsset | undefined }): MaybePromise<void>;
 
   /**
    * Before a request is first sent: a challenge to pay at once (one round trip instead of two), or none;
@@ -127,6 +134,7 @@ export const PLUGIN_STEPS = [
   "enrichPayload",
   "describeSettlement",
   "onOutcome",
+  "onRefund",
   "prepay",
   "learn",
   "forget",

@@ -90,6 +90,8 @@ export interface OpenPayment {
   readonly deposit?: string | undefined;
   /** What the payment does to its channel: opens it with a deposit, tops it up, or pays by voucher alone. */
   readonly kind: ChannelPaymentKind;
+  /** The id of the channel that pays, by which budgets hold what it holds. */
+  readonly channel: string;
   /** Signs, once the policy, the budgets and the hooks approved. */
   createPayload(): Promise<SchemePayload>;
   /**

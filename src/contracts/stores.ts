@@ -38,6 +38,28 @@ export interface BudgetStore {
   release(entry: BudgetEntry, id: string): Promise<void>;
   /** What the entry holds now. */
   usage(entry: BudgetEntry): Promise<BudgetUsage>;
+  /**
+   * Optional, for channels (batch-settlement): changes standing hold `id`, money moved into a channel and not yet
+   * spent. A hold counts as reserved, and it does not pass with the window: it lasts until spent or let go. In one
+   * atomic step: adds `change.add` if it fits (spent + reserved + add ≤ limit; if not, nothing changes and `ok` is
+   * false), moves `change.spend` of the hold into spend as of now (spend the hold lacks is counted all the same: never
+   * less than was paid), and lets `change.release` go (`"all"`: the whole hold). Returns the usage and the hold
+   * before the call. Without it a budget holds a deposit only while its own payment is under way.
+   */
+  hold?(entry: BudgetEntry, id: string, change: HoldChange): Promise<BudgetUsage & HoldAnswer>;
+}
+
+/** What `BudgetStore.hold` does to a hold, in micro-dollars; each part absent or 0 does nothing. */
+export interface HoldChange {
+  readonly add?: number | undefined;
+  readonly spend?: number | undefined;
+  readonly release?: number | "all" | undefined;
+}
+
+/** What `BudgetStore.hold` answers: whether `add` fit, and what the hold held before the call. */
+export interface HoldAnswer {
+  readonly ok: boolean;
+  readonly held: number;
 }
 
 // ---------------------------------------------------------------- the receipts ledger

@@ -23,10 +23,13 @@ const EXPIRY_MARGIN_MS = 1000;
 /**
  * One entry in two keys that share a hash tag (one Redis Cluster slot). KEYS[1], a hash: the totals
  * `spent` and `reserved`, and each reservation `r:<id>` = `r<amount>` (open) or `c<amount>` (committed,
- * kept only in a window). KEYS[2], for a window: each reservation's time in a sorted set. ARGV:
- * operation, window ms or "", the keys' time to live in ms, time ms or "" (Redis's), limit, id,
- * amount. Numbers go to Redis as the strings they came as (Lua may print a large one in exponent
- * form); totals change by HINCRBY. Replies: {fits (1 or 0), spent, reserved}, the usage before the call.
+ * kept only in a window), each channel's standing hold `h:<id>` = its amount, with their total `held` (also counted
+ * in `reserved`), and spend drawn from holds in a window `r:~<n>` = `c<amount>`. KEYS[2], for a window: each
+ * reservation's and draw's time in a sorted set. ARGV: operation, window ms or "", the keys' time to live in ms,
+ * time ms or "" (Redis's), limit, id, amount (for a hold: what to add), then for a hold what to spend and what to
+ * release ("all" or an amount). Numbers go to Redis as the strings they came as (Lua may print a large one in
+ * exponent form); totals change by HINCRBY. Replies: {fits (1 or 0), spent, reserved}, the usage before the call,
+ * and for a hold what it held before. Keys holding a channel's money do not expire.
  */
 const SCRIPT = `
 local hash, times = KEYS[1], KEYS[2]
@@ -51,6 +54,47 @@ end
 local spent = tonumber(redis.call('HGET', hash, 'spent') or '0')
 local reserved = tonumber(redis.call('HGET', hash, 'reserved') or '0')
 if op == 'usage' then return {1, spent, reserved} end
+local function keep()
+  if not window then return end
+  if tonumber(redis.call('HGET', hash, 'held') or '0') > 0 then
+    redis.call('PERSIST', hash)
+    redis.call('PERSIST', times)
+  else
+    redis.call('PEXPIRE', hash, ttl)
+    redis.call('PEXPIRE', times, ttl)
+  end
+end
+if op == 'hold' then
+  local field = 'h:' .. id
+  local before = redis.call('HGET', hash, field) or '0'
+  local spend, free = ARGV[8], ARGV[9]
+  if spent + reserved + tonumber(amount) > tonumber(limit) then return {0, spent, reserved, tonumber(before)} end
+  local function change(by)
+    redis.call('HINCRBY', hash, field, by)
+    redis.call('HINCRBY', hash, 'reserved', by)
+    redis.call('HINCRBY', hash, 'held', by)
+  end
+  -- Lowers the hold by wanted ("all": by all of it), or by all it holds if less.
+  local function take(wanted)
+    local left = redis.call('HGET', hash, field) or '0'
+    local taken = (wanted == 'all' or tonumber(wanted) > tonumber(left)) and left or wanted
+    if taken ~= '0' then change(minus(taken)) end
+  end
+  if amount ~= '0' then change(amount) end
+  if spend ~= '0' then
+    take(spend)
+    redis.call('HINCRBY', hash, 'spent', spend)
+    if window then
+      local draw = '~' .. redis.call('HINCRBY', hash, 'draws', 1)
+      redis.call('HSET', hash, 'r:' .. draw, 'c' .. spend)
+      redis.call('ZADD', times, now, draw)
+    end
+  end
+  if free ~= '0' then take(free) end
+  if tonumber(redis.call('HGET', hash, field) or '0') <= 0 then redis.call('HDEL', hash, field) end
+  keep()
+  return {1, spent, reserved, tonumber(before)}
+end
 local field = 'r:' .. id
 local held = redis.call('HGET', hash, field)
 if op == 'reserve' then
@@ -73,10 +117,7 @@ elseif held and string.sub(held, 1, 1) == 'r' then
 else
   return {1, spent, reserved}
 end
-if window then
-  redis.call('PEXPIRE', hash, ttl)
-  redis.call('PEXPIRE', times, ttl)
-end
+keep()
 return {1, spent, reserved}
 `;
 
@@ -97,21 +138,23 @@ export function redisBudgetStore(redis: RedisClientLike, options: RedisBudgetSto
   const { prefix = "x402:budget:", timeoutMs = DEFAULT_TIMEOUT_MS, now } = options;
   const sha = bytesToHex(sha1(utf8.encode(SCRIPT))).slice(2);
 
-  const run = async (op: string, entry: BudgetEntry, id = "", amount = 0): Promise<number[]> => {
+  /** Runs `op` on `entry` for `call`: a reservation or hold id, its amount, for a hold what to spend and release. */
+  const run = async (op: string, entry: BudgetEntry, call: Call = {}): Promise<number[]> => {
+    const { id = "", amount = 0, more = [] } = call;
     checkCall(entry, id, amount);
     const tag = `${prefix}{${entry.key}}`;
     const window =
       entry.windowMs === undefined ? ["", ""] : [String(entry.windowMs), String(entry.windowMs + EXPIRY_MARGIN_MS)];
-    const call = {
+    const script = {
       keys: [tag, `${tag}:times`],
-      arguments: [op, ...window, now ? String(now()) : "", String(entry.limit), id, String(amount)],
+      arguments: [op, ...window, now ? String(now()) : "", String(entry.limit), id, String(amount), ...more],
     };
     const reply = await bounded(redis, timeoutMs, `budget ${op}`, async () => {
       try {
-        return await redis.evalSha(sha, call);
+        return await redis.evalSha(sha, script);
       } catch (error) {
         if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
-        return redis.eval(SCRIPT, call);
+        return redis.eval(SCRIPT, script);
       }
     });
     return (reply as unknown[]).map(Number);
@@ -121,24 +164,36 @@ export function redisBudgetStore(redis: RedisClientLike, options: RedisBudgetSto
   return {
     async reserve(entry, id, amount) {
       try {
-        const answer = await run("reserve", entry, id, amount);
+        const answer = await run("reserve", entry, { id, amount });
         return { ok: answer[0] === 1, ...usage(answer) };
       } catch (error) {
         // Sent but unanswered, the reservation may still be made: its release follows it on the connection.
-        if ((error as Error)?.name === "TimeoutError") void run("release", entry, id).catch(() => undefined);
+        if ((error as Error)?.name === "TimeoutError") void run("release", entry, { id }).catch(() => undefined);
         throw error;
       }
     },
     async commit(entry, id, amount) {
-      await run("commit", entry, id, amount);
+      await run("commit", entry, { id, amount });
     },
     async release(entry, id) {
-      await run("release", entry, id);
+      await run("release", entry, { id });
     },
     async usage(entry) {
       return usage(await run("usage", entry));
     },
+    async hold(entry, id, { add = 0, spend = 0, release = 0 }) {
+      checkCall(entry, id, spend);
+      if (release !== "all") checkCall(entry, id, release);
+      const answer = await run("hold", entry, { id, amount: add, more: [String(spend), String(release)] });
+      return { ok: answer[0] === 1, ...usage(answer), held: answer[3]! };
+    },
   };
+}
+
+interface Call {
+  readonly id?: string;
+  readonly amount?: number;
+  readonly more?: readonly string[];
 }
 
 /** Amounts and limits the script can count exactly: whole micro-dollars, at most 9e15. */

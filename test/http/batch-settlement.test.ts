@@ -14,6 +14,7 @@ import {
   type PaymentSnapshot,
 } from "../../src";
 import { ChannelDisputedError } from "../../src/entries/errors";
+import type { ChannelStore } from "../../src/contracts";
 import { batchSettlementEvm, memoryChannelStore, type BatchSettlementEvmOptions } from "../../src/evm";
 import { PRICE, createBatchSeller } from "../support/batch-seller";
 import { useMswServer } from "../support/msw";
@@ -180,6 +181,30 @@ describe("batch-settlement", () => {
     expect(calls.filter((r) => r.primaryType === "Voucher")).toHaveLength(1);
   });
 
+  it("a store that cannot save after the seller answered does not turn a paid call into an error", async () => {
+    const inner = memoryChannelStore();
+    let saves = 0;
+    const storage: ChannelStore = {
+      peek: (id) => inner.peek(id),
+      async hold(id, signal) {
+        const held = await inner.hold(id, signal);
+        return {
+          ...held,
+          save: async (state) => {
+            // The save before sending works; the one after the answer finds its lock gone.
+            if (++saves % 2 === 0) throw new Error("the lock on the channel expired");
+            await held.save(state);
+          },
+        };
+      },
+    };
+    const { seller, client } = setup({ storage });
+    const reply = await fetchWrapper.send(client, { url: seller.url });
+    expect(reply.status).toBe(200);
+    expect(getPaymentReceipt(reply.raw)).toMatchObject({ kind: "deposit", settledAmount: String(PRICE) });
+    expect(saves).toBe(2);
+  });
+
   it("refunds what the channel holds beyond what was charged", async () => {
     const { seller, client, scheme } = setup();
     for (let i = 0; i < 3; i++) await fetchWrapper.send(client, { url: seller.url });
@@ -199,7 +224,7 @@ describe("batch-settlement outcomes", () => {
     const client = createX402Client({ schemes: [scheme], plugins: [ledger] });
     for (let i = 0; i < 3; i++) await fetchWrapper.send(client, { url: seller.url });
     // Deposits are at least what the call needs: 2 x the price here, so call 3 tops up.
-    await scheme.refund(seller.url, { ledger, fetch: (input, init) => globalThis.fetch(input, init) });
+    await scheme.refund(seller.url, { client, fetch: (input, init) => globalThis.fetch(input, init) });
     const records = [];
     for await (const record of ledger.records()) records.push(record);
     expect(records.map((r) => [r.kind, r.deposit, r.settledAmount])).toEqual([
@@ -225,15 +250,62 @@ describe("batch-settlement outcomes", () => {
     expect(calls.length).toBe(0);
     // $0.02: the deposit fits; three calls spend $0.003 of it.
     const store = memoryBudgetStore();
+    const scheme = batchSettlementEvm({ signer });
     const roomy = createX402Client({
-      schemes: [batchSettlementEvm({ signer })],
+      schemes: [scheme],
       plugins: [budget({ limit: "$0.02", store })],
     });
     for (let i = 0; i < 3; i++) await fetchWrapper.send(roomy, { url: seller.url });
-    // Micro-dollars: 3 calls of $0.001.
+    // Micro-dollars: 3 calls of $0.001 spent; the rest of the deposit of $0.01 held.
+    const entry = { key: "client/life:client", limit: 1, windowMs: undefined };
+    expect(await store.usage(entry)).toEqual({ spent: 3000, reserved: 7000 });
+    // A store without holds (one of the user's own) holds the deposit only while its call is under way.
+    const { hold: _, ...plain } = memoryBudgetStore();
+    const other = createX402Client({
+      schemes: [scheme],
+      plugins: [budget({ limit: "$0.02", store: plain })],
+    });
+    for (let i = 0; i < 3; i++) await fetchWrapper.send(other, { url: seller.url });
+    expect(await plain.usage(entry)).toEqual({ spent: 3000, reserved: 0 });
+  });
+
+  it("a budget holds the deposit until the channel spends it or a refund returns it", async () => {
+    const seller = createBatchSeller();
+    server.use(seller.handler);
+    const { signer } = countingSigner();
+    const store = memoryBudgetStore();
+    const entry = { key: "client/life:client", limit: 1, windowMs: undefined };
+    const scheme = batchSettlementEvm({ signer, deposit: { multiple: 4 } });
+    const client = createX402Client({ schemes: [scheme], plugins: [budget({ limit: "$0.006", store })] });
+    const fetch = (input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init);
+    for (let i = 0; i < 3; i++) await fetchWrapper.send(client, { url: seller.url });
+    expect(await store.usage(entry)).toEqual({ spent: 3000, reserved: 1000 });
+    await fetchWrapper.send(client, { url: seller.url });
+    expect(await store.usage(entry)).toEqual({ spent: 4000, reserved: 0 });
+    // Call 5 tops up by 4 x $0.001: $0.004 spent + $0.004 is over $0.006, though the call alone is not.
+    expect((await rejection(fetchWrapper.send(client, { url: seller.url }))).code).toBe("BUDGET_EXCEEDED");
+    const roomy = createX402Client({ schemes: [scheme], plugins: [budget({ limit: "$0.01", store })] });
+    await fetchWrapper.send(roomy, { url: seller.url });
+    expect(await store.usage(entry)).toEqual({ spent: 5000, reserved: 3000 });
+    // The refund of what the channel holds beyond the charges lets the budget's hold go.
+    expect(await scheme.refund(seller.url, { client: roomy, fetch })).toMatchObject({ refunded: String(3n * PRICE) });
+    expect(await store.usage(entry)).toEqual({ spent: 5000, reserved: 0 });
+  });
+
+  it("a budget that lost the hold (a fresh store) reserves each voucher as a payment of its own", async () => {
+    const seller = createBatchSeller();
+    server.use(seller.handler);
+    const { signer } = countingSigner();
+    const scheme = batchSettlementEvm({ signer, deposit: { multiple: 10 } });
+    await fetchWrapper.send(createX402Client({ schemes: [scheme] }), { url: seller.url });
+    const store = memoryBudgetStore();
+    const client = createX402Client({ schemes: [scheme], plugins: [budget({ limit: "$0.002", store })] });
+    await fetchWrapper.send(client, { url: seller.url });
+    await fetchWrapper.send(client, { url: seller.url });
     expect(await store.usage({ key: "client/life:client", limit: 1, windowMs: undefined })).toEqual({
-      spent: 3000,
+      spent: 2000,
       reserved: 0,
     });
+    expect((await rejection(fetchWrapper.send(client, { url: seller.url }))).code).toBe("BUDGET_EXCEEDED");
   });
 });

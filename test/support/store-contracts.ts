@@ -71,6 +71,45 @@ export function budgetStoreContract(
       expect(await store.usage(daily)).toEqual({ spent: 0, reserved: 700 });
     });
 
+    it.each([undefined, 60_000])(
+      "window %s: a channel's hold counts as reserved until spent or let go, outlives the window, and is counted in full when overspent",
+      async (windowMs) => {
+        let now = 1_000_000;
+        const store = await open(() => now);
+        const e = entry({ windowMs });
+        const hold = store.hold!.bind(store);
+        expect(await hold(e, "ch", { add: 600 })).toEqual({ ok: true, spent: 0, reserved: 0, held: 0 });
+        expect(await hold(e, "other", { add: 401 })).toEqual({ ok: false, spent: 0, reserved: 600, held: 0 });
+        expect(await store.usage(e)).toEqual({ spent: 0, reserved: 600 });
+        expect(await hold(e, "ch", { spend: 100 })).toMatchObject({ ok: true, held: 600 });
+        expect(await store.usage(e)).toEqual({ spent: 100, reserved: 500 });
+        now += 120_000; // two windows: the spend passes with a window, the hold does not
+        expect(await store.usage(e)).toEqual({ spent: windowMs ? 0 : 100, reserved: 500 });
+        // Spent beyond what the hold holds: the hold is emptied and all of it counts.
+        expect(await hold(e, "ch", { spend: 700 })).toMatchObject({ held: 500 });
+        expect(await store.usage(e)).toEqual({ spent: windowMs ? 700 : 800, reserved: 0 });
+        expect(await hold(e, "ch", {})).toMatchObject({ ok: true, held: 0 });
+        await hold(e, "ch", { add: 50 });
+        await hold(e, "ch", { release: 20 });
+        expect(await hold(e, "ch", { release: 100 })).toMatchObject({ held: 30 });
+        await hold(e, "ch", { add: 40 });
+        await hold(e, "ch", { release: "all" });
+        expect(await store.usage(e)).toEqual({ spent: windowMs ? 700 : 800, reserved: 0 });
+        // Reservations and holds share the limit.
+        await store.reserve(e, "r", 100);
+        expect(await hold(e, "ch", { add: windowMs ? 201 : 101 })).toMatchObject({ ok: false });
+      },
+    );
+
+    it("a hold stands past its window in real time (a shared store keeps its keys)", async () => {
+      const store = await open();
+      const e = entry({ windowMs: 50 });
+      await store.hold!(e, "ch", { add: 300 });
+      await store.reserve(e, "r", 200);
+      await new Promise((resolve) => setTimeout(resolve, 1300));
+      expect(await store.usage(e)).toEqual({ spent: 0, reserved: 300 });
+    });
+
     it("1000 concurrent reservations of 1 against a limit of 250 take exactly 250 (from every connection given)", async () => {
       const stores = [await open(), ...((await others?.()) ?? [])];
       const limited = entry({ limit: 250 });

@@ -295,7 +295,7 @@ describe("createX402Client: option mistakes", () => {
     // ignored).
     const plugin = { key: "payment-identifier", [step]: { id: "order-42" } };
     const steps =
-      "beforePayment?, reviewRequirements?, checkRequirement?, reserve?, enrichPayload?, describeSettlement?, onOutcome?, prepay?, learn?, forget?";
+      "beforePayment?, reviewRequirements?, checkRequirement?, reserve?, enrichPayload?, describeSettlement?, onOutcome?, onRefund?, prepay?, learn?, forget?";
     const error = expectConfigError(
       withOptions({ plugins: [plugin] }),
       "plugins",

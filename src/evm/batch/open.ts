@@ -154,6 +154,7 @@ function session(
   let current = open.state;
   return {
     deposit: deposit === undefined ? undefined : String(deposit),
+    channel: open.id,
     kind: deposit === undefined ? "voucher" : BigInt(open.state?.balance ?? 0) > 0n ? "top-up" : "deposit",
     async createPayload() {
       const signed = deposit === undefined ? undefined : await depositAuthorization(tools, open, deposit);
@@ -174,7 +175,9 @@ function session(
     async accepted(settlement) {
       const { state, outcome } = acceptAnswer(open, current!, settlement);
       current = state;
-      await hold.save(state);
+      // Money moved: a store that cannot save now (its lock lost, its server gone) must not make that an error. The
+      // most the seller can claim was saved before sending; the seller's next answer corrects the rest.
+      await hold.save(state).catch(() => undefined);
       return outcome;
     },
     async refused(challenge, reason) {

@@ -2,7 +2,7 @@
  * The cooperative refund: the seller is asked, with a voucher for exactly what was charged (a call charged nothing),
  * to send back what the channel holds beyond it; its authoriser signs the refund and its facilitator sends it.
  */
-import type { ChannelHold, ChannelState, Ledger } from "../../contracts";
+import type { ChannelHold, ChannelRefund, ChannelState } from "../../contracts";
 import { InvalidConfigError, PaymentRejectedError, throwIfAborted } from "../../errors";
 import { readResponse } from "../../io";
 import {
@@ -11,7 +11,6 @@ import {
   encodeBase64Json,
   parseAtomicAmount,
   parseChallenge,
-  randomId,
   type PaymentChallenge,
   type PaymentRequirement,
   type SettleResponse,
@@ -26,8 +25,11 @@ export interface RefundOptions {
   /** The fetch to ask with. Default `globalThis.fetch`. */
   fetch?: typeof fetch | undefined;
   signal?: AbortSignal | undefined;
-  /** The receipts ledger to record the refund in (`kind: "refund"`), as the client records payments. */
-  ledger?: Ledger | undefined;
+  /**
+   * The client that pays through the channel (`createX402Client`): its plug-ins are told what came back, so a ledger
+   * records the refund (`kind: "refund"`) and a budget lets go of what it held for the deposit.
+   */
+  client?: { refunded(refund: ChannelRefund): Promise<void> } | undefined;
 }
 
 export interface RefundResult {
@@ -79,35 +81,30 @@ export async function refundChannel(
   const hold = await tools.store.hold(channel.id, signal);
   try {
     const result = await refundHeld(tools, { channel, hold, challenge, ask, wanted, signal });
-    await options.ledger?.append(refundRecord(url, channel, { result, payer: tools.signer.address }));
+    await options.client?.refunded(refundOf(url, channel, { result, payer: tools.signer.address }));
     return result;
   } finally {
     await hold.release();
   }
 }
 
-/** The ledger's record of a refund: what came back to the payer, from the channel. */
-function refundRecord(
+/** What came back from the channel, as the client's plug-ins are told. */
+function refundOf(
   url: string,
   { requirement, id }: Channel,
   { result, payer }: { result: RefundResult; payer: string },
-) {
+): ChannelRefund {
   return {
-    id: randomId(),
-    time: new Date().toISOString(),
-    outcome: "settled" as const,
     url,
-    method: "GET",
     scheme: requirement.scheme,
-    network: requirement.caip2,
+    network: requirement.caip2!,
     asset: requirement.asset,
-    amount: result.refunded,
-    settledAmount: result.refunded,
-    transaction: result.transaction,
+    payTo: requirement.payTo,
     payer,
-    payee: requirement.payTo,
-    kind: "refund" as const,
     channel: id,
+    amount: result.refunded,
+    balance: result.balance,
+    transaction: result.transaction,
   };
 }
 

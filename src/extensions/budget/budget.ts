@@ -3,6 +3,9 @@ import {
   fail,
   type BudgetEntry,
   type BudgetStore,
+  type BudgetUsage,
+  type ChannelRefund,
+  type X402Request,
   type PaymentTerms,
   type Reservation,
   type ReserveContext,
@@ -134,19 +137,15 @@ export function budget(options: BudgetOptions): X402Plugin {
         { network: requirement.caip2!, asset: requirement.asset, amount: requirement.amount },
         asset,
       ),
-    reserve: (terms: PaymentTerms, { asset, requirement, request }: ReserveContext) =>
-      reserveBudget(
-        resolved,
-        // A deposit into a channel must fit as a whole; what the call is charged is what gets committed.
-        {
-          network: requirement.caip2!,
-          asset: terms.asset,
-          amount: largest(terms.amount, terms.deposit),
-          payTo: terms.payTo,
-        },
-        asset,
-        request,
-      ),
+    reserve: (terms: PaymentTerms, { asset, requirement, request, channel }: ReserveContext) => {
+      const payment = { network: requirement.caip2!, asset: terms.asset, amount: terms.amount, payTo: terms.payTo };
+      if (channel !== undefined && resolved.store.hold)
+        return holdBudget(resolved, { ...payment, deposit: terms.deposit, channel }, asset, request);
+      // Without holds a deposit into a channel must fit as a whole; what the call is charged is what gets committed.
+      return reserveBudget(resolved, { ...payment, amount: largest(terms.amount, terms.deposit) }, asset, request);
+    },
+    onRefund: (refund: ChannelRefund, { asset }: { asset: KnownAsset | undefined }) =>
+      refunded(resolved, refund, asset),
   });
 }
 
@@ -201,6 +200,61 @@ function scopeOf(budget: ResolvedBudget, url: string, network: string, payTo: st
   return "client";
 }
 
+/** A budget's entry for a payment to `payTo` on `network` for the request at `url`. */
+const entryOf = (budget: ResolvedBudget, url: string, network: string, payTo: string): BudgetEntry => ({
+  key: `${budget.name}:${scopeOf(budget, url, network, payTo)}`,
+  limit: budget.limit,
+  windowMs: budget.windowMs,
+});
+
+/** A channel's hold in a budget's store. */
+const holdId = (network: string, channel: string) => `channel:${network}:${channel.toLowerCase()}`;
+
+/** A payment's value under the budget, or `PaymentRefusedError` if it cannot tell it (a value function may change). */
+function worth(budget: ResolvedBudget, payment: BudgetPayment, asset: KnownAsset | undefined, where: RequestDetails) {
+  const micro = microDollars(budget, payment, asset);
+  if (micro === undefined)
+    throw new PaymentRefusedError(`Budget ${budget.name} cannot value this payment: nothing was signed.`, {
+      details: where,
+    });
+  return micro;
+}
+
+/**
+ * Asks the budget's store, bounded by the request's signal: an answer given up on (aborted) is undone by `undo`
+ * when the store still makes it, and a store that fails throws `BudgetUnavailableError`: fail closed.
+ */
+async function ask<T>(
+  budget: ResolvedBudget,
+  asking: () => Promise<T>,
+  { signal, where, undo }: { signal: AbortSignal | undefined; where: RequestDetails; undo: (answer: T) => unknown },
+): Promise<T> {
+  const answer = Promise.resolve().then(asking);
+  try {
+    return await raceAbort(answer, signal, where);
+  } catch (error) {
+    void answer.then(undo).catch(() => undefined);
+    throw signal?.aborted ? error : unavailable(budget, error, where);
+  }
+}
+
+/** `BudgetExceededError`: `micro` more does not fit what the store holds. */
+function exceeded(budget: ResolvedBudget, usage: BudgetUsage, micro: number, where: RequestDetails) {
+  const details = {
+    ...where,
+    budget: budget.name,
+    limit: showMicro(budget.limit),
+    spent: showMicro(usage.spent),
+    reserved: showMicro(usage.reserved),
+    amount: showMicro(micro),
+  };
+  return new BudgetExceededError(
+    `Budget ${budget.name} (${budget.label}) cannot take ${details.amount} more: ${details.spent} spent and ` +
+      `${details.reserved} reserved of ${details.limit}. Nothing was signed.`,
+    { details },
+  );
+}
+
 /**
  * Reserves the payment in the budget before anything is signed. A payment it does not fit throws
  * `BudgetExceededError` (limit, spent, reserved), and a store that fails or does not answer throws
@@ -210,60 +264,98 @@ async function reserveBudget(
   budget: ResolvedBudget,
   payment: BudgetPayment & { readonly payTo: string },
   asset: KnownAsset | undefined,
-  request: { readonly url: string; readonly method: string; readonly signal?: AbortSignal | undefined },
+  request: X402Request,
 ): Promise<Reservation> {
   const where = requestDetails(request);
   const id = randomId();
-  const micro = microDollars(budget, payment, asset);
   // Checked when the requirement was evaluated; a value function may answer otherwise now.
-  if (micro === undefined)
-    throw new PaymentRefusedError(`Budget ${budget.name} cannot value this payment: nothing was signed.`, {
-      details: where,
-    });
-  const entry: BudgetEntry = {
-    key: `${budget.name}:${scopeOf(budget, request.url, payment.network, payment.payTo)}`,
-    limit: budget.limit,
-    windowMs: budget.windowMs,
-  };
-  const reserving = Promise.resolve().then(() => budget.store.reserve(entry, id, micro));
-  let answer: Awaited<typeof reserving>;
-  try {
-    answer = await raceAbort(reserving, request.signal, where);
-  } catch (error) {
-    // Given up while under way (aborted): a reservation the store still makes is released.
-    void reserving.then(({ ok }) => (ok ? budget.store.release(entry, id) : undefined)).catch(() => undefined);
-    throw request.signal?.aborted ? error : unavailable(budget, error, where);
-  }
-  if (!answer.ok) {
-    const details = {
-      ...where,
-      budget: budget.name,
-      limit: showMicro(budget.limit),
-      spent: showMicro(answer.spent),
-      reserved: showMicro(answer.reserved),
-      amount: showMicro(micro),
-    };
-    throw new BudgetExceededError(
-      `Budget ${budget.name} (${budget.label}) cannot take ${details.amount} more: ${details.spent} spent and ` +
-        `${details.reserved} reserved of ${details.limit}. Nothing was signed.`,
-      { details },
-    );
-  }
-  let open = true;
-  return {
-    async commit(amount) {
-      if (!open) return;
-      open = false;
+  const micro = worth(budget, payment, asset, where);
+  const entry = entryOf(budget, request.url, payment.network, payment.payTo);
+  const { store } = budget;
+  const answer = await ask(budget, () => store.reserve(entry, id, micro), {
+    signal: request.signal,
+    where,
+    undo: ({ ok }) => (ok ? store.release(entry, id) : undefined),
+  });
+  if (!answer.ok) throw exceeded(budget, answer, micro, where);
+  return once({
+    // A store that fails now leaves the reservation standing: counted as spent, never less.
+    commit: (amount) => {
       const spent = amount === undefined ? micro : (microDollars(budget, { ...payment, amount }, asset) ?? micro);
-      // A store that fails now leaves the reservation standing: counted as spent, never less.
-      await budget.store.commit(entry, id, Math.min(spent, micro)).catch(() => undefined);
+      return store.commit(entry, id, Math.min(spent, micro));
     },
-    async release() {
-      if (!open) return;
-      open = false;
-      await budget.store.release(entry, id).catch(() => undefined);
+    release: () => store.release(entry, id),
+  });
+}
+
+/**
+ * A payment from a channel, in a store with holds: a deposit or top-up is held as a whole until the channel spends it
+ * or a refund returns it; each call's charge is spent from the hold. A voucher reserves only what the hold lacks (a
+ * hold this store lost). The channel's own lock keeps one payment at a time on it, so the hold is read and changed
+ * by one payment at once.
+ */
+async function holdBudget(
+  budget: ResolvedBudget,
+  payment: BudgetPayment & { readonly payTo: string; readonly deposit: string | undefined; readonly channel: string },
+  asset: KnownAsset | undefined,
+  request: X402Request,
+): Promise<Reservation> {
+  const where = requestDetails(request);
+  const price = worth(budget, payment, asset, where);
+  const entry = entryOf(budget, request.url, payment.network, payment.payTo);
+  const id = holdId(payment.network, payment.channel);
+  const store = budget.store as Required<BudgetStore>;
+  const { signal } = request;
+  const deposit = payment.deposit && worth(budget, { ...payment, amount: payment.deposit }, asset, where);
+  const add =
+    deposit ||
+    Math.max(0, price - (await ask(budget, () => store.hold(entry, id, {}), { signal, where, undo: () => 0 })).held);
+  if (add > 0) {
+    const answer = await ask(budget, () => store.hold(entry, id, { add }), {
+      signal,
+      where,
+      undo: ({ ok }) => (ok ? store.hold(entry, id, { release: add }) : undefined),
+    });
+    if (!answer.ok) throw exceeded(budget, answer, add, where);
+  }
+  return once({
+    commit: (amount) => {
+      const spent = amount === undefined ? price : (microDollars(budget, { ...payment, amount }, asset) ?? price);
+      return store.hold(entry, id, { spend: Math.min(spent, price) });
     },
+    release: () => (add > 0 ? store.hold(entry, id, { release: add }) : undefined),
+  });
+}
+
+/** What a refund returned, let go of the channel's hold (all of it when the channel holds nothing more). */
+async function refunded(budget: ResolvedBudget, refund: ChannelRefund, asset: KnownAsset | undefined): Promise<void> {
+  const { store } = budget;
+  if (!store.hold) return;
+  const release =
+    BigInt(refund.balance) === 0n ? "all" : microDollars(budget, { ...refund, amount: refund.amount }, asset);
+  if (release === undefined) return;
+  await store.hold(entryOf(budget, refund.url, refund.network, refund.payTo), holdId(refund.network, refund.channel), {
+    release,
+  });
+}
+
+/** A reservation settled once: the first commit or release counts, later ones nothing; a failing store is quiet. */
+function once({
+  commit,
+  release,
+}: {
+  commit: (amount: string | undefined) => unknown;
+  release: () => unknown;
+}): Reservation {
+  let open = true;
+  const settle = async (step: () => unknown) => {
+    if (!open) return;
+    open = false;
+    await Promise.resolve()
+      .then(step)
+      .catch(() => undefined);
   };
+  return { commit: (amount) => settle(() => commit(amount)), release: () => settle(release) };
 }
 
 function unavailable(budget: ResolvedBudget, cause: unknown, where: RequestDetails) {

@@ -8,15 +8,25 @@ interface Held {
   committed: boolean;
 }
 
+interface State {
+  held: Map<string, Held>;
+  /** Standing holds (channels): they do not pass with the window. */
+  holds: Map<string, number>;
+  /** Spend of a budget without a window, folded into one total. */
+  total: number;
+  /** Names spend drawn from holds in a window. */
+  draws: number;
+}
+
 /**
  * The default store: this process's memory. Each entry keeps its reservations and, for a window,
  * each commit until the window has passed it; without a window, commits fold into one total.
  */
 export function memoryBudgetStore(now: () => number = Date.now): BudgetStore {
-  const entries = new Map<string, { held: Map<string, Held>; total: number }>();
+  const entries = new Map<string, State>();
   const open = (entry: BudgetEntry) => {
     let state = entries.get(entry.key);
-    if (!state) entries.set(entry.key, (state = { held: new Map(), total: 0 }));
+    if (!state) entries.set(entry.key, (state = { held: new Map(), holds: new Map(), total: 0, draws: 0 }));
     if (entry.windowMs !== undefined) {
       const since = now() - entry.windowMs;
       for (const [id, held] of state.held) if (held.at <= since) state.held.delete(id);
@@ -28,7 +38,13 @@ export function memoryBudgetStore(now: () => number = Date.now): BudgetStore {
     let spent = state.total;
     let reserved = 0;
     for (const held of state.held.values()) held.committed ? (spent += held.amount) : (reserved += held.amount);
+    for (const amount of state.holds.values()) reserved += amount;
     return { spent, reserved };
+  };
+  /** Counts `amount` as spent now. */
+  const spend = (entry: BudgetEntry, state: State, amount: number) => {
+    if (entry.windowMs === undefined) state.total += amount;
+    else state.held.set(`\0draw:${++state.draws}`, { at: now(), amount, committed: true });
   };
   return {
     async reserve(entry, id, amount) {
@@ -41,11 +57,11 @@ export function memoryBudgetStore(now: () => number = Date.now): BudgetStore {
       const state = open(entry);
       const held = state.held.get(id);
       if (!held || held.committed) return;
-      const spend = Math.min(amount, held.amount);
+      const spent = Math.min(amount, held.amount);
       if (entry.windowMs === undefined) {
         state.held.delete(id);
-        state.total += spend;
-      } else Object.assign(held, { amount: spend, committed: true });
+        state.total += spent;
+      } else Object.assign(held, { amount: spent, committed: true });
     },
     async release(entry, id) {
       const state = open(entry);
@@ -53,6 +69,21 @@ export function memoryBudgetStore(now: () => number = Date.now): BudgetStore {
     },
     async usage(entry) {
       return usage(entry);
+    },
+    async hold(entry, id, { add = 0, spend: drawn = 0, release = 0 }) {
+      const before = usage(entry);
+      const state = open(entry);
+      const held = state.holds.get(id) ?? 0;
+      const ok = before.spent + before.reserved + add <= entry.limit;
+      let left = held + (ok ? add : 0);
+      if (ok && drawn > 0) {
+        left = Math.max(0, left - drawn);
+        spend(entry, state, drawn);
+      }
+      if (ok) left = release === "all" ? 0 : Math.max(0, left - release);
+      if (left > 0) state.holds.set(id, left);
+      else state.holds.delete(id);
+      return { ok, held, ...before };
     },
   };
 }

@@ -2,6 +2,7 @@
 import {
   fail,
   show,
+  type ChannelRefund,
   type Ledger,
   type LedgerOutcome,
   type LedgerRecord,
@@ -63,5 +64,27 @@ export function recordOutcomes<L extends Ledger>(ledger: L): L & X402Plugin {
   return Object.assign(ledger, {
     name: "ledger",
     onOutcome: (outcome: PaymentOutcome) => ledger.append(ledgerRecord(outcome)),
+    onRefund: (refund: ChannelRefund) => ledger.append(refundRecord(refund)),
   });
+}
+
+/** The record of money come back from a channel: `kind: "refund"`, settled for what came back. */
+export function refundRecord(refund: ChannelRefund): LedgerRecord {
+  return {
+    id: randomId(),
+    time: new Date().toISOString(),
+    outcome: "settled",
+    url: refund.url,
+    method: "GET",
+    scheme: refund.scheme,
+    network: refund.network,
+    asset: refund.asset,
+    amount: refund.amount,
+    settledAmount: refund.amount,
+    transaction: refund.transaction,
+    payer: refund.payer,
+    payee: refund.payTo,
+    kind: "refund",
+    channel: refund.channel,
+  };
 }
