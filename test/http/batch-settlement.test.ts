@@ -11,6 +11,7 @@ import {
   getPaymentReceipt,
   memoryBudgetStore,
   memoryLedger,
+  spendBy,
   type PaymentSnapshot,
 } from "../../src";
 import { ChannelDisputedError } from "../../src/entries/errors";
@@ -234,6 +235,8 @@ describe("batch-settlement outcomes", () => {
       ["refund", undefined, String(PRICE)],
     ]);
     expect(new Set(records.map((r) => r.channel)).size).toBe(1);
+    // What came back is not spend: the three calls' charges are.
+    expect(await spendBy(ledger, "asset")).toEqual([expect.objectContaining({ amount: String(3n * PRICE), count: 3 })]);
   });
 
   it("a deposit must fit the budget as a whole; the budget counts each call's charge as spent", async () => {

@@ -47,6 +47,8 @@ async function* settled(ledger: Ledger, query: SpendQuery) {
   const until = millis(query.until, Infinity);
   for await (const record of ledger.records()) {
     const at = Date.parse(record.time);
+    // Money that came back (a channel's refund) is not spend.
+    if (record.kind === "refund") continue;
     if (record.outcome === "settled" && at >= since && at < until && record.asset !== undefined) yield record;
   }
 }
