@@ -95,9 +95,14 @@ export function budgetStoreContract(
         await hold(e, "ch", { add: 40 });
         await hold(e, "ch", { release: "all" });
         expect(await store.usage(e)).toEqual({ spent: windowMs ? 700 : 800, reserved: 0 });
-        // Reservations and holds share the limit.
+        // Reservations and holds share the limit; an add that does not fit changes nothing, spend and release included.
         await store.reserve(e, "r", 100);
-        expect(await hold(e, "ch", { add: windowMs ? 201 : 101 })).toMatchObject({ ok: false });
+        await hold(e, "ch", { add: 50 });
+        const before = await store.usage(e);
+        expect(await hold(e, "ch", { add: windowMs ? 151 : 51, spend: 20, release: 10 })).toMatchObject({ ok: false });
+        expect(await store.usage(e)).toEqual(before);
+        expect(await hold(e, "ch", { spend: 0, release: 0 })).toMatchObject({ held: 50 });
+        expect(await store.usage(e)).toEqual(before);
       },
     );
 

@@ -403,3 +403,92 @@ describe("from the mutation run", () => {
     });
   });
 });
+
+describe("budget: a channel's deposit held in the store", () => {
+  const USDC: KnownAsset = { network: "eip155:84532", address: "0xusdc", decimals: 6, symbol: "USDC" };
+  const entry: BudgetEntry = { key: "client/life:client", limit: 1, windowMs: undefined };
+  const CHANNEL = `0x${"ab".repeat(32)}`;
+  /** The plug-in's reservation of one channel payment: the call's price and, for a deposit, what it moves. */
+  const pay = (plugin: X402Plugin, price: string, deposit?: string, channel = CHANNEL) =>
+    plugin.reserve!({ asset: "0xusdc", amount: price, payTo: "0x1", deposit } as never, {
+      asset: USDC,
+      requirement: { caip2: "eip155:84532" } as never,
+      request: at,
+      channel,
+    });
+  const refund = (plugin: X402Plugin, amount: string, balance: string, channel = CHANNEL) =>
+    plugin.onRefund!(
+      {
+        url: at.url,
+        scheme: "batch-settlement",
+        network: "eip155:84532",
+        asset: "0xusdc",
+        payTo: "0x1",
+        payer: "0x2",
+        channel,
+        amount,
+        balance,
+        transaction: undefined,
+      },
+      { asset: USDC },
+    );
+
+  it("holds a deposit whole; a call spends its charge from the hold, once; a refused deposit lets it go", async () => {
+    const store = memoryBudgetStore();
+    const plugin = budget({ limit: "$1", store });
+    const first = await pay(plugin, "1000", "500000");
+    expect(await store.usage(entry)).toEqual({ spent: 0, reserved: 500_000 });
+    await first!.commit("700"); // charged below the price
+    await first!.commit("700");
+    await first!.release();
+    expect(await store.usage(entry)).toEqual({ spent: 700, reserved: 499_300 });
+    // A voucher the hold covers reserves nothing more; unknown outcome: the price is spent.
+    const second = await pay(plugin, "1000");
+    expect(await store.usage(entry)).toEqual({ spent: 700, reserved: 499_300 });
+    await second!.commit();
+    expect(await store.usage(entry)).toEqual({ spent: 1700, reserved: 498_300 });
+    // A voucher refused (nothing charged) leaves the hold as it was.
+    await (await pay(plugin, "1000"))!.release();
+    expect(await store.usage(entry)).toEqual({ spent: 1700, reserved: 498_300 });
+    // A top-up that does not fit is refused; one refused by the seller lets go of what it added.
+    await expect(pay(plugin, "1000", "600000")).rejects.toMatchObject({ code: "BUDGET_EXCEEDED" });
+    await (await pay(plugin, "1000", "400000"))!.release();
+    expect(await store.usage(entry)).toEqual({ spent: 1700, reserved: 498_300 });
+  });
+
+  it("a hold too small for the call reserves what it lacks, and lets that go if nothing was charged", async () => {
+    const store = memoryBudgetStore();
+    const plugin = budget({ limit: "$1", store });
+    await (await pay(plugin, "1000", "1500"))!.commit("1000"); // 500 left in the hold
+    const short = await pay(plugin, "1000");
+    expect(await store.usage(entry)).toEqual({ spent: 1000, reserved: 1000 });
+    await short!.release();
+    expect(await store.usage(entry)).toEqual({ spent: 1000, reserved: 500 });
+    await (await pay(plugin, "1000"))!.commit("1000");
+    expect(await store.usage(entry)).toEqual({ spent: 2000, reserved: 0 });
+  });
+
+  it("a refund lets go of what came back, all of the hold when the channel holds nothing more; channel ids in any case", async () => {
+    const store = memoryBudgetStore();
+    const plugin = budget({ limit: "$1", store });
+    await (await pay(plugin, "1000", "500000"))!.commit("1000");
+    await refund(plugin, "100000", "399000", CHANNEL.toUpperCase().replace("0X", "0x"));
+    expect(await store.usage(entry)).toEqual({ spent: 1000, reserved: 399_000 });
+    // Another channel's refund changes nothing here.
+    await refund(plugin, "100000", "0", `0x${"cd".repeat(32)}`);
+    expect(await store.usage(entry)).toEqual({ spent: 1000, reserved: 399_000 });
+    await refund(plugin, "1", "0");
+    expect(await store.usage(entry)).toEqual({ spent: 1000, reserved: 0 });
+  });
+
+  it("a store without holds: the deposit must fit whole while its call is under way, the charge is spent", async () => {
+    const { hold: _, ...plain } = memoryBudgetStore();
+    const plugin = budget({ limit: "$1", store: plain });
+    const reservation = await pay(plugin, "1000", "500000");
+    expect(await plain.usage(entry)).toEqual({ spent: 0, reserved: 500_000 });
+    await reservation!.commit("1000");
+    expect(await plain.usage(entry)).toEqual({ spent: 1000, reserved: 0 });
+    await refund(plugin, "499000", "0"); // nothing to let go
+    expect(await plain.usage(entry)).toEqual({ spent: 1000, reserved: 0 });
+  });
+});
