@@ -66,7 +66,7 @@ export async function createPayment(setup: Setup, challenge: PaymentChallenge, r
     scheme.open && (await call(() => scheme.open!(requirement, { challenge, request, signal, limit }), what, request));
   let reservations: readonly Reservation[] = [];
   try {
-    const terms = termsOf(requirement, request, { payer: scheme.payer, asset, session });
+    const terms = termsOf(requirement, request, { payer: scheme.payer, asset, session, flow: option.flow });
     checkDeposit(terms, limit, request);
     // Reserved before any prompt (the approval hook's or the wallet's); released if nothing is sent.
     reservations = await reserve(setup, terms, { asset, requirement, request, channel: session?.channel });
@@ -145,7 +145,12 @@ async function choose(setup: Setup, challenge: PaymentChallenge, request: X402Re
 function termsOf(
   requirement: PaymentRequirement,
   request: X402Request,
-  { payer, asset, session }: { payer: string; asset: PaymentOption["asset"]; session: OpenPayment | undefined },
+  {
+    payer,
+    asset,
+    session,
+    flow,
+  }: Pick<PaymentOption, "asset" | "flow"> & { payer: string; session: OpenPayment | undefined },
 ): PaymentTerms {
   const upTo = requirement.scheme === "upto";
   const displayAmount =
@@ -165,6 +170,7 @@ function termsOf(
     payer,
     ...(session?.deposit !== undefined && { deposit: session.deposit }),
     ...(session && { kind: session.kind }),
+    flow,
   });
 }
 

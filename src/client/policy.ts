@@ -14,7 +14,17 @@ import {
   type PaymentChallenge,
   type PaymentRequirement,
 } from "../protocol";
-import { checkOptions, every, fail, is, nonEmpty, show, type X402Request } from "../contracts";
+import {
+  PAYMENT_FLOWS,
+  checkOptions,
+  every,
+  fail,
+  is,
+  nonEmpty,
+  show,
+  type PaymentFlow,
+  type X402Request,
+} from "../contracts";
 
 /** An atomic cap for one asset: pay at most `maxAmount` base units of `asset` on `network`. */
 export interface AssetCap {
@@ -53,6 +63,11 @@ export interface SpendPolicy {
    * Turn off only for a server that is known to report a different public host.
    */
   requireSameHostResource?: boolean | undefined;
+  /**
+   * Allow-list of payment flows (`extra.paymentFlow`): `["escrow", "authorization"]` pays only where the money is taken
+   * after delivery or held refundably, never before. Default: all three.
+   */
+  flows?: readonly PaymentFlow[] | undefined;
 }
 
 export interface ResolvedPolicy {
@@ -66,6 +81,7 @@ export interface ResolvedPolicy {
   /** Normalised: lower case, no default port. */
   readonly origins: readonly string[] | undefined;
   readonly requireSameHostResource: boolean;
+  readonly flows: readonly PaymentFlow[] | undefined;
 }
 
 const bool = is((v) => typeof v === "boolean", "true or false");
@@ -125,6 +141,7 @@ export function resolvePolicy(
       ),
     ),
     requireSameHostResource: bool,
+    flows: every(is((f) => PAYMENT_FLOWS.includes(f), '"authorization", "upfront" or "escrow"')),
   });
   const p = policy;
   const cap = p.maxAmountPerPayment ?? "$1";
@@ -139,6 +156,7 @@ export function resolvePolicy(
     payees: list(p.payees),
     origins: list(p.origins?.map((o) => normalizeOrigin(o)!)),
     requireSameHostResource: p.requireSameHostResource ?? true,
+    flows: list(p.flows),
   });
 }
 
@@ -183,11 +201,13 @@ export function checkRequirement(
   {
     requirement,
     asset,
+    flow,
     challenge,
     request,
   }: {
     requirement: PaymentRequirement;
     asset: KnownAsset | undefined;
+    flow: PaymentFlow;
     challenge: PaymentChallenge;
     request: X402Request;
   },
@@ -197,6 +217,7 @@ export function checkRequirement(
     return `network ${network} is not in policy.networks`;
   if (nobody.test(payTo)) return `payTo ${payTo} is the zero address: the money would be lost`;
   if (!allows(policy.payees, (p) => sameAddress(p, payTo))) return `payee ${payTo} is not in policy.payees`;
+  if (!allows(policy.flows, (f) => f === flow)) return `paymentFlow ${flow} is not in policy.flows`;
   const resourceUrl = requirement.x402Version === 2 ? challenge.resource?.url : requirement.raw.resource;
   const elsewhere = policy.requireSameHostResource && checkResourceHost(resourceUrl, request.url);
   if (elsewhere) return elsewhere;

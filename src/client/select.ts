@@ -1,5 +1,13 @@
 /** Choosing a requirement: which offered requirements this client can pay, and why each other is refused. */
-import { schemesFor, type PaymentScheme, type RequirementReview, type X402Request } from "../contracts";
+import {
+  PAYMENT_FLOWS,
+  schemesFor,
+  show,
+  type PaymentFlow,
+  type PaymentScheme,
+  type RequirementReview,
+  type X402Request,
+} from "../contracts";
 import type { RejectedRequirement } from "../errors";
 import { findKnownAsset, type PaymentChallenge, type PaymentRequirement } from "../protocol";
 import { checkOrigin, checkRequirement } from "./policy";
@@ -43,22 +51,41 @@ export function evaluate(
   for (const requirement of withCaip2(challenge, setup.v1Networks).requirements) {
     const review = refused.find((r) => r.index === requirement.index);
     const found = originRefusal || review ? undefined : findScheme(setup.schemes, requirement);
+    const flow = found && "scheme" in found ? flowOf(found.scheme, requirement) : undefined;
     if (originRefusal) reject(requirement, "policy", originRefusal);
     else if (review) reject(requirement, review.code, review.reason);
     else if (found && "reason" in found) reject(requirement, "unsupported", found.reason);
-    else {
+    else if (typeof flow === "object") reject(requirement, "unsupported", flow.reason);
+    else if (flow) {
       const asset = findKnownAsset(requirement.caip2, requirement.asset, setup.knownAssets);
       const reason =
-        checkRequirement(setup.policy, { requirement, asset, challenge, request }) ??
+        checkRequirement(setup.policy, { requirement, asset, flow, challenge, request }) ??
         request.guard?.check?.(requirement, asset) ??
         setup.plugins.map((plugin) => plugin.checkRequirement?.(requirement, asset, request)).find(Boolean);
       if (reason) reject(requirement, "policy", reason);
       // Frozen: an option is what the policy approved, and a selector cannot change it in place.
-      else payable.push(Object.freeze({ requirement, scheme: found!.scheme, asset }));
+      else
+        payable.push(Object.freeze({ requirement, scheme: (found as { scheme: PaymentScheme }).scheme, asset, flow }));
     }
   }
   rejected.sort((a, b) => a.index - b.index);
-  return { options: payable, rejected };
+  // Money taken after delivery first, then held in escrow, then taken before; the seller's order within each.
+  const rank = (option: PaymentOption) => PAYMENT_FLOWS.indexOf(option.flow);
+  return { options: payable.sort((a, b) => rank(a) - rank(b)), rejected };
+}
+
+/** Paid after delivery or before: the flows of a scheme that does not name its own. */
+const DEFAULT_FLOWS: readonly PaymentFlow[] = ["authorization", "upfront"];
+
+/** The flow `requirement` names (`extra.paymentFlow`), if `scheme`'s payments can have it; its default if none. */
+function flowOf(scheme: PaymentScheme, requirement: PaymentRequirement): PaymentFlow | { reason: string } {
+  const flows = scheme.flows ?? DEFAULT_FLOWS;
+  const named = requirement.extra.paymentFlow;
+  if (named === undefined || named === null) return flows[0]!;
+  if (flows.includes(named as PaymentFlow)) return named as PaymentFlow;
+  return {
+    reason: `paymentFlow ${show(named)} is not one a ${requirement.scheme} payment can have (${flows.join(", ")})`,
+  };
 }
 
 /** The challenge with each v1 network name a scheme knows given its CAIP-2 id (`base-sepolia` → `eip155:84532`). */

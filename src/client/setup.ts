@@ -1,5 +1,12 @@
 /** What a client is made of once its options are checked: shared by its modules. */
-import type { PaymentScheme, PaymentSnapshot, PaymentReceipt, X402Plugin, X402Request } from "../contracts";
+import type {
+  PaymentFlow,
+  PaymentScheme,
+  PaymentSnapshot,
+  PaymentReceipt,
+  X402Plugin,
+  X402Request,
+} from "../contracts";
 import type { AnyX402Error } from "../errors";
 import type { KnownAsset, PaymentChallenge, PaymentRequirement } from "../protocol";
 import type { ResolvedPolicy } from "./policy";
@@ -11,6 +18,8 @@ export interface PaymentOption {
   readonly requirement: PaymentRequirement;
   readonly scheme: PaymentScheme;
   readonly asset: KnownAsset | undefined;
+  /** How the seller takes the money, as the scheme believes the requirement's `extra.paymentFlow`. */
+  readonly flow: PaymentFlow;
 }
 
 /** `false` or `{ abort: true }` refuses the payment; anything else approves it. Throwing refuses too. */

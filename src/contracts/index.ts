@@ -10,6 +10,7 @@ export {
   type SettlementQuery,
   type SettlementStatus,
 } from "./scheme";
+export { PAYMENT_FLOWS, type PaymentFlow } from "./payment";
 export type {
   X402Request,
   RequestGuard,

@@ -57,7 +57,19 @@ export interface PaymentTerms {
   readonly deposit?: string | undefined;
   /** batch-settlement: what the payment does to its channel (`deposit`, `top-up`, `voucher`). */
   readonly kind?: ChannelPaymentKind | undefined;
+  /** How the seller takes the money: after delivery, before it, or held in escrow ([PaymentFlow]). */
+  readonly flow: PaymentFlow;
 }
+
+/**
+ * How the seller takes the money (`extra.paymentFlow`): `authorization` (the signed payment is settled after the
+ * resource is delivered), `upfront` (settled before it is delivered), `escrow` (held on chain before, captured after,
+ * the rest refundable).
+ */
+export type PaymentFlow = "authorization" | "upfront" | "escrow";
+
+/** Every payment flow, in the order x402-pay prefers them when a seller offers several. */
+export const PAYMENT_FLOWS: readonly PaymentFlow[] = Object.freeze(["authorization", "escrow", "upfront"]);
 
 /** What `onBeforePayment` sees: a frozen copy, so a hook cannot change what gets signed. */
 export interface PaymentSnapshot extends PaymentTerms {

@@ -8,7 +8,7 @@ import {
   type SchemePayload,
   type SettleResponse,
 } from "../protocol";
-import type { X402Request } from "./payment";
+import type { PaymentFlow, X402Request } from "./payment";
 
 /** What a scheme gets besides the requirement when asked to build a payment. */
 export interface PaymentContext {
@@ -35,6 +35,11 @@ export interface PaymentScheme {
   readonly v1Networks?: Readonly<Record<string, string>>;
   /** Stablecoins of this family whose decimals are known, so the spend policy can price them. */
   readonly knownAssets?: readonly KnownAsset[];
+  /**
+   * The payment flows this scheme's payments can have (`extra.paymentFlow`), the first its default when a requirement
+   * names none; a requirement naming another is not payable. Default `["authorization", "upfront"]`.
+   */
+  readonly flows?: readonly PaymentFlow[] | undefined;
   /** Why this scheme cannot pay a requirement it matches (bad address, missing domain...), else `undefined`. */
   check(requirement: PaymentRequirement): string | undefined;
   /** Signs and returns the scheme payload. Called only after `check` passed, policy and hooks approved. */

@@ -101,6 +101,8 @@ export interface LedgerRecord {
    * `voucher` alone, or a `refund` (its `settledAmount` came back to the payer).
    */
   readonly kind?: "deposit" | "top-up" | "voucher" | "refund" | undefined;
+  /** How the seller takes the money: `authorization` (after delivery), `upfront` (before it) or `escrow`. */
+  readonly flow?: "authorization" | "upfront" | "escrow" | undefined;
   /** batch-settlement: base units moved from the wallet into the channel. */
   readonly deposit?: string | undefined;
   /** batch-settlement: the channel's id. */

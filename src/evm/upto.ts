@@ -28,6 +28,8 @@ export function uptoEvm(options: UptoEvmOptions): PaymentScheme {
     scheme: "upto",
     networks: options.networks ?? ["eip155:*"],
     x402Versions: [2],
+    // The seller settles what it charges after delivery.
+    flows: ["authorization"],
     payer: signer.address,
     ...(settlement && { checkSettlement: (query, signal) => settlement.check(query, signal) }),
     knownAssets: EVM_KNOWN_ASSETS,

@@ -1,6 +1,6 @@
 /** The 402 state machine, independent of any HTTP library: adapters supply a `Transport`. */
 import { engineOf, type PreparedPayment, type X402Client } from "../client";
-import { fail, type PaymentReceipt, type PaymentTerms, type X402Request } from "../contracts";
+import { PAYMENT_FLOWS, fail, type PaymentReceipt, type PaymentTerms, type X402Request } from "../contracts";
 import {
   BodyNotReplayableError,
   PaymentAbortedError,
@@ -288,6 +288,8 @@ export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions
       asset: asset!,
       payTo: payTo!,
       payer,
+      // As the requirement names it (the scheme that signed is not known here).
+      flow: PAYMENT_FLOWS.find((f) => f === Object(requirement.extra).paymentFlow) ?? "authorization",
     };
     const payment: Signed = { headerName: String(name), headerValue: String(value), payload, payer, terms };
     const unseen: R[] = [];

@@ -67,6 +67,7 @@ describe.each(wrappers)("$name: x402 v2", (wrapper) => {
       settlement: { success: true, transaction: TX_HASH, network: "eip155:84532", payer: account.address },
       transaction: TX_HASH,
       upTo: false,
+      flow: "authorization",
       settledAmount: undefined,
       extensions: {},
     });

@@ -66,6 +66,7 @@ const payment = {
   amount: "10000",
   payer: account.address,
   payee: PAY_TO,
+  flow: "authorization" as const,
 };
 
 describe.each(wrappers)("$name: the ledger", (wrapper) => {

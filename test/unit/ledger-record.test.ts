@@ -24,6 +24,7 @@ const terms = {
   asset: "0xabc",
   payTo: "0xdef",
   payer: "0x123",
+  flow: "authorization",
 } as const;
 const payment = { terms, requirement: { caip2: "eip155:84532" } as never };
 const failed = (error: AnyX402Error) => ledgerRecord({ settled: false, error, challenge: undefined, request, payment });

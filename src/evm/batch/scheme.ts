@@ -97,6 +97,8 @@ export function batchSettlementEvm(options: BatchSettlementEvmOptions): BatchSet
     scheme: BATCH_SETTLEMENT,
     networks: options.networks ?? ["eip155:*"],
     x402Versions: [2],
+    // Vouchers are claimed after delivery; the deposit stays the payer's until then.
+    flows: ["authorization"],
     payer: signer.address,
     knownAssets: EVM_KNOWN_ASSETS,
     check: checkBatchRequirement,
