@@ -122,6 +122,10 @@ describe("a scheme that keeps state: the engine's seam", () => {
     const at = statefulScheme({ deposit: "20000" });
     expect((await fetchWrapper.send(client(at.scheme, policy), { url: URL_ })).status).toBe(200);
     expect(at.log.signed).toBe(1);
+    // No cap at all: no limit to hold a deposit to.
+    const uncapped = statefulScheme({ deposit: "1000000000000" });
+    const open = { maxAmountPerPayment: false as const };
+    expect((await fetchWrapper.send(client(uncapped.scheme, open), { url: URL_ })).status).toBe(200);
   });
 
   it.each<[string, SpendPolicy | undefined, string, bigint | undefined]>([
