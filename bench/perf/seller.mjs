@@ -5,7 +5,8 @@
 //   GET  /plain       200, never asks for payment
 //   GET  /evm         402 for EVM exact (Base Sepolia USDC, EIP-3009), 200 + PAYMENT-RESPONSE once paid
 //   GET  /svm         402 for Solana exact (devnet USDC, a fee payer), 200 + PAYMENT-RESPONSE once paid
-//   POST /rpc         Solana JSON-RPC stand-in: the mint account, a blockhash, devnet's genesis hash
+//   POST /rpc         Solana JSON-RPC stand-in: the mint account, a blockhash, devnet's genesis hash (counted
+//                     per method too)
 //   GET  /stats       answers, paid answers and connections so far, by path and `?who=` (the bench
 //                     names each client); a connection counts for the first request it carried
 //
@@ -99,6 +100,9 @@ async function answer(request) {
     for await (const chunk of request) text += chunk;
     const { id, method } = JSON.parse(text);
     count(key, false, request.socket);
+    // Per method too (`getAccountInfo?who=ours`): which reads a paid GET makes.
+    const perMethod = `${method}?who=${url.searchParams.get("who") ?? ""}`;
+    (stats[perMethod] ??= { answers: 0, paid: 0, connections: 0 }).answers++;
     const reply =
       method in rpcResults ? { result: rpcResults[method] } : { error: { code: -32601, message: "Method not found" } };
     return {

@@ -133,7 +133,10 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       const payment = attempt && { terms: attempt.payment.terms, requirement: attempt.payment.requirement };
       // The channel a stateful scheme held is let go first: its state was kept when the answer was read.
       await attempt?.payment.session?.close().catch(() => undefined);
-      await report(setup, payment ? { ...outcome, payment } : outcome, attempt?.reservations);
+      const told = payment ? { ...outcome, payment } : outcome;
+      // The scheme first: what it keeps (exactSvm's mints) is set right before a hook pays again.
+      await observe([() => attempt?.scheme.onOutcome?.(told)]);
+      await report(setup, told, attempt?.reservations);
     },
     prepay: prepaying(setup),
   };

@@ -3,6 +3,7 @@ import {
   checkOptions,
   checkPaymentId,
   type OpenPayment,
+  type PaymentScheme,
   type PaymentSnapshot,
   type PaymentTerms,
   type Reservation,
@@ -43,6 +44,8 @@ export interface PreparedPayment {
 export interface Attempt {
   readonly payment: PreparedPayment;
   readonly reservations: readonly Reservation[];
+  /** The scheme that signed it, told the outcome. */
+  readonly scheme: PaymentScheme;
 }
 
 /**
@@ -81,7 +84,7 @@ export async function createPayment(setup: Setup, challenge: PaymentChallenge, r
       { ...result.extensions },
     );
     const payload = buildPaymentPayload(challenge, requirement, { ...result, extensions: added });
-    return { payment: prepared(option, { payload, terms, session }), reservations };
+    return { payment: prepared(option, { payload, terms, session }), reservations, scheme };
   } catch (error) {
     await Promise.all(reservations.map((r) => r.release()));
     await session?.close();

@@ -8,7 +8,7 @@ import {
   type SchemePayload,
   type SettleResponse,
 } from "../protocol";
-import type { PaymentFlow, X402Request } from "./payment";
+import type { PaymentFlow, PaymentOutcome, X402Request } from "./payment";
 
 /** What a scheme gets besides the requirement when asked to build a payment. */
 export interface PaymentContext {
@@ -56,6 +56,12 @@ export interface PaymentScheme {
    * the open payment, not `createPayload`, tells it the server's answer, and closes it once.
    */
   open?(requirement: PaymentRequirement, context: OpenContext): Promise<OpenPayment>;
+  /**
+   * How a payment this scheme signed ended, once, before the plug-ins and hooks are told (the outcome they see): for
+   * what a scheme keeps between payments. `exactSvm` reads a mint again after a refused payment. What it throws is
+   * ignored.
+   */
+  onOutcome?(outcome: PaymentOutcome): void | Promise<void>;
 }
 
 /** What `open` is told besides the payment context. */

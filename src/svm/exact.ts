@@ -7,9 +7,10 @@ import { isSolanaAddress as isAddress } from "./address";
 import { SVM_KNOWN_ASSETS, SVM_V1_NETWORKS } from "./networks";
 import { checkServed, readVia, servedMismatch } from "../io";
 import { routeRpc, type SolanaRpcOption } from "./endpoints";
-import { getLatestBlockhash, getMint } from "./rpc";
+import { forgetRefused, mintCache } from "./mints";
+import { getLatestBlockhash } from "./rpc";
 import type { SvmSettlement } from "./settlement";
-import { MAX_COMPUTE_UNIT_PRICE, MAX_MEMO_BYTES, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, signTransfer } from "./transaction";
+import { MAX_COMPUTE_UNIT_PRICE, MAX_MEMO_BYTES, signTransfer } from "./transaction";
 
 export interface ExactSvmOptions {
   /** A `@solana/kit` TransactionSigner: a key pair signer or a wallet-standard wallet's signer. */
@@ -84,6 +85,8 @@ function resolveOptions(options: ExactSvmOptions) {
 export function exactSvm(options: ExactSvmOptions): PaymentScheme {
   const { signer, settlement } = options;
   const { buyer, computeUnitPrice, computeUnitLimit, timeoutMs, randomBytes, rpcFor } = resolveOptions(options);
+  // Each mint's decimals and token program, read once per RPC (src/svm/mints.ts).
+  const mints = mintCache();
 
   return {
     scheme: "exact",
@@ -133,7 +136,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       const { recentBlockhash, lastValidBlockHeight: height, feePayer, memo } = extra;
       // The cluster check runs beside the reads, so it adds no round trip; all three end before signing.
       const [mint, blockhash] = await Promise.all([
-        readVia(endpoint, "getAccountInfo", (rpc, abortSignal) => getMint(rpc, asset, abortSignal), read),
+        mints.read(endpoint, asset, read),
         isAddress(recentBlockhash)
           ? {
               blockhash: recentBlockhash,
@@ -142,19 +145,17 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
           : readVia(endpoint, "getLatestBlockhash", getLatestBlockhash, read),
         endpoint.verify && checkServed(endpoint, caip2!, read),
       ]);
-      const owner = mint?.owner;
-      if (!mint || (owner !== TOKEN_PROGRAM && owner !== TOKEN_2022_PROGRAM) || mint.data.length < 82) {
+      if (typeof mint === "string") {
         throw new UnpayableRequirementError(
-          `The asset ${asset} on ${network} is not a mint of the SPL Token or Token-2022 program ` +
-            `(${mint ? `owner ${owner}, ${mint.data.length} bytes` : "no such account"}).`,
+          `The asset ${asset} on ${network} is not a mint of the SPL Token or Token-2022 program (${mint}).`,
         );
       }
       const transaction = await signTransfer({
         signer,
         feePayer: feePayer as string, // `check` let only addresses through
         mint: asset,
-        tokenProgram: owner,
-        decimals: mint.data[44]!,
+        tokenProgram: mint.tokenProgram,
+        decimals: mint.decimals,
         payTo,
         amount: BigInt(amount),
         // `check` let only a string or nothing through.
@@ -166,5 +167,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
       });
       return { payload: { transaction } };
     },
+    // A payment the server refused: its mint is read again next time.
+    onOutcome: forgetRefused(mints, rpcFor),
   };
 }

@@ -526,4 +526,25 @@ describe("outcome reports reach every observer once, in order: the serving exten
     await wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url);
     expect(calls).toEqual(["extension:true", "settled"]);
   });
+
+  it("the scheme that signed is told first (before a hook may pay again); what it throws is ignored", async () => {
+    server.use(createSeller({ challenge: withSignIn() }).handler);
+    const calls: string[] = [];
+    const extension: X402Plugin = { key: SIGN_IN, onOutcome: (o) => void calls.push(`extension:${o.settled}`) };
+    const scheme = {
+      ...exactEvm({ signer: countingSigner().signer }),
+      onOutcome: (o: PaymentOutcome) => {
+        calls.push(`scheme:${o.settled}:${o.payment?.requirement.network}`);
+        throw new Error("a scheme's observer failing");
+      },
+    };
+    const client = createX402Client({
+      schemes: [scheme],
+      plugins: [extension],
+      onPaymentSettled: () => void calls.push("settled"),
+    });
+    const response = await wrapFetchWithPayment((i, init) => globalThis.fetch(i, init), client)(url);
+    expect(response.status).toBe(200);
+    expect(calls).toEqual(["scheme:true:eip155:84532", "extension:true", "settled"]);
+  });
 });
