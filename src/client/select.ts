@@ -51,12 +51,11 @@ export function evaluate(
   for (const requirement of withCaip2(challenge, setup.v1Networks).requirements) {
     const review = refused.find((r) => r.index === requirement.index);
     const found = originRefusal || review ? undefined : findScheme(setup.schemes, requirement);
-    const flow = found && "scheme" in found ? flowOf(found.scheme, requirement) : undefined;
     if (originRefusal) reject(requirement, "policy", originRefusal);
     else if (review) reject(requirement, review.code, review.reason);
     else if (found && "reason" in found) reject(requirement, "unsupported", found.reason);
-    else if (typeof flow === "object") reject(requirement, "unsupported", flow.reason);
-    else if (flow) {
+    else {
+      const { scheme, flow } = found!;
       const asset = findKnownAsset(requirement.caip2, requirement.asset, setup.knownAssets);
       const reason =
         checkRequirement(setup.policy, { requirement, asset, flow, challenge, request }) ??
@@ -64,8 +63,7 @@ export function evaluate(
         setup.plugins.map((plugin) => plugin.checkRequirement?.(requirement, asset, request)).find(Boolean);
       if (reason) reject(requirement, "policy", reason);
       // Frozen: an option is what the policy approved, and a selector cannot change it in place.
-      else
-        payable.push(Object.freeze({ requirement, scheme: (found as { scheme: PaymentScheme }).scheme, asset, flow }));
+      else payable.push(Object.freeze({ requirement, scheme, asset, flow }));
     }
   }
   rejected.sort((a, b) => a.index - b.index);
@@ -102,14 +100,15 @@ export function withCaip2(challenge: PaymentChallenge, v1Networks: Readonly<Reco
 function findScheme(
   schemes: readonly PaymentScheme[],
   requirement: PaymentRequirement,
-): { scheme: PaymentScheme } | { reason: string } {
+): { scheme: PaymentScheme; flow: PaymentFlow } | { reason: string } {
   const network = requirement.caip2;
   if (!network) return { reason: `unknown v1 network name "${requirement.network}"` };
   let firstReason: string | undefined;
   for (const scheme of schemesFor(schemes, requirement.scheme, network, requirement.x402Version)) {
     const reason = scheme.check(requirement);
-    if (!reason) return { scheme };
-    firstReason ??= reason;
+    const flow = reason === undefined ? flowOf(scheme, requirement) : undefined;
+    if (typeof flow === "string") return { scheme, flow };
+    firstReason ??= reason ?? flow?.reason;
   }
   return {
     reason:

@@ -280,10 +280,7 @@ async function reserveBudget(
   if (!answer.ok) throw exceeded(budget, answer, micro, where);
   return once({
     // A store that fails now leaves the reservation standing: counted as spent, never less.
-    commit: (amount) => {
-      const spent = amount === undefined ? micro : (microDollars(budget, { ...payment, amount }, asset) ?? micro);
-      return store.commit(entry, id, Math.min(spent, micro));
-    },
+    commit: (amount) => store.commit(entry, id, charged(budget, payment, asset, { amount, most: micro })),
     release: () => store.release(entry, id),
   });
 }
@@ -319,20 +316,30 @@ async function holdBudget(
     if (!answer.ok) throw exceeded(budget, answer, add, where);
   }
   return once({
-    commit: (amount) => {
-      const spent = amount === undefined ? price : (microDollars(budget, { ...payment, amount }, asset) ?? price);
-      return store.hold(entry, id, { spend: Math.min(spent, price) });
-    },
+    commit: (amount) => store.hold(entry, id, { spend: charged(budget, payment, asset, { amount, most: price }) }),
     release: () => (add > 0 ? store.hold(entry, id, { release: add }) : undefined),
   });
+}
+
+/**
+ * What a settled payment spent, in micro-dollars: `amount` (base units) when the server reported it, else `most`,
+ * never more than `most`.
+ */
+function charged(
+  budget: ResolvedBudget,
+  payment: BudgetPayment,
+  asset: KnownAsset | undefined,
+  { amount, most }: { amount: string | undefined; most: number },
+): number {
+  const spent = amount === undefined ? most : (microDollars(budget, { ...payment, amount }, asset) ?? most);
+  return Math.min(spent, most);
 }
 
 /** What a refund returned, let go of the channel's hold (all of it when the channel holds nothing more). */
 async function refunded(budget: ResolvedBudget, refund: ChannelRefund, asset: KnownAsset | undefined): Promise<void> {
   const { store } = budget;
   if (!store.hold) return;
-  const release =
-    BigInt(refund.balance) === 0n ? "all" : microDollars(budget, { ...refund, amount: refund.amount }, asset);
+  const release = BigInt(refund.balance) === 0n ? "all" : microDollars(budget, refund, asset);
   if (release === undefined) return;
   await store.hold(entryOf(budget, refund.url, refund.network, refund.payTo), holdId(refund.network, refund.channel), {
     release,
