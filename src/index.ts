@@ -19,6 +19,7 @@ export type {
   X402Request,
   RequestGuard,
   PaymentTerms,
+  EscrowTerms,
   PaymentSnapshot,
   PaymentReceipt,
   PaymentOutcome,

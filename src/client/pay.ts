@@ -69,7 +69,7 @@ export async function createPayment(setup: Setup, challenge: PaymentChallenge, r
     scheme.open && (await call(() => scheme.open!(requirement, { challenge, request, signal, limit }), what, request));
   let reservations: readonly Reservation[] = [];
   try {
-    const terms = termsOf(requirement, request, { payer: scheme.payer, asset, session, flow: option.flow });
+    const terms = termsOf(requirement, request, { ...option, payer: scheme.payer, session });
     checkDeposit(terms, limit, request);
     // Reserved before any prompt (the approval hook's or the wallet's); released if nothing is sent.
     reservations = await reserve(setup, terms, { asset, requirement, request, channel: session?.channel });
@@ -153,9 +153,11 @@ function termsOf(
     asset,
     session,
     flow,
-  }: Pick<PaymentOption, "asset" | "flow"> & { payer: string; session: OpenPayment | undefined },
+    escrow,
+  }: Pick<PaymentOption, "asset" | "flow" | "escrow"> & { payer: string; session: OpenPayment | undefined },
 ): PaymentTerms {
-  const upTo = requirement.scheme === "upto";
+  // An escrowed payment is a most too: the operator captures what it charges and voids the rest.
+  const upTo = requirement.scheme === "upto" || escrow !== undefined;
   const displayAmount =
     asset && `${upTo ? "up to " : ""}${formatUnits(BigInt(requirement.amount), asset.decimals)} ${asset.symbol}`;
   return Object.freeze({
@@ -174,6 +176,7 @@ function termsOf(
     ...(session?.deposit !== undefined && { deposit: session.deposit }),
     ...(session && { kind: session.kind }),
     flow,
+    ...(escrow && { escrow }),
   });
 }
 

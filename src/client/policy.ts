@@ -22,6 +22,7 @@ import {
   is,
   nonEmpty,
   show,
+  type EscrowTerms,
   type PaymentFlow,
   type X402Request,
 } from "../contracts";
@@ -68,6 +69,11 @@ export interface SpendPolicy {
    * after delivery or held refundably, never before. Default: all three.
    */
   flows?: readonly PaymentFlow[] | undefined;
+  /**
+   * The largest fee an escrow may take from a payment (auth-capture's `extra.maxFeeBps`), in basis points of it: `100`
+   * is 1 %. The fee goes to the escrow's fee recipient out of what the payee receives. Default: no limit.
+   */
+  maxFeeBps?: number | undefined;
 }
 
 export interface ResolvedPolicy {
@@ -82,6 +88,7 @@ export interface ResolvedPolicy {
   readonly origins: readonly string[] | undefined;
   readonly requireSameHostResource: boolean;
   readonly flows: readonly PaymentFlow[] | undefined;
+  readonly maxFeeBps: number | undefined;
 }
 
 const bool = is((v) => typeof v === "boolean", "true or false");
@@ -142,6 +149,7 @@ export function resolvePolicy(
     ),
     requireSameHostResource: bool,
     flows: every(is((f) => PAYMENT_FLOWS.includes(f), '"authorization", "upfront" or "escrow"')),
+    maxFeeBps: is((v) => Number.isInteger(v) && v >= 0 && v <= 10_000, "basis points, a whole number from 0 to 10000"),
   });
   const p = policy;
   const cap = p.maxAmountPerPayment ?? "$1";
@@ -157,6 +165,7 @@ export function resolvePolicy(
     origins: list(p.origins?.map((o) => normalizeOrigin(o)!)),
     requireSameHostResource: p.requireSameHostResource ?? true,
     flows: list(p.flows),
+    maxFeeBps: p.maxFeeBps,
   });
 }
 
@@ -202,12 +211,14 @@ export function checkRequirement(
     requirement,
     asset,
     flow,
+    escrow,
     challenge,
     request,
   }: {
     requirement: PaymentRequirement;
     asset: KnownAsset | undefined;
     flow: PaymentFlow;
+    escrow?: EscrowTerms | undefined;
     challenge: PaymentChallenge;
     request: X402Request;
   },
@@ -218,6 +229,8 @@ export function checkRequirement(
   if (nobody.test(payTo)) return `payTo ${payTo} is the zero address: the money would be lost`;
   if (!allows(policy.payees, (p) => sameAddress(p, payTo))) return `payee ${payTo} is not in policy.payees`;
   if (!allows(policy.flows, (f) => f === flow)) return `paymentFlow ${flow} is not in policy.flows`;
+  if (escrow && policy.maxFeeBps !== undefined && escrow.fees.maxBps > policy.maxFeeBps)
+    return `an escrow fee of up to ${escrow.fees.maxBps} bps is over policy.maxFeeBps (${policy.maxFeeBps})`;
   const resourceUrl = requirement.x402Version === 2 ? challenge.resource?.url : requirement.raw.resource;
   const elsewhere = policy.requireSameHostResource && checkResourceHost(resourceUrl, request.url);
   if (elsewhere) return elsewhere;

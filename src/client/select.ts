@@ -57,13 +57,14 @@ export function evaluate(
     else {
       const { scheme, flow } = found!;
       const asset = findKnownAsset(requirement.caip2, requirement.asset, setup.knownAssets);
+      const escrow = scheme.escrow?.(requirement);
       const reason =
-        checkRequirement(setup.policy, { requirement, asset, flow, challenge, request }) ??
+        checkRequirement(setup.policy, { requirement, asset, flow, escrow, challenge, request }) ??
         request.guard?.check?.(requirement, asset) ??
         setup.plugins.map((plugin) => plugin.checkRequirement?.(requirement, asset, request)).find(Boolean);
       if (reason) reject(requirement, "policy", reason);
       // Frozen: an option is what the policy approved, and a selector cannot change it in place.
-      else payable.push(Object.freeze({ requirement, scheme, asset, flow }));
+      else payable.push(Object.freeze({ requirement, scheme, asset, flow, ...(escrow && { escrow }) }));
     }
   }
   rejected.sort((a, b) => a.index - b.index);

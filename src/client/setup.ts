@@ -1,5 +1,6 @@
 /** What a client is made of once its options are checked: shared by its modules. */
 import type {
+  EscrowTerms,
   PaymentFlow,
   PaymentScheme,
   PaymentSnapshot,
@@ -20,6 +21,8 @@ export interface PaymentOption {
   readonly asset: KnownAsset | undefined;
   /** How the seller takes the money, as the scheme believes the requirement's `extra.paymentFlow`. */
   readonly flow: PaymentFlow;
+  /** What an escrowed payment gives the buyer (auth-capture), as its scheme reads the requirement. */
+  readonly escrow?: EscrowTerms | undefined;
 }
 
 /** `false` or `{ abort: true }` refuses the payment; anything else approves it. Throwing refuses too. */

@@ -15,6 +15,7 @@ export type {
   X402Request,
   RequestGuard,
   PaymentTerms,
+  EscrowTerms,
   PaymentSnapshot,
   PaymentReceipt,
   PaymentOutcome,

@@ -41,9 +41,9 @@ export interface PaymentTerms {
   readonly requirement: Readonly<Record<string, unknown>>;
   readonly scheme: string;
   readonly network: string;
-  /** Atomic amount; for `upto`, the most the server may settle (what is at risk). */
+  /** Atomic amount; for `upto` and escrowed payments, the most the server may settle (what is at risk). */
   readonly amount: string;
-  /** True for `upto`: the server settles what was used, at most `amount`. */
+  /** True for `upto` and escrowed payments (auth-capture): the server settles what it charges, at most `amount`. */
   readonly upTo: boolean;
   /** `"0.001 USDC"` (`"up to 5 USDC"` for `upto`), for assets of known decimals. */
   readonly displayAmount: string | undefined;
@@ -59,6 +59,27 @@ export interface PaymentTerms {
   readonly kind?: ChannelPaymentKind | undefined;
   /** How the seller takes the money: after delivery, before it, or held in escrow ([PaymentFlow]). */
   readonly flow: PaymentFlow;
+  /** auth-capture: who takes the money out of the escrow, until when, for what fee, and until when it is refundable. */
+  readonly escrow?: EscrowTerms | undefined;
+}
+
+/**
+ * What a payment through an escrow (auth-capture) gives the buyer: the money is held by `contract`; `capturer` may
+ * take up to the amount for the payee until `captureDeadline` (after it, what it did not take can be reclaimed by the
+ * payer), and may refund what it took until `refundableUntil`. A capture pays a fee of `fees.minBps` to `fees.maxBps`
+ * of it to `fees.recipient`, out of the payee's share.
+ */
+export interface EscrowTerms {
+  /** The escrow contract (the same address on every chain). */
+  readonly contract: string;
+  /** The seller's operator (`extra.captureAuthorizer`): it alone captures, voids and refunds. */
+  readonly capturer: string;
+  /** Unix seconds: the last moment a capture can happen. */
+  readonly captureDeadline: number;
+  /** Unix seconds: until then, what was captured can still be refunded. */
+  readonly refundableUntil: number;
+  /** The fee taken from a capture, in basis points of it, and who receives it. */
+  readonly fees: { readonly minBps: number; readonly maxBps: number; readonly recipient: string };
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   type SchemePayload,
   type SettleResponse,
 } from "../protocol";
-import type { PaymentFlow, PaymentOutcome, X402Request } from "./payment";
+import type { EscrowTerms, PaymentFlow, PaymentOutcome, X402Request } from "./payment";
 
 /** What a scheme gets besides the requirement when asked to build a payment. */
 export interface PaymentContext {
@@ -40,6 +40,11 @@ export interface PaymentScheme {
    * names none; a requirement naming another is not payable. Default `["authorization", "upfront"]`.
    */
   readonly flows?: readonly PaymentFlow[] | undefined;
+  /**
+   * What a payment of `requirement` through an escrow gives the buyer (auth-capture): shown to the policy (its
+   * `maxFeeBps`), hooks and receipts. Called only after `check` passed.
+   */
+  escrow?(requirement: PaymentRequirement): EscrowTerms | undefined;
   /** Why this scheme cannot pay a requirement it matches (bad address, missing domain...), else `undefined`. */
   check(requirement: PaymentRequirement): string | undefined;
   /** Signs and returns the scheme payload. Called only after `check` passed, policy and hooks approved. */

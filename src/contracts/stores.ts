@@ -1,6 +1,7 @@
 /**
  * The stores plug-ins keep state in: small async interfaces, a memory default each, Redis and file adapters elsewhere.
  */
+import type { EscrowTerms } from "./payment";
 
 // ---------------------------------------------------------------- budgets
 
@@ -105,8 +106,10 @@ export interface LedgerRecord {
   readonly flow?: "authorization" | "upfront" | "escrow" | undefined;
   /** batch-settlement: base units moved from the wallet into the channel. */
   readonly deposit?: string | undefined;
-  /** batch-settlement: the channel's id. */
+  /** batch-settlement: the channel's id. auth-capture refunds: the escrow's payment hash the seller reported. */
   readonly channel?: string | undefined;
+  /** auth-capture: the escrow's terms (who captures, until when it is refundable, the fees). */
+  readonly escrow?: EscrowTerms | undefined;
 }
 
 /**

@@ -1,5 +1,11 @@
 export { exactEvm, type ExactEvmOptions } from "./exact";
 export { uptoEvm, type UptoEvmOptions } from "./upto";
+export {
+  authCaptureEvm,
+  AUTH_CAPTURE_DEPLOYMENTS,
+  type AuthCaptureEvmOptions,
+  type AuthCaptureDeployment,
+} from "./auth-capture";
 export { PERMIT2_ADDRESS, EXACT_PERMIT2_PROXY, UPTO_PERMIT2_PROXY } from "./permit2";
 export { permit2ApprovalTransaction, type Permit2ApprovalOptions } from "./approve";
 export { permit2Allowance, type Permit2Allowance, type Permit2AllowanceOptions } from "./sponsor";

@@ -288,8 +288,10 @@ export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions
       asset: asset!,
       payTo: payTo!,
       payer,
-      // As the requirement names it (the scheme that signed is not known here).
-      flow: PAYMENT_FLOWS.find((f) => f === Object(requirement.extra).paymentFlow) ?? "authorization",
+      // As the requirement names it (the scheme that signed is not known here); auth-capture's default is escrow.
+      flow:
+        PAYMENT_FLOWS.find((f) => f === Object(requirement.extra).paymentFlow) ??
+        (scheme === "auth-capture" ? "escrow" : "authorization"),
     };
     const payment: Signed = { headerName: String(name), headerValue: String(value), payload, payer, terms };
     const unseen: R[] = [];

@@ -2,9 +2,9 @@
  * batch-settlement's wire facts: the contracts (one address on every chain), the EIP-712 types, the channel
  * configuration and its id, and the payloads a buyer sends.
  */
-import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesToHex, checksumAddress, utf8, type PaymentRequirement } from "../../protocol";
+import { checksumAddress, type PaymentRequirement } from "../../protocol";
 import type { Hex } from "../signer";
+import { keccakHex, typeHash, word } from "../words";
 
 export const BATCH_SETTLEMENT = "batch-settlement";
 /** The settlement contract, at the same address on every chain. */
@@ -84,13 +84,6 @@ export function channelConfig(requirement: PaymentRequirement, payer: Hex, payer
  * test/unit/batch-wire.test.ts; the wallet signs through its own signTypedData, never a hash of ours.
  */
 
-/** keccak256 of hex digits (no `0x`, whole bytes), as hex digits. */
-const keccakHex = (hex: string) =>
-  bytesToHex(keccak_256(Uint8Array.from(hex.match(/../g) ?? [], (byte) => Number.parseInt(byte, 16)))).slice(2);
-/** A value as one ABI word: an address or bytes32 (hex), or an unsigned integer. */
-const word = (value: string | number | bigint) =>
-  (typeof value === "string" ? value.slice(2).toLowerCase() : BigInt(value).toString(16)).padStart(64, "0");
-const typeHash = (type: string) => bytesToHex(keccak_256(utf8.encode(type))).slice(2);
 
 const CHANNEL_CONFIG_TYPE =
   "ChannelConfig(address payer,address payerAuthorizer,address receiver,address receiverAuthorizer,address token," +
@@ -101,8 +94,8 @@ function domainSeparator(chainId: number): string {
   const domain = batchDomain(chainId);
   return keccakHex(
     typeHash("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)") +
-      bytesToHex(keccak_256(utf8.encode(domain.name))).slice(2) +
-      bytesToHex(keccak_256(utf8.encode(domain.version))).slice(2) +
+      typeHash(domain.name) +
+      typeHash(domain.version) +
       word(chainId) +
       word(domain.verifyingContract),
   );

@@ -49,6 +49,7 @@ export function ledgerRecord(outcome: PaymentOutcome): LedgerRecord {
     ...(terms?.kind && { kind: terms.kind }),
     ...(terms?.deposit !== undefined && { deposit: terms.deposit }),
     ...(receipt?.channel && { channel: receipt.channel.id }),
+    ...(terms?.escrow && { escrow: terms.escrow }),
   };
 }
 

@@ -1,0 +1,2 @@
+export { authCaptureEvm, type AuthCaptureEvmOptions } from "./scheme";
+export { AUTH_CAPTURE_DEPLOYMENTS, type AuthCaptureDeployment } from "./wire";
