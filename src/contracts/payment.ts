@@ -121,7 +121,10 @@ export interface PaymentReceipt extends PaymentTerms {
   readonly channel?: ChannelSnapshot | undefined;
 }
 
-/** Money come back from a channel to the wallet (a batch-settlement refund), as plug-ins are told of it. */
+/**
+ * Money come back to the wallet, as plug-ins are told of it: a batch-settlement channel's refund, or an auth-capture
+ * payment the seller's operator refunded or voided (`channel`: the escrow's payment hash it reported).
+ */
 export interface ChannelRefund {
   /** The seller asked. */
   readonly url: string;
