@@ -368,6 +368,47 @@ describe("the reference client paying the local seller", () => {
   );
 });
 
+describe("the local seller's checks", () => {
+  it("refuses a tampered payload before it reaches the chain, and takes nothing", async () => {
+    const seller = await startAuthCaptureSeller({ rpcUrl: anvil.rpcUrl, operator, price: AMOUNT });
+    try {
+      const buyer = await fundedBuyer(usdc);
+      const { payload } = await new AuthCaptureEvmScheme(buyer.account).createPaymentPayload(2, seller.requirement);
+      const authorization = payload.authorization as Record<string, string>;
+      const send = (changed: Record<string, unknown>, accepted: object = seller.requirement) => {
+        const header = { x402Version: 2, payload: { ...payload, ...changed }, accepted };
+        return fetch(`${seller.url}/weather`, {
+          headers: { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(header)).toString("base64") },
+        });
+      };
+      const pay = async (changed: Record<string, unknown>, accepted?: object) => {
+        const response = await send(changed, accepted);
+        expect(response.status).toBe(402);
+        const required = JSON.parse(Buffer.from(response.headers.get("PAYMENT-REQUIRED") ?? "", "base64").toString());
+        return required.error as string;
+      };
+      const start = await escrow.balance(USDC_BASE_SEPOLIA, buyer.address);
+      expect(await pay({ salt: `0x${"11".repeat(32)}` })).toBe("invalid_auth_capture_evm_nonce_mismatch");
+      expect(await pay({ authorization: { ...authorization, value: "1" } })).toBe(
+        "invalid_auth_capture_evm_amount_mismatch",
+      );
+      const signature = payload.signature as string;
+      const flipped = `${signature.slice(0, 10)}${signature[10] === "0" ? "1" : "0"}${signature.slice(11)}`;
+      expect(await pay({ signature: flipped })).toBe("invalid_auth_capture_evm_signature");
+      expect(await pay({}, { ...seller.requirement, amount: "1" })).toBe(
+        "invalid_auth_capture_evm_requirements_mismatch",
+      );
+      expect(seller.payments).toEqual([]);
+      expect(await escrow.balance(USDC_BASE_SEPOLIA, buyer.address)).toBe(start);
+      // The untouched payload is paid.
+      expect((await send({})).status).toBe(200);
+      expect(seller.payments).toHaveLength(1);
+    } finally {
+      await seller.stop();
+    }
+  });
+});
+
 describe("deadlines (the chain's clock moves ahead)", () => {
   it("no capture from the capture deadline on (the payer reclaims), no refund from the refund deadline", async () => {
     const who = parties();

@@ -39,7 +39,7 @@ import { listenOnLoopback } from "./listen.js";
 import { PERMIT2 } from "./permit2.js";
 import { USDC_BASE_SEPOLIA } from "./token.js";
 
-export const AUTH_CAPTURE_NETWORK = `eip155:${BASE_SEPOLIA_CHAIN_ID}`;
+export const AUTH_CAPTURE_NETWORK = `eip155:${BASE_SEPOLIA_CHAIN_ID}` as const;
 /** The reference facilitator's margin: a signature must stay valid this long past now. */
 const SAFETY_MARGIN_SECONDS = 6;
 
@@ -97,7 +97,7 @@ export interface AuthCaptureSeller {
 
 export interface AuthCaptureRequirement {
   scheme: "auth-capture";
-  network: string;
+  network: `${string}:${string}`;
   amount: string;
   asset: Address;
   payTo: Address;
