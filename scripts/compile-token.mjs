@@ -8,6 +8,8 @@
 //   contracts/Permit2Proxies.sol -> contracts/x402ExactPermit2Proxy.json, contracts/x402UptoPermit2Proxy.json
 //   contracts/BatchSettlement.sol   -> contracts/BatchSettlement.json (batch-settlement channels)
 //   contracts/DepositCollectors.sol -> contracts/ERC3009DepositCollector.json, contracts/Permit2DepositCollector.json
+//   contracts/AuthCaptureEscrow.sol -> contracts/AuthCaptureEscrow.json, contracts/ERC3009PaymentCollector.json,
+//                                      contracts/Permit2PaymentCollector.json, contracts/OperatorRefundCollector.json
 //
 //   node scripts/compile-token.mjs
 //
@@ -41,6 +43,10 @@ const CONTRACTS = [
   { name: "BatchSettlement" },
   { name: "ERC3009DepositCollector", source: "DepositCollectors" },
   { name: "Permit2DepositCollector", source: "DepositCollectors" },
+  { name: "AuthCaptureEscrow" },
+  { name: "ERC3009PaymentCollector", source: "AuthCaptureEscrow" },
+  { name: "Permit2PaymentCollector", source: "AuthCaptureEscrow" },
+  { name: "OperatorRefundCollector", source: "AuthCaptureEscrow" },
 ];
 
 // The artifacts record contracts/<Name>.sol as the source unit, relative to test/localnet, where they live.

@@ -37,6 +37,10 @@ const ARTIFACTS = [
   "BatchSettlement",
   "ERC3009DepositCollector",
   "Permit2DepositCollector",
+  "AuthCaptureEscrow",
+  "ERC3009PaymentCollector",
+  "Permit2PaymentCollector",
+  "OperatorRefundCollector",
 ];
 
 describe.each(ARTIFACTS)("contracts/%s.json", (name) => {

@@ -10,6 +10,9 @@
 //   await stack.stop();
 //  `startExtensionSeller` serves the extension cases (sign-in-with-x, payment-identifier, offer-and-receipt) with the
 // reference's server parts, and `startFaultProxy` cuts a paid answer after the seller settled it.
+//  `auth-capture`: installAuthCapture places our escrow and collectors (contracts/AuthCaptureEscrow.sol) at the
+// canonical v1.1 addresses, authCaptureOperator acts as the capture authorizer, and startAuthCaptureSeller is a
+// local escrow-flow seller (no reference auth-capture server ships on npm); see localnet/auth-capture*.ts.
 //  The Solana side (LiteSVM-backed RPC, devnet USDC + Token-2022 mints, facilitator serving Solana and EVM, sellers)
 // has its own door, localnet/svm/index.ts. It is not re-exported here: it loads litesvm, @solana/kit and @x402/svm,
 // about 0.4 s of import time that EVM-only tests need not pay.
@@ -27,6 +30,37 @@ export {
   type ReceiverOnChain,
   type WithdrawalOnChain,
 } from "./batch.js";
+export {
+  AUTH_CAPTURE_ESCROW,
+  AUTH_CAPTURE_OPERATOR_KEY,
+  AuthCaptureRevert,
+  ERC3009_PAYMENT_COLLECTOR,
+  OPERATOR_REFUND_COLLECTOR,
+  PERMIT2_PAYMENT_COLLECTOR,
+  authCaptureAt,
+  authCaptureEscrowAbi,
+  authCaptureOperator,
+  collectedPayment,
+  installAuthCapture,
+  payerAgnosticHash,
+  paymentInfoHash,
+  type AuthCaptureMethod,
+  type AuthCaptureOperator,
+  type AuthCaptureOperatorOptions,
+  type AuthCaptureReader,
+  type AuthCaptureTerms,
+  type CollectedPayment,
+  type PaymentInfo,
+  type PaymentStateOnChain,
+} from "./auth-capture.js";
+export {
+  AUTH_CAPTURE_NETWORK,
+  startAuthCaptureSeller,
+  type AuthCaptureRequirement,
+  type AuthCaptureSeller,
+  type AuthCaptureSellerOptions,
+  type AuthCaptureSellerPayment,
+} from "./auth-capture-seller.js";
 export { ANVIL_TEST_KEYS, FACILITATOR_KEY, newBuyer, randomAddress, type Buyer } from "./accounts.js";
 export {
   BASE_SEPOLIA_CHAIN_ID,

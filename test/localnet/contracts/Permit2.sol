@@ -18,15 +18,16 @@ interface IERC1271 {
 ///
 /// - `permitWitnessTransferFrom`: moves tokens the owner signed for, to the spender that the
 ///   signature names (`msg.sender`), with a witness hash and type chosen by the spender.
+/// - `permitTransferFrom`: the same without a witness (the auth-capture Permit2 collector uses it).
 /// - Unordered nonces: nonce `n` is bit `n & 255` of word `n >> 8` in `nonceBitmap(owner, word)`.
 ///   Each nonce works once; `invalidateUnorderedNonces` lets an owner burn nonces.
 /// - `DOMAIN_SEPARATOR()`: EIP-712 domain { name: "Permit2", chainId, verifyingContract }, no version.
 /// - Signatures: ecrecover (65 bytes, or 64-byte EIP-2098 compact) for accounts without code,
 ///   ERC-1271 for accounts with code.
 ///
-/// Not here: `permitTransferFrom` without a witness, batch transfers, and the allowance-based
-/// half of Permit2 (AllowanceTransfer). The reference facilitator uses none of them: it reads
-/// ERC-20 allowances from the token itself and settles through the proxies.
+/// Not here: batch transfers and the allowance-based half of Permit2 (AllowanceTransfer). The
+/// reference facilitator uses neither: it reads ERC-20 allowances from the token itself and
+/// settles through the proxies and collectors.
 ///
 /// The runtime code is copied to 0x000000000022D473030F116dDEE9F6B43aC78BA3 with anvil_setCode,
 /// so no constructor runs: the domain separator is derived from `address(this)` and
@@ -52,6 +53,10 @@ contract Permit2 {
         keccak256("EIP712Domain(string name,uint256 chainId,address verifyingContract)");
     bytes32 private constant NAME_HASH = keccak256("Permit2");
     bytes32 private constant TOKEN_PERMISSIONS_TYPEHASH = keccak256("TokenPermissions(address token,uint256 amount)");
+    bytes32 private constant PERMIT_TRANSFER_FROM_TYPEHASH = keccak256(
+        "PermitTransferFrom(TokenPermissions permitted,address spender,uint256 nonce,uint256 deadline)"
+        "TokenPermissions(address token,uint256 amount)"
+    );
 
     /// @dev The fixed start of every witness transfer's type; the spender passes the rest, from
     /// the witness member to the last referenced type, e.g. "Witness witness)TokenPermissions(...)Witness(...)".
@@ -102,6 +107,25 @@ contract Permit2 {
         if (transferDetails.requestedAmount > permit.permitted.amount) revert InvalidAmount(permit.permitted.amount);
         _useNonce(owner, permit.nonce);
         _checkSignature(owner, _digest(_witnessTransferHash(permit, witness, witnessTypeString)), signature);
+        _pull(permit.permitted.token, owner, transferDetails.to, transferDetails.requestedAmount);
+    }
+
+    /// @notice As `permitWitnessTransferFrom`, for a plain PermitTransferFrom signature (no witness).
+    function permitTransferFrom(
+        PermitTransferFrom calldata permit,
+        SignatureTransferDetails calldata transferDetails,
+        address owner,
+        bytes calldata signature
+    ) external {
+        if (block.timestamp > permit.deadline) revert SignatureExpired(permit.deadline);
+        if (transferDetails.requestedAmount > permit.permitted.amount) revert InvalidAmount(permit.permitted.amount);
+        _useNonce(owner, permit.nonce);
+        bytes32 permissionsHash =
+            keccak256(abi.encode(TOKEN_PERMISSIONS_TYPEHASH, permit.permitted.token, permit.permitted.amount));
+        bytes32 structHash = keccak256(
+            abi.encode(PERMIT_TRANSFER_FROM_TYPEHASH, permissionsHash, msg.sender, permit.nonce, permit.deadline)
+        );
+        _checkSignature(owner, _digest(structHash), signature);
         _pull(permit.permitted.token, owner, transferDetails.to, transferDetails.requestedAmount);
     }
 
