@@ -79,7 +79,7 @@ describe("Solana upto: the reference client's vectors", () => {
     expect(extras[3]!.tokenProgram).toBe(TOKEN_2022_PROGRAM);
   });
 
-  it("nothing in extra names the program or adds an instruction: extra.programId and the like are ignored", async () => {
+  it("nothing in extra names the program or adds an instruction: extra.programId and such are ignored", async () => {
     const payload = await pay(
       withExtra({
         programId: MEMO_PROGRAM,
@@ -164,7 +164,7 @@ describe("Solana upto: the open transaction", () => {
     expect(eventAuthority).toBe(EVENT_AUTHORITY);
   });
 
-  it("the self-check refuses a message that is not our open: another program, an extra instruction, a fee payer", () => {
+  it("the self-check refuses what is not our open: another program, an extra instruction, a fee payer", () => {
     const ours: Instruction[] = [
       [COMPUTE_BUDGET_PROGRAM, [], [2, 1]],
       [PAYMENT_CHANNELS_PROGRAM, [buyer.address], [1]],
