@@ -69,6 +69,31 @@ export const jobs = [
       globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
   },
   {
+    // The base Solana job with `upto` beside `exact`: what uptoSvm adds is this row less "svm".
+    id: "svm + uptoSvm",
+    name: "Solana exact + upto: fetch + exactSvm + uptoSvm + kit key pair signer",
+    floor: `import { createKeyPairSignerFromBytes } from "@solana/kit";
+      globalThis.s = await createKeyPairSignerFromBytes(globalThis.key);`,
+    ours: `
+      import { createKeyPairSignerFromBytes } from "@solana/kit";
+      import { createX402Client } from "x402-pay";
+      import { exactSvm, uptoSvm } from "x402-pay/svm";
+      import { wrapFetchWithPayment } from "x402-pay/fetch";
+      const signer = await createKeyPairSignerFromBytes(globalThis.key);
+      const client = createX402Client({ schemes: [exactSvm({ signer }), uptoSvm({ signer })] });
+      globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
+    reference: `
+      import { createKeyPairSignerFromBytes } from "@solana/kit";
+      import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+      import { ExactSvmScheme } from "@x402/svm/exact/client";
+      import { UptoSvmScheme } from "@x402/svm/upto/client";
+      const signer = await createKeyPairSignerFromBytes(globalThis.key);
+      const client = new x402Client();
+      client.register("solana:*", new ExactSvmScheme(signer));
+      client.register("solana:*", new UptoSvmScheme(signer));
+      globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
+  },
+  {
     // A dapp paying from an injected wallet: ours needs no viem WalletClient; the reference needs one.
     id: "eip1193",
     name: "injected wallet: fetch + exactEvm + eip1193Signer",

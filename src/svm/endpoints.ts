@@ -12,15 +12,16 @@ export type SolanaRpcOption = SolanaRpcLike | string | Readonly<Record<string, S
 
 export type SolanaEndpoint = RpcEndpoint<SolanaRpcLike>;
 
-const SOLANA: RpcFamily<SolanaRpcLike> = {
-  owner: "exactSvm",
+/** The Solana RPC family, its messages naming the scheme (`exactSvm`, `uptoSvm`) whose `rpc` option it reads. */
+const solana = (owner: string): RpcFamily<SolanaRpcLike> => ({
+  owner,
   namespace: "solana:",
   defaults: DEFAULT_SOLANA_RPC_URLS,
   methods: RPC_METHODS,
   overHttp: jsonRpc,
   identify: { method: "getGenesisHash", read: getClusterNetwork },
   label: "Solana",
-  objectName: (network) => `the RPC given to exactSvm${network === undefined ? "" : ` for ${network}`}`,
+  objectName: (network) => `the RPC given to ${owner}${network === undefined ? "" : ` for ${network}`}`,
   entry: (network) => `rpc["${network}"]`,
   pass: (single) =>
     `pass an http(s) URL or a @solana/kit RPC (createSolanaRpc(url)), which has ${RPC_METHODS.join(", ")}` +
@@ -28,11 +29,11 @@ const SOLANA: RpcFamily<SolanaRpcLike> = {
   credentials: "pass createSolanaRpc(url, { headers: { authorization } })",
   badKey: (key) =>
     `a Solana network id; use ${SVM_V1_NETWORKS[key] ?? "CAIP-2: solana:<first 32 characters of the genesis hash>"}`,
-};
+});
 
 /**
- * The RPC for each network, from exactSvm's `rpc`: checked here, at construction, so a wrong value
- * fails where it is written. `undefined` for a network that has none.
+ * The RPC for each network, from a scheme's `rpc` (`owner`, exactSvm by default): checked here, at construction, so
+ * a wrong value fails where it is written. `undefined` for a network that has none.
  */
-export const routeRpc = (option: unknown): ((network: string) => SolanaEndpoint | undefined) =>
-  routeRpcs(SOLANA, option);
+export const routeRpc = (option: unknown, owner = "exactSvm"): ((network: string) => SolanaEndpoint | undefined) =>
+  routeRpcs(solana(owner), option);

@@ -89,6 +89,17 @@ export async function getLatestBlockhash(
   });
 }
 
+/** The cluster's latest finalized slot, through `getSlot` (a kit RPC has it; `SolanaRpcLike` does not require it). */
+export async function getFinalizedSlot(rpc: SolanaRpcLike, abortSignal: AbortSignal): Promise<bigint> {
+  const { getSlot } = rpc as { getSlot?: (config: { commitment: "finalized" }) => PendingRpcRequest<unknown> };
+  if (typeof getSlot !== "function") throw new TypeError("the RPC has no getSlot method");
+  const answer = await getSlot.call(rpc, { commitment: "finalized" }).send({ abortSignal });
+  return parseAnswer(() => {
+    const slot = /^\d{1,20}$/.test(String(answer)) ? BigInt(String(answer)) : undefined;
+    return slot !== undefined && slot < 1n << 64n ? slot : undefined;
+  });
+}
+
 /** The CAIP-2 id of the cluster an RPC serves: `solana:` and the first 32 characters of its genesis hash. */
 export async function getClusterNetwork(rpc: SolanaRpcLike, abortSignal: AbortSignal): Promise<string> {
   const hash = await rpc.getGenesisHash().send({ abortSignal });
@@ -106,6 +117,6 @@ export function jsonRpc(url: string): SolanaRpcLike {
       send: ({ abortSignal }: { abortSignal?: AbortSignal } = {}) =>
         jsonRpcPost(url, { id: ++id, method: name, params }, abortSignal) as Promise<never>,
     });
-  const names = [...RPC_METHODS, "getSignatureStatuses", "getTransaction", "isBlockhashValid"];
+  const names = [...RPC_METHODS, "getSlot", "getSignatureStatuses", "getTransaction", "isBlockhashValid"];
   return Object.fromEntries(names.map((name) => [name, method(name)])) as unknown as SolanaRpcLike;
 }

@@ -47,14 +47,14 @@ export interface SignableTransaction {
   readonly signatures: Readonly<Record<string, Bytes | null>>;
 }
 /** An instruction by key: program, accounts, data. */
-type Instruction = [program: string, accounts: string[], data: ArrayLike<number>];
+export type Instruction = [program: string, accounts: string[], data: ArrayLike<number>];
 
 /** `size` bytes, little-endian. */
-const littleEndian = (n: bigint, size: number) =>
+export const littleEndian = (n: bigint, size: number) =>
   Array.from({ length: size }, (_, i) => Number((n >> BigInt(8 * i)) & 255n));
 
 /** Solana's compact-u16 length prefix. */
-function shortVec(n: number): number[] {
+export function shortVec(n: number): number[] {
   const out: number[] = [];
   for (;;) {
     const low = n & 0x7f;
@@ -65,7 +65,7 @@ function shortVec(n: number): number[] {
 }
 
 /** A base58 address as its 32 bytes; throws for anything that is not an address. */
-function addressBytes(key: string): Bytes {
+export function addressBytes(key: string): Bytes {
   const bytes = addressToBytes(key);
   if (!bytes) throw new TypeError(`${JSON.stringify(key)} is not a Solana address`);
   return bytes;
@@ -82,7 +82,7 @@ export async function findAssociatedTokenAddress(owner: string, mint: string, to
 
 const bytesText = (data: ArrayLike<number>) => Array.from(data).join();
 /** One instruction as text, to compare a wallet's with ours. */
-const instructionText = ([program, accounts, data]: Instruction) => `${program} ${accounts} ${bytesText(data)}`;
+export const instructionText = ([program, accounts, data]: Instruction) => `${program} ${accounts} ${bytesText(data)}`;
 
 /**
  * Builds the transfer, has the buyer sign it, checks the signed transaction against the
@@ -99,8 +99,16 @@ export async function signTransfer(plan: TransferPlan): Promise<string> {
   const problem = message ? checkTransfer(message, signatures, expected) : "the transaction message cannot be read";
   if (problem)
     throw new UnpayableRequirementError(`The signed transaction would be refused: ${problem}. Nothing was sent.`);
-  // Wire format: the signatures in static-key order (missing ones as 64 zero bytes), then the message.
-  const signers = message!.keys.slice(0, message!.requiredSignatures);
+  return wireTransaction(message!, messageBytes, signatures);
+}
+
+/** Wire format, base64: the signatures in static-key order (missing ones as 64 zero bytes), then the message. */
+export function wireTransaction(
+  message: DecodedMessage,
+  messageBytes: Bytes,
+  signatures: SignableTransaction["signatures"],
+): string {
+  const signers = message.keys.slice(0, message.requiredSignatures);
   return bytesToBase64(
     concat([shortVec(signers.length), ...signers.map((k) => signatures[k] ?? new Uint8Array(64)), messageBytes]),
   );
@@ -161,7 +169,7 @@ async function compileTransfer(plan: TransferPlan) {
 }
 
 /** The transaction as the wallet signed it: modified and signed, or only signed. */
-async function signWith(signer: TransactionSigner, unsigned: SignableTransaction): Promise<SignableTransaction> {
+export async function signWith(signer: TransactionSigner, unsigned: SignableTransaction): Promise<SignableTransaction> {
   const wallet = signer as Partial<{
     modifyAndSignTransactions(txs: readonly SignableTransaction[]): Promise<readonly SignableTransaction[]>;
     signTransactions(txs: readonly SignableTransaction[]): Promise<readonly Readonly<Record<string, Bytes>>[]>;
@@ -211,7 +219,7 @@ function checkTransfer(
   return undefined;
 }
 
-interface DecodedMessage {
+export interface DecodedMessage {
   version: number | "legacy";
   requiredSignatures: number;
   keys: string[];
@@ -220,7 +228,7 @@ interface DecodedMessage {
 }
 
 /** Reads a legacy or v0 message far enough to check it; `undefined` when it is truncated. */
-function decodeMessage(bytes: Bytes): DecodedMessage | undefined {
+export function decodeMessage(bytes: Bytes): DecodedMessage | undefined {
   let at = 0;
   const take = (n: number) => {
     if (at + n > bytes.length) throw new Error("truncated Solana message");

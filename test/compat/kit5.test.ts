@@ -4,7 +4,8 @@ import * as kit from "@solana/kit";
 import { describe, expect, it } from "vitest";
 import { createX402Client } from "../../src";
 import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
-import { exactSvm, TOKEN_PROGRAM } from "../../src/svm";
+import { exactSvm, TOKEN_PROGRAM, uptoSvm } from "../../src/svm";
+import vectorFile from "../vectors/upto-svm.json";
 import { FEE_PAYER, USDC_DEVNET, fakeRpc } from "../support/svm";
 import { engineOf } from "../../src/client";
 
@@ -46,5 +47,24 @@ describe("x402-pay/svm with @solana/kit 5", () => {
     expect(await kit.verifySignature(buyer.keyPair.publicKey, tx.signatures[buyer.address]!, tx.messageBytes)).toBe(
       true,
     );
+  });
+
+  it("compiles and signs the upto channel open byte for byte as the reference does with kit 8", async () => {
+    const signer = await kit.createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(1));
+    const upto = uptoSvm({
+      signer,
+      now: () => vectorFile.nowMs,
+      randomBytes: (n) => Uint8Array.from({ length: n }, (_, i) => i + 1),
+    });
+    for (const vector of vectorFile.vectors) {
+      const header = encodeBase64Json({
+        x402Version: 2,
+        resource: { url: "https://a.example/x" },
+        accepts: [vector.requirement],
+      });
+      const [requirement] = parseChallenge({ header }).requirements;
+      expect(upto.check(requirement!)).toBeUndefined();
+      expect((await upto.createPayload(requirement!, {} as never)).payload).toEqual(vector.payload);
+    }
   });
 });
