@@ -77,7 +77,7 @@ interface Parties {
 function requirement(
   { payTo, feeRecipient }: Parties,
   method: AuthCaptureMethod = "eip3009",
-  { captureIn = 3600, refundIn = 7200 } = {},
+  { captureIn = 3600, refundIn = 7200, extra = {} as Record<string, unknown> } = {},
 ) {
   const now = Math.floor(Date.now() / 1000);
   return {
@@ -98,6 +98,7 @@ function requirement(
       maxFeeBps: 500,
       paymentFlow: "escrow",
       ...(method === "permit2" && { assetTransferMethod: "permit2" }),
+      ...extra,
     },
   };
 }
@@ -170,7 +171,8 @@ describe("the escrow's ABI", () => {
   });
 });
 
-describe.each(["eip3009", "permit2"] as const)("a %s payment through the escrow", (method) => {
+// Many transactions each: room for a loaded machine (2 CPUs shared), not a timing assertion.
+describe.each(["eip3009", "permit2"] as const)("a %s payment through the escrow", { timeout: 60_000 }, (method) => {
   it("is authorized in full, captured in part with a fee, voided for the rest and refunded in part", async () => {
     const who = parties();
     const terms = requirement(who, method);
@@ -309,6 +311,23 @@ describe("what the escrow refuses", () => {
     });
   });
 
+  it("terms the reference client signs without a word: deadlines out of order, fee bounds out of range", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const cases: [Record<string, unknown>, string][] = [
+      // The pre-approval (signing time + maxTimeoutSeconds 60) expires after the capture deadline.
+      [{ captureDeadline: now + 30 }, "InvalidExpiries"],
+      [{ captureDeadline: now + 3600, refundDeadline: now + 3599 }, "InvalidExpiries"],
+      [{ maxFeeBps: 20_000 }, "FeeBpsOverflow"],
+      [{ minFeeBps: 600, maxFeeBps: 500 }, "InvalidFeeBpsRange"],
+    ];
+    for (const [extra, reason] of cases) {
+      const who = parties();
+      const { buyer, paymentInfo, signature } = await signedBy("eip3009", requirement(who, "eip3009", { extra }));
+      expect(await refusal(operator.authorize(paymentInfo, AMOUNT, "eip3009", signature))).toBe(reason);
+      expect((await balances(buyer.address, who)).payer).toBe(1_000_000n);
+    }
+  });
+
   it("an authorization above the signed maximum", async () => {
     const who = parties();
     const { paymentInfo, signature } = await signedBy("eip3009", requirement(who));
@@ -368,6 +387,33 @@ describe("the reference client paying the local seller", () => {
   );
 });
 
+describe("the local seller charging nothing", () => {
+  it("voids the whole hold: the buyer keeps everything", async () => {
+    const seller = await startAuthCaptureSeller({ rpcUrl: anvil.rpcUrl, operator, price: AMOUNT, charge: 0n });
+    try {
+      const buyer = await fundedBuyer(usdc);
+      const client = new x402Client().register("eip155:*", new AuthCaptureEvmScheme(buyer.account));
+      const response = await wrapFetchWithPayment(fetch, client)(`${seller.url}/weather`);
+      expect(response.status).toBe(200);
+      const [payment] = seller.payments;
+      expect(payment?.captureTransaction).toBeUndefined();
+      expect(decodePaymentResponseHeader(response.headers.get("PAYMENT-RESPONSE") ?? "")).toMatchObject({
+        success: true,
+        transaction: payment?.voidTransaction,
+        amount: "0",
+      });
+      expect(await escrow.balance(USDC_BASE_SEPOLIA, buyer.address)).toBe(1_000_000n);
+      expect(await escrow.paymentState(payment!.paymentInfo)).toEqual({
+        hasCollectedPayment: true,
+        capturable: 0n,
+        refundable: 0n,
+      });
+    } finally {
+      await seller.stop();
+    }
+  });
+});
+
 describe("the local seller's checks", () => {
   it("refuses a tampered payload before it reaches the chain, and takes nothing", async () => {
     const seller = await startAuthCaptureSeller({ rpcUrl: anvil.rpcUrl, operator, price: AMOUNT });
@@ -392,9 +438,12 @@ describe("the local seller's checks", () => {
       expect(await pay({ authorization: { ...authorization, value: "1" } })).toBe(
         "invalid_auth_capture_evm_amount_mismatch",
       );
-      const signature = payload.signature as string;
-      const flipped = `${signature.slice(0, 10)}${signature[10] === "0" ? "1" : "0"}${signature.slice(11)}`;
-      expect(await pay({ signature: flipped })).toBe("invalid_auth_capture_evm_signature");
+      // Another buyer's signature (over other terms) recovers to someone other than `from`.
+      const other = await new AuthCaptureEvmScheme(
+        (await fundedBuyer(usdc, { amount: 0n })).account,
+      ).createPaymentPayload(2, seller.requirement);
+      expect(await pay({ signature: other.payload.signature })).toBe("invalid_auth_capture_evm_signature");
+      expect(await pay({ signature: "0x1234" })).toBe("invalid_auth_capture_evm_signature");
       expect(await pay({}, { ...seller.requirement, amount: "1" })).toBe(
         "invalid_auth_capture_evm_requirements_mismatch",
       );

@@ -7,8 +7,11 @@
 //
 //   const seller = await startAuthCaptureSeller({ rpcUrl, price: 10_000n, charge: 6_000n, feeBps: 50 });
 //   GET `${seller.url}/weather`  -> 402, PAYMENT-REQUIRED { x402Version: 2, resource, accepts: [seller.requirement] }
-//   paid retry (PAYMENT-SIGNATURE) -> 200 { weather: "sunny" }, PAYMENT-RESPONSE
+//   paid retry (PAYMENT-SIGNATURE) -> 200 { weather: "sunny", temperature: 21 }, PAYMENT-RESPONSE
 //       { success: true, transaction: <capture tx>, network: "eip155:84532", payer, amount: <captured> }
+//       (with `charge: 0n` nothing is captured: the whole hold is voided, transaction = the void, amount "0")
+//   a capture or void failing after the handler -> 500 (the hold stays: the operator voids, or the buyer
+//       reclaims after captureDeadline).
 //   refused payment -> 402 with the requirement again and `error` (an `invalid_auth_capture_evm_*` code or the
 //       escrow's revert name); nothing is taken.
 //   seller.payments: what it did per paid request (PaymentInfo, transactions); read the chain with
@@ -20,7 +23,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isDeepStrictEqual } from "node:util";
-import { getAddress, recoverTypedDataAddress, type Address, type Hash, type Hex } from "viem";
+import { getAddress, recoverTypedDataAddress, zeroAddress, type Address, type Hash, type Hex } from "viem";
 import { randomAddress } from "./accounts.js";
 import {
   AUTH_CAPTURE_ESCROW,
@@ -51,7 +54,7 @@ export interface AuthCaptureSellerOptions {
   operator?: AuthCaptureOperator;
   /** The requirement's `amount`: what the buyer authorizes and the seller holds. Default 10000 (0.01 USDC). */
   price?: bigint;
-  /** What it captures after the handler, at most `price`. Default `price`. */
+  /** What it captures after the handler, at most `price`; 0 voids the whole hold. Default `price`. */
   charge?: bigint;
   /** The fee on each capture, in basis points of `charge` (rounded down). Default `minFeeBps`. */
   feeBps?: number;
@@ -77,7 +80,8 @@ export interface AuthCaptureSellerPayment {
   paymentInfo: PaymentInfo;
   method: AuthCaptureMethod;
   authorizeTransaction: Hash;
-  captureTransaction: Hash;
+  /** Absent when `charge` is 0. */
+  captureTransaction?: Hash;
   voidTransaction?: Hash;
   captured: bigint;
   fee: bigint;
@@ -175,21 +179,24 @@ export async function startAuthCaptureSeller(options: AuthCaptureSellerOptions):
     const body = { weather: "sunny", temperature: 21 };
     // After the handler: take the price, the rest back to the buyer.
     const fee = (charge * BigInt(feeBps)) / 10_000n;
-    const captureTransaction = await operator.capture(payment.paymentInfo, charge, fee, feeRecipient);
+    const captureTransaction =
+      charge > 0n ? await operator.capture(payment.paymentInfo, charge, fee, feeRecipient) : undefined;
     const voidTransaction =
-      options.voidRest !== false && charge < price ? await operator.void(payment.paymentInfo) : undefined;
+      charge === 0n || (options.voidRest !== false && charge < price)
+        ? await operator.void(payment.paymentInfo)
+        : undefined;
     payments.push({
       paymentInfo: payment.paymentInfo,
       method,
       authorizeTransaction,
-      captureTransaction,
+      ...(captureTransaction && { captureTransaction }),
       ...(voidTransaction && { voidTransaction }),
       captured: charge,
       fee,
     });
     const settled = {
       success: true,
-      transaction: captureTransaction,
+      transaction: captureTransaction ?? voidTransaction,
       network: AUTH_CAPTURE_NETWORK,
       payer: payment.paymentInfo.payer,
       amount: String(charge),
@@ -259,7 +266,7 @@ async function check(
         deadline: BigInt(signed.deadline as string),
       },
       signature,
-    });
+    }).catch(() => zeroAddress); // not a signature at all
   } else {
     if (getAddress(String(signed.to)) !== ERC3009_PAYMENT_COLLECTOR) return "invalid_auth_capture_evm_recipient";
     if (signed.value !== requirement.amount) return "invalid_auth_capture_evm_amount_mismatch";
@@ -286,7 +293,7 @@ async function check(
         nonce: signed.nonce as Hex,
       },
       signature,
-    });
+    }).catch(() => zeroAddress); // not a signature at all
   }
   if (signer !== getAddress(String(signed.from))) return "invalid_auth_capture_evm_signature";
   return undefined;
