@@ -10,6 +10,7 @@ import { PERMIT2_ADDRESS, checksumAddress, sameAddress } from "../protocol";
 import { routeChainReads, type ChainReads, type EvmReceipt, type EvmRpcOption } from "./chain";
 import type { Hex } from "./signer";
 import { erc20Call } from "./words";
+import { AUTH_CAPTURE, AUTH_CAPTURE_DEPLOYMENTS } from "./auth-capture";
 
 /** `Transfer(address,address,uint256)`, the ERC-20 event. */
 const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
@@ -121,16 +122,23 @@ async function checkEvmSettlement(chain: ChainReads, query: SettlementQuery): Pr
   return { state: "failed", transaction: hash, reason: seen };
 }
 
-/** Base units of the asset the receipt's Transfer events move from the payer to the payee. */
+/**
+ * Base units of the asset the receipt's Transfer events move from the payer to the payee. An auth-capture payment
+ * reaches the payee from the escrow (the seller names its capture): there, a transaction of a known escrow's that pays
+ * the payee counts, from whichever account the escrow keeps the money in.
+ */
 function transferred(receipt: EvmReceipt, query: SettlementQuery): bigint {
   const topic = (address: string) => `0x${address.slice(2).toLowerCase().padStart(64, "0")}`;
+  const captured =
+    query.scheme === AUTH_CAPTURE &&
+    receipt.logs.some((log) => AUTH_CAPTURE_DEPLOYMENTS.some((d) => sameAddress(log.address, d.escrow)));
   let sum = 0n;
   for (const log of receipt.logs) {
     const [event, from, to] = log.topics.map((t) => t.toLowerCase());
     const matches =
       sameAddress(log.address, query.asset) &&
       event === TRANSFER_TOPIC &&
-      from === topic(query.payer) &&
+      (captured || from === topic(query.payer)) &&
       to === topic(query.payTo);
     if (matches && /^0x[0-9a-fA-F]{1,64}$/.test(log.data)) sum += BigInt(log.data);
   }
