@@ -230,7 +230,10 @@ export const capabilities = [
   {
     id: "authCaptureEvm",
     name: "authCaptureEvm beside exactEvm",
-    ours: oursEvm({ imports: `import { authCaptureEvm } from "x402-pay/evm";`, schemes: ", authCaptureEvm({ signer })" }),
+    ours: oursEvm({
+      imports: `import { authCaptureEvm } from "x402-pay/evm";`,
+      schemes: ", authCaptureEvm({ signer })",
+    }),
     reference: referenceEvm({
       imports: `import { AuthCaptureEvmScheme } from "@x402/evm/auth-capture/client";`,
       register: `client.register("eip155:*", new AuthCaptureEvmScheme(signer));`,

@@ -84,7 +84,6 @@ export function channelConfig(requirement: PaymentRequirement, payer: Hex, payer
  * test/unit/batch-wire.test.ts; the wallet signs through its own signTypedData, never a hash of ours.
  */
 
-
 const CHANNEL_CONFIG_TYPE =
   "ChannelConfig(address payer,address payerAuthorizer,address receiver,address receiverAuthorizer,address token," +
   "uint40 withdrawDelay,bytes32 salt)";
