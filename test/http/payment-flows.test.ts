@@ -39,6 +39,7 @@ describe("payment flows", () => {
     ["absent: paid after delivery", undefined, "authorization"],
     ["named upfront: taken before delivery", "upfront", "upfront"],
     ["named authorization", "authorization", "authorization"],
+    ["null, as the reference reads it: absent", null, "authorization"],
   ])("%s: hooks, the receipt and the ledger say so", async (_, named, flow) => {
     const { send, seen, ledger } = await pay([named === undefined ? v2Requirement() : flowed(named)]);
     const reply = await send;
