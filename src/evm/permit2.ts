@@ -80,6 +80,18 @@ const uint256 = "uint256";
 const field = (name: string, type: string) => ({ name, type });
 
 /**
+ * Permit2's `PermitTransferFrom` fields and its `TokenPermissions`: what every Permit2 transfer signs. A witness
+ * transfer (`PermitWitnessTransferFrom`) adds its `witness` after them.
+ */
+export const PERMIT_TRANSFER_FIELDS = [
+  field("permitted", "TokenPermissions"),
+  field("spender", address),
+  field("nonce", uint256),
+  field("deadline", uint256),
+];
+export const TOKEN_PERMISSIONS = [field("token", address), field("amount", uint256)];
+
+/**
  * What a Permit2 transfer is signed with besides the requirement: its validity, nonce, spender and (upto) facilitator.
  */
 export interface Permit2Transfer {
@@ -113,14 +125,8 @@ async function signPermit2(
   const signature = await signer.signTypedData({
     domain: { name: "Permit2", chainId: toEvmChainId(requirement.caip2!), verifyingContract: PERMIT2_ADDRESS },
     types: {
-      PermitWitnessTransferFrom: [
-        field("permitted", "TokenPermissions"),
-        field("spender", address),
-        field("nonce", uint256),
-        field("deadline", uint256),
-        field("witness", "Witness"),
-      ],
-      TokenPermissions: [field("token", address), field("amount", uint256)],
+      PermitWitnessTransferFrom: [...PERMIT_TRANSFER_FIELDS, field("witness", "Witness")],
+      TokenPermissions: TOKEN_PERMISSIONS,
       Witness: [
         field("to", address),
         ...(facilitator ? [field("facilitator", address)] : []),

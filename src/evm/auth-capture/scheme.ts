@@ -8,7 +8,7 @@ import type { EscrowTerms, PaymentScheme } from "../../contracts";
 import { show } from "../../contracts";
 import { bytesToHex, checksumAddress, sameAddress, type PaymentRequirement } from "../../protocol";
 import { EVM_KNOWN_ASSETS, toEvmChainId } from "../networks";
-import { PERMIT2_ADDRESS, withPermit2Allowance } from "../permit2";
+import { PERMIT2_ADDRESS, PERMIT_TRANSFER_FIELDS, TOKEN_PERMISSIONS, withPermit2Allowance } from "../permit2";
 import {
   EIP3009_AUTHORIZATION,
   checkAddress,
@@ -132,18 +132,7 @@ async function signPermit2({ signer, requirement, info, chainId, nonce, saltFiel
   const deadline = info.preApprovalExpiry;
   const signature = await signer.signTypedData({
     domain: { name: "Permit2", chainId, verifyingContract: PERMIT2_ADDRESS },
-    types: {
-      PermitTransferFrom: [
-        { name: "permitted", type: "TokenPermissions" },
-        { name: "spender", type: "address" },
-        { name: "nonce", type: "uint256" },
-        { name: "deadline", type: "uint256" },
-      ],
-      TokenPermissions: [
-        { name: "token", type: "address" },
-        { name: "amount", type: "uint256" },
-      ],
-    },
+    types: { PermitTransferFrom: PERMIT_TRANSFER_FIELDS, TokenPermissions: TOKEN_PERMISSIONS },
     primaryType: "PermitTransferFrom",
     message: {
       permitted: { token: checksumAddress(requirement.asset), amount: info.maxAmount },

@@ -4,6 +4,7 @@
  */
 import { checksumAddress, type PaymentRequirement } from "../../protocol";
 import type { Hex } from "../signer";
+import { PERMIT_TRANSFER_FIELDS, TOKEN_PERMISSIONS } from "../permit2";
 import { keccakHex, typeHash, word } from "../words";
 
 export const BATCH_SETTLEMENT = "batch-settlement";
@@ -36,17 +37,8 @@ export const VOUCHER_TYPES = {
 
 /** A Permit2 transfer whose witness is the channel it deposits into. */
 export const PERMIT2_DEPOSIT_TYPES = {
-  PermitWitnessTransferFrom: [
-    { name: "permitted", type: "TokenPermissions" },
-    { name: "spender", type: "address" },
-    { name: "nonce", type: "uint256" },
-    { name: "deadline", type: "uint256" },
-    { name: "witness", type: "DepositWitness" },
-  ],
-  TokenPermissions: [
-    { name: "token", type: "address" },
-    { name: "amount", type: "uint256" },
-  ],
+  PermitWitnessTransferFrom: [...PERMIT_TRANSFER_FIELDS, { name: "witness", type: "DepositWitness" }],
+  TokenPermissions: TOKEN_PERMISSIONS,
   DepositWitness: [{ name: "channelId", type: "bytes32" }],
 } as const;
 
