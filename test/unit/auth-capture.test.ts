@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { createX402Client, type PaymentSnapshot, type SpendPolicy } from "../../src";
 import { engineOf } from "../../src/client";
 import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
-import { authCaptureEvm } from "../../src/evm";
+import { authCaptureEvm, evmSettlement, type AuthCaptureEvmOptions } from "../../src/evm";
 import { ANVIL_KEY_0, VECTOR_NOW_MS, countingBytes } from "../support/vectors";
 
 const file = JSON.parse(readFileSync(new URL("../vectors/auth-capture.json", import.meta.url), "utf8"));
@@ -21,7 +21,7 @@ const account = privateKeyToAccount(ANVIL_KEY_0);
 const request = { url: "https://api.example.com/held", method: "GET" };
 const NOW = VECTOR_NOW_MS / 1000;
 
-function setup(policy: SpendPolicy = {}, options: { capturers?: string[] } = {}) {
+function setup(policy: SpendPolicy = {}, options: Partial<AuthCaptureEvmOptions> = {}) {
   const signed: unknown[] = [];
   const signer = {
     address: account.address,
@@ -34,10 +34,9 @@ function setup(policy: SpendPolicy = {}, options: { capturers?: string[] } = {})
   const scheme = authCaptureEvm({ signer, now: () => VECTOR_NOW_MS, randomBytes: countingBytes, ...options });
   const seen: PaymentSnapshot[] = [];
   const client = createX402Client({ schemes: [scheme], policy, onBeforePayment: (s) => void seen.push(s) });
-  const pay = (requirements: Record<string, unknown>) => {
-    const challenge = parseChallenge({
-      header: encodeBase64Json({ x402Version: 2, resource: { url: request.url }, accepts: [requirements] }),
-    });
+  const pay = (requirements: Record<string, unknown>, extensions?: Record<string, unknown>) => {
+    const required = { x402Version: 2, resource: { url: request.url }, accepts: [requirements], extensions };
+    const challenge = parseChallenge({ header: encodeBase64Json(required) });
     return engineOf(client).createPayment(challenge, request);
   };
   return { scheme, pay, signed, seen };
@@ -245,5 +244,116 @@ describe("what the buyer is shown", () => {
       .pay(base)
       .catch((e) => e);
     expect(error.details.rejected[0].reason).toBe("paymentFlow escrow is not in policy.flows");
+  });
+});
+
+describe("the edges of what is payable", () => {
+  const zero = "0x0000000000000000000000000000000000000000";
+  const bigCap = {
+    maxAmountPerPayment: false as const,
+    assetCaps: [{ network: base.network, asset: base.asset, maxAmount: String(2n ** 121n) }],
+  };
+  it.each([
+    ["an explicit eip3009 transfer method", { assetTransferMethod: "eip3009" }, {}],
+    ["an empty escrow field (the default deployment)", { authCaptureEscrow: "" }, {}],
+    ["a lower-case v1.1 escrow", { authCaptureEscrow: "0xf96815976523e00e65be8f34ca5e64b4f41eb19c" }, {}],
+    ["an empty receiver authorizer (unbound salt)", { receiverAuthorizer: "" }, {}],
+    ["equal fee bounds", { minFeeBps: 100, maxFeeBps: 100 }, {}],
+    ["a fee of the whole", { maxFeeBps: 10_000 }, {}],
+    ["no fee and no fee recipient", { feeRecipient: zero, minFeeBps: 0, maxFeeBps: 0 }, {}],
+    ["a capture deadline just when the authorization expires", { captureDeadline: NOW + 60 }, {}],
+    ["a refund deadline equal to the capture deadline", { refundDeadline: NOW + 3600 }, {}],
+    ["the largest uint120 amount", {}, { amount: String(2n ** 120n - 1n) }],
+  ])("%s is payable", async (_, extra, over) => {
+    const { pay, signed } = setup(bigCap);
+    await pay(withExtra(extra, over));
+    expect(signed).toHaveLength(1);
+  });
+
+  it.each([
+    ["a capture deadline of now", { captureDeadline: NOW }, `extra.captureDeadline ${NOW} is in the past`],
+    [
+      "a capture deadline a second before the authorization expires",
+      { captureDeadline: NOW + 59 },
+      `extra.captureDeadline ${NOW + 59} comes before the authorization expires (now + maxTimeoutSeconds = ` +
+        `${NOW + 60}): the escrow would refuse it`,
+    ],
+    [
+      "a refund deadline a second before the capture deadline",
+      { refundDeadline: NOW + 3599 },
+      `extra.refundDeadline ${NOW + 3599} comes before extra.captureDeadline ${NOW + 3600}`,
+    ],
+    ["a negative fee bound", { minFeeBps: -1 }, "extra.minFeeBps -1 is not a whole number from 0 to 10000"],
+    [
+      "a fee over the whole by one",
+      { maxFeeBps: 10_001 },
+      "extra.maxFeeBps 10001 is not a whole number from 0 to 10000",
+    ],
+    [
+      "a token name that is not text",
+      { name: 5 },
+      "extra.name and extra.version (the token's EIP-712 domain) are missing",
+    ],
+    [
+      "a missing token version",
+      { version: undefined },
+      "extra.name and extra.version (the token's EIP-712 domain) are missing",
+    ],
+    ["a malformed policy contract", { policy: "0x12" }, 'extra.policy "0x12" is not an EVM address'],
+    ["an escrow named by a number", { authCaptureEscrow: 5 }, /extra.authCaptureEscrow 5 is not a known escrow/],
+    [
+      "an unknown escrow, naming those known",
+      { authCaptureEscrow: "0x0000000000000000000000000000000000000001" },
+      /\(v1.1 0xf96815976523E00e65Be8f34cA5e64b4f41EB19c, v1.0 0xBdEA0D1bcC5966192B070Fdf62aB4EF5b4420cff\)$/,
+    ],
+  ])("%s is refused, saying so", async (_, extra, why) => {
+    const { pay, signed } = setup();
+    const error = await pay(withExtra(extra)).catch((e) => e);
+    expect(error.details.rejected[0].reason).toEqual(typeof why === "string" ? why : expect.stringMatching(why));
+    expect(signed).toHaveLength(0);
+  });
+
+  it("the general EVM checks come first (a timeout facilitators cannot meet)", async () => {
+    const error = await setup()
+      .pay({ ...base, maxTimeoutSeconds: 6 })
+      .catch((e) => e);
+    expect(error.details.rejected[0].reason).toMatch(/maxTimeoutSeconds 6 is too short/);
+  });
+
+  it("the amount one past uint120 is refused", async () => {
+    const error = await setup(bigCap)
+      .pay({ ...base, amount: String(2n ** 120n) })
+      .catch((e) => e);
+    expect(error.details.rejected[0].reason).toBe(`amount ${2n ** 120n} is over the escrow's uint120`);
+  });
+
+  it("capturers: any listed one is allowed", async () => {
+    const capturers = ["0x90F79bf6EB2c4f870365E785982E1f101E93b906", base.extra.captureAuthorizer];
+    const { pay, signed } = setup({}, { capturers });
+    await pay(base);
+    expect(signed).toHaveLength(1);
+  });
+
+  it("policy.maxFeeBps takes 0 to 10000 whole basis points", () => {
+    const schemes = [setup().scheme];
+    for (const maxFeeBps of [0, 10_000])
+      expect(() => createX402Client({ schemes, policy: { maxFeeBps } })).not.toThrow();
+    expect(() => createX402Client({ schemes, policy: { maxFeeBps: -1 } })).toThrow(/policy.maxFeeBps/);
+  });
+
+  it("looks payments up only when given a settlement", () => {
+    expect(setup().scheme.checkSettlement).toBeUndefined();
+    const settlement = evmSettlement({ rpc: "http://127.0.0.1:1" });
+    expect(setup({}, { settlement }).scheme.checkSettlement).toBeTypeOf("function");
+  });
+
+  it("a server offering to sponsor the Permit2 approval needs the allowance read first: refused, naming the scheme", async () => {
+    const { pay, signed } = setup();
+    const error = await pay(withExtra({ assetTransferMethod: "permit2" }), {
+      eip2612GasSponsoring: { info: {} },
+    }).catch((e) => e);
+    expect(error.code).toBe("INVALID_CONFIG");
+    expect(error.message).toMatch(/give authCaptureEvm a chain for eip155:84532, authCaptureEvm\(\{ signer, permit2/);
+    expect(signed).toHaveLength(0);
   });
 });

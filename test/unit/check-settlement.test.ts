@@ -5,7 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { PaymentRejectedError } from "../../src/entries/errors";
 import { checkSettlement, createX402Client, type LedgerRecord } from "../../src";
-import { evmSettlement, exactEvm, uptoEvm } from "../../src/evm";
+import { keccak256, toBytes } from "viem";
+import { authCaptureEvm, evmSettlement, exactEvm, uptoEvm } from "../../src/evm";
 import { SOLANA_MAINNET, exactSvm } from "../../src/svm";
 import { account, PAY_TO, TX_HASH, USDC_BASE_SEPOLIA } from "../support/seller";
 import { DEVNET, MAINNET_GENESIS_HASH, PAY_TO as SVM_PAY_TO, USDC_DEVNET, buyer, fakeRpc } from "../support/svm";
@@ -175,5 +176,45 @@ describe("exactSvm asks its settlement through the RPC it pays with", () => {
     const error = await checkSettlement(client, svmRecord).catch((e) => e);
     expect(error.message).toContain(`serves ${SOLANA_MAINNET}, not ${DEVNET}`);
     expect(asked).toEqual([]);
+  });
+});
+
+describe("an auth-capture capture pays the payee from the escrow, not from the payer", () => {
+  const escrow = "0xf96815976523E00e65Be8f34cA5e64b4f41EB19c";
+  const word = (address: string) => `0x${address.slice(2).toLowerCase().padStart(64, "0")}`;
+  const transfer = (from: string) => ({
+    address: USDC_BASE_SEPOLIA,
+    topics: [keccak256(toBytes("Transfer(address,address,uint256)")), word(from), word(PAY_TO)],
+    data: `0x${(59_400).toString(16).padStart(64, "0")}`,
+  });
+  const captureLog = { address: escrow, topics: [`0x${"ab".repeat(32)}`], data: "0x" };
+  /** A chain whose only transaction, TX_HASH, was mined with `logs`. */
+  const chain = (logs: unknown[]) => ({
+    request: async ({ method }: { method: string }) =>
+      method === "eth_getTransactionReceipt" ? { status: "0x1", logs } : null,
+  });
+  const check = (scheme: "auth-capture" | "exact", logs: unknown[]) => {
+    const settlement = evmSettlement({ rpc: { "eip155:84532": chain(logs) } });
+    const make = scheme === "exact" ? exactEvm : authCaptureEvm;
+    const client = createX402Client({ schemes: [make({ signer: account, settlement })] });
+    return checkSettlement(client, { ...record, outcome: "settled", code: undefined, scheme });
+  };
+
+  it("a known escrow's transaction paying the payee is the capture: settled, for what the payee got", async () => {
+    expect(await check("auth-capture", [captureLog, transfer(escrow)])).toMatchObject({
+      state: "settled",
+      transaction: TX_HASH,
+      amount: "59400",
+    });
+  });
+
+  it("without a known escrow in it, a payment to the payee from someone else is none of this one", async () => {
+    const other = { ...captureLog, address: "0x1111111111111111111111111111111111111111" };
+    expect(await check("auth-capture", [other, transfer(escrow)])).toMatchObject({ state: "failed" });
+  });
+
+  it("an exact payment is still the payer's own transfer only", async () => {
+    expect(await check("exact", [captureLog, transfer(escrow)])).toMatchObject({ state: "failed" });
+    expect(await check("exact", [transfer(account.address)])).toMatchObject({ state: "settled", amount: "59400" });
   });
 });
