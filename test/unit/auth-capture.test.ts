@@ -168,7 +168,7 @@ describe("authCaptureEvm refuses before signing", () => {
     ["an unknown transfer method", { assetTransferMethod: "erc7710" }, /"erc7710" is not supported/],
     ["a malformed receiver authorizer", { receiverAuthorizer: "0x1234" }, /receiverAuthorizer "0x1234" is not/],
     ["a charge with no one to sign it", { paymentFlow: "authorization" }, /needs extra.receiverAuthorizer/],
-    ["a v1.0 autoCapture field", { autoCapture: true }, /autoCapture is a field of escrow v1.0/],
+    ["a v1.0 immediate charge", { autoCapture: true }, /autoCapture is true, a charge of escrow v1.0/],
     ["a flow auth-capture cannot have", { paymentFlow: "upfront" }, /paymentFlow "upfront" is not one a auth-capture/],
   ])("%s", async (_, extra, why) => {
     const { pay, signed } = setup();
@@ -176,6 +176,18 @@ describe("authCaptureEvm refuses before signing", () => {
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
     expect(error.details.rejected).toEqual([expect.objectContaining({ reason: expect.stringMatching(why) })]);
     expect(signed).toHaveLength(0);
+  });
+
+  it.each([
+    ["autoCapture false (a hold, as facilitators accept)", { autoCapture: false }],
+    [
+      "receiverAuthorizer and policy null (absent, as the reference reads them)",
+      { receiverAuthorizer: null, policy: null },
+    ],
+  ])("but pays %s, with the unbound salt", async (_, extra) => {
+    const { pay } = setup();
+    const payment = await pay(withExtra(extra));
+    expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(vectors[0]!.payload));
   });
 
   it("an amount past the escrow's uint120", async () => {

@@ -236,8 +236,9 @@ function checkAuthCapture(requirement: PaymentRequirement, seconds: number): str
     return `extra.refundDeadline ${refundDeadline} comes before extra.captureDeadline ${captureDeadline}`;
   if (extra.paymentFlow === "authorization" && optionalAddress(extra.receiverAuthorizer) === ZERO_ADDRESS)
     return 'paymentFlow "authorization" needs extra.receiverAuthorizer (who signs the charge), and it is missing';
-  if (extra.autoCapture !== undefined)
-    return "extra.autoCapture is a field of escrow v1.0 servers that facilitators now refuse";
+  // v1.0's immediate charge; `false` (a hold, as now) is what facilitators still accept.
+  if (extra.autoCapture === true)
+    return "extra.autoCapture is true, a charge of escrow v1.0 servers that facilitators now refuse";
   return undefined;
 }
 
@@ -249,9 +250,9 @@ function checkCapturer(requirement: PaymentRequirement, capturers: readonly stri
     : undefined;
 }
 
-/** An address field that may be absent (or empty), and must be an address when present. */
+/** An address field that may be absent (or empty, or null), and must be an address when present. */
 const optional = (name: string, value: unknown) =>
-  value === undefined || value === "" ? undefined : checkAddress(name, value);
+  value === undefined || value === null || value === "" ? undefined : checkAddress(name, value);
 
 /** Why `value` is not a whole number from 0 to `max`, else `undefined`. */
 function checkWhole(name: string, value: unknown, max: number): string | undefined {
