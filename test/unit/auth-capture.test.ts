@@ -128,6 +128,27 @@ describe("authCaptureEvm reproduces the reference client's payloads", () => {
     expect(signer).toBe(account.address);
   });
 
+  it("a challenge offering to sponsor the Permit2 approval (for other schemes): the same payload, nothing added", async () => {
+    const vector = vectors.find((v) => "permit2Authorization" in v.payload && !("saltNonce" in v.payload))!;
+    const { scheme, signed } = setup();
+    const client = createX402Client({ schemes: [scheme] });
+    const sponsoring = { info: { description: "the facilitator sends the approval" }, schema: {} };
+    const header = encodeBase64Json({
+      x402Version: 2,
+      resource: { url: request.url },
+      accepts: [vector.requirements],
+      extensions: { eip2612GasSponsoring: sponsoring, erc20ApprovalGasSponsoring: sponsoring },
+    });
+    const payment = await engineOf(client).createPayment(parseChallenge({ header }), request);
+    expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(vector.payload));
+    // Echoed as declared (as the reference client does), with no permit or approval signed into them.
+    expect(payment.payload.extensions).toEqual({
+      eip2612GasSponsoring: sponsoring,
+      erc20ApprovalGasSponsoring: sponsoring,
+    });
+    expect(signed).toHaveLength(1);
+  });
+
   it("the wallet is asked to sign typed data naming the collector, never a digest", async () => {
     const { pay, signed } = setup();
     await pay(withExtra({ assetTransferMethod: "permit2" }));

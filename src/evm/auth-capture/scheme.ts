@@ -106,8 +106,11 @@ export function authCaptureEvm(options: AuthCaptureEvmOptions): PaymentScheme {
       const saltFields = bound ? { salt, saltNonce } : { salt };
 
       const signing = { signer, requirement, info, chainId, nonce, saltFields };
+      // The escrow's Permit2 collector takes no sponsored approval (the reference sends none): the allowance is read,
+      // and a short one refused before signing, whatever approval the challenge offers to sponsor for other schemes.
+      const unsponsored = { ...context, challenge: { ...context.challenge, extensions: undefined } };
       return extra.assetTransferMethod === "permit2"
-        ? withPermit2Allowance(signer, requirement, context, {
+        ? withPermit2Allowance(signer, requirement, unsponsored, {
             scheme: "authCaptureEvm",
             allowance: options.permit2,
             sign: () => signPermit2(signing, deployment.permit2Collector),
