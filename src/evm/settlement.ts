@@ -98,8 +98,9 @@ async function checkEvmSettlement(chain: ChainReads, query: SettlementQuery): Pr
   const state = authorization && (await isUsed(authorization));
   if (authorization && state !== undefined) {
     if (state) {
-      // Used by whichever transaction: the exact amount moved, or for upto at most the maximum.
-      const amount = query.scheme === "upto" ? undefined : query.amount;
+      // Used by whichever transaction: the exact amount moved, or for upto at most the maximum (auth-capture: held
+      // in full, then captured in part or voided).
+      const amount = query.scheme === "upto" || query.scheme === AUTH_CAPTURE ? undefined : query.amount;
       return {
         state: "settled",
         transaction: undefined,

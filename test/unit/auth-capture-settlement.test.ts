@@ -86,6 +86,12 @@ describe("checkSettlement of an auth-capture payment", () => {
     });
   });
 
+  it("no transaction named, the authorization used: settled, at most the amount (the hold may be voided in part)", async () => {
+    const status = await checkSettlement(clientOn(true), { ...query, transaction: undefined, payload });
+    expect(status).toMatchObject({ state: "settled", transaction: undefined, amount: undefined });
+    expect(status.reason).toContain("the signed authorization was used on chain");
+  });
+
   it("without the payload (a ledger record), the escrow's payment to the payee counts", async () => {
     expect(await checkSettlement(clientOn(false), query)).toMatchObject({ state: "settled", amount: "9900" });
   });
