@@ -211,6 +211,12 @@ describe("authCaptureEvm refuses before signing", () => {
     expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(vectors[0]!.payload));
   });
 
+  it("but pays a capture deadline exactly when the authorization expires, and a refund deadline at it", async () => {
+    const { pay } = setup();
+    const payment = await pay(withExtra({ captureDeadline: NOW + 60, refundDeadline: NOW + 60 }));
+    expect(payment.payload.payload).toMatchObject({ authorization: { validBefore: String(NOW + 60) } });
+  });
+
   it("an amount past the escrow's uint120", async () => {
     const { pay, signed } = setup({
       assetCaps: [{ network: base.network, asset: base.asset, maxAmount: `1${"0".repeat(40)}` }],
