@@ -205,6 +205,7 @@ describe("authCaptureEvm refuses before signing", () => {
       "receiverAuthorizer and policy null (absent, as the reference reads them)",
       { receiverAuthorizer: null, policy: null },
     ],
+    ["assetTransferMethod null (absent: EIP-3009, as the reference signs it)", { assetTransferMethod: null }],
   ])("but pays %s, with the unbound salt", async (_, extra) => {
     const { pay } = setup();
     const payment = await pay(withExtra(extra));

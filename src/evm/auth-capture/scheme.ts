@@ -201,7 +201,7 @@ function checkAuthCapture(requirement: PaymentRequirement, seconds: number): str
   const general = checkEvmRequirement(requirement);
   if (general) return general;
   const method = extra.assetTransferMethod;
-  if (method !== undefined && method !== "eip3009" && method !== "permit2")
+  if (method !== undefined && method !== null && method !== "eip3009" && method !== "permit2")
     return `asset transfer method ${show(method)} is not supported (only eip3009 and permit2)`;
   const { name, version } = extra;
   if (typeof name !== "string" || !name || typeof version !== "string" || !version)
