@@ -73,10 +73,19 @@ export function evmSettlement(options: EvmSettlementOptions): EvmSettlement {
 async function checkEvmSettlement(chain: ChainReads, query: SettlementQuery): Promise<SettlementStatus> {
   const hash = /^0x[0-9a-fA-F]{64}$/.test(query.transaction ?? "") ? (query.transaction as Hex) : undefined;
   const receipt = hash ? await chain.receipt(hash) : null;
-  const moved = receipt?.status === "0x1" ? transferred(receipt, query) : 0n;
-  if (moved > 0n) {
-    const reason =
-      `transaction ${hash} moved ${moved} base units of ${query.asset} from ${query.payer} to ` + `${query.payTo}`;
+  const authorization = authorizationOf(query.payload);
+  // Read once, when needed: has the payload's own authorization moved money?
+  let usedState: Promise<boolean | undefined> | undefined;
+  const isUsed = (signed: Authorization) => (usedState ??= used(chain, query.asset, signed));
+  const { moved, escrow } = receipt?.status === "0x1" ? transferred(receipt, query) : { moved: 0n, escrow: false };
+  // An escrow's transaction moves others' payments too: when this payment's authorization is known, it is believed
+  // only once that authorization was used (the money went into the escrow).
+  const believed = escrow && authorization ? (await isUsed(authorization)) !== false : true;
+  if (moved > 0n && believed) {
+    const reason = escrow
+      ? `transaction ${hash}, the escrow's, moved ${moved} base units of ${query.asset} of this payment (from ` +
+        `${query.payer} into the escrow, or from the escrow to ${query.payTo})`
+      : `transaction ${hash} moved ${moved} base units of ${query.asset} from ${query.payer} to ${query.payTo}`;
     return { state: "settled", transaction: hash, amount: String(moved), reason };
   }
   const seen = !hash
@@ -86,12 +95,12 @@ async function checkEvmSettlement(chain: ChainReads, query: SettlementQuery): Pr
       : receipt.status === "0x1"
         ? `transaction ${hash} moved none of this payment`
         : `transaction ${hash} reverted`;
-  const authorization = authorizationOf(query.payload);
-  const state = authorization && (await used(chain, query.asset, authorization));
+  const state = authorization && (await isUsed(authorization));
   if (authorization && state !== undefined) {
     if (state) {
-      // Used by whichever transaction: the exact amount moved, or for upto at most the maximum.
-      const amount = query.scheme === "upto" ? undefined : query.amount;
+      // Used by whichever transaction: the exact amount moved, or for upto at most the maximum (auth-capture: held
+      // in full, then captured in part or voided).
+      const amount = query.scheme === "upto" || query.scheme === AUTH_CAPTURE ? undefined : query.amount;
       return {
         state: "settled",
         transaction: undefined,
@@ -123,26 +132,27 @@ async function checkEvmSettlement(chain: ChainReads, query: SettlementQuery): Pr
 }
 
 /**
- * Base units of the asset the receipt's Transfer events move from the payer to the payee. An auth-capture payment
- * reaches the payee from the escrow (the seller names its capture): there, a transaction of a known escrow's that pays
- * the payee counts, from whichever account the escrow keeps the money in.
+ * Base units of the asset the receipt's Transfer events move from the payer to the payee. An auth-capture payment moves
+ * through a known escrow (`escrow`: one of its contracts logged in the transaction): from the payer into the escrow when
+ * it is authorized or charged, from the escrow to the payee when captured. There the larger of the two counts.
  */
-function transferred(receipt: EvmReceipt, query: SettlementQuery): bigint {
+function transferred(receipt: EvmReceipt, query: SettlementQuery): { moved: bigint; escrow: boolean } {
   const topic = (address: string) => `0x${address.slice(2).toLowerCase().padStart(64, "0")}`;
-  const captured =
+  const escrow =
     query.scheme === AUTH_CAPTURE &&
     receipt.logs.some((log) => AUTH_CAPTURE_DEPLOYMENTS.some((d) => sameAddress(log.address, d.escrow)));
-  let sum = 0n;
+  let [direct, fromPayer, toPayee] = [0n, 0n, 0n];
   for (const log of receipt.logs) {
     const [event, from, to] = log.topics.map((t) => t.toLowerCase());
-    const matches =
-      sameAddress(log.address, query.asset) &&
-      event === TRANSFER_TOPIC &&
-      (captured || from === topic(query.payer)) &&
-      to === topic(query.payTo);
-    if (matches && /^0x[0-9a-fA-F]{1,64}$/.test(log.data)) sum += BigInt(log.data);
+    if (!sameAddress(log.address, query.asset) || event !== TRANSFER_TOPIC) continue;
+    if (!/^0x[0-9a-fA-F]{1,64}$/.test(log.data)) continue;
+    const value = BigInt(log.data);
+    if (from === topic(query.payer) && to === topic(query.payTo)) direct += value;
+    if (from === topic(query.payer)) fromPayer += value;
+    if (to === topic(query.payTo)) toPayee += value;
   }
-  return sum;
+  if (!escrow) return { moved: direct, escrow };
+  return { moved: fromPayer > toPayee ? fromPayer : toPayee, escrow };
 }
 
 /** The authorization an exact or upto payload signed (EIP-3009 or Permit2), else `undefined`. */

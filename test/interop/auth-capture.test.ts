@@ -14,7 +14,6 @@ import {
   AUTH_CAPTURE_ESCROW,
   USDC_BASE_SEPOLIA,
   approvePermit2,
-  authCaptureAt,
   authCaptureOperator,
   catchUpChainClock,
   fundedBuyer,
@@ -134,6 +133,13 @@ describe.each(["eip3009", "permit2"] as const)("authCaptureEvm over %s, on anvil
         state: "settled",
         transaction: payment!.captureTransaction,
         amount: "59400",
+      });
+      // A record naming the hold instead (a seller that reports its authorize): the payer's money went into the
+      // escrow, so it settled, not failed (a failed one would free the budget and let the buyer pay again).
+      expect(await checkSettlement(client, { ...receipt, transaction: payment!.authorizeTransaction })).toMatchObject({
+        state: "settled",
+        transaction: payment!.authorizeTransaction,
+        amount: String(PRICE),
       });
 
       // Later the operator refunds 10000 of the captured, before the refund deadline; told of it, the ledger records it.

@@ -127,6 +127,27 @@ describe("authCaptureEvm reproduces the reference client's payloads", () => {
     expect(signer).toBe(account.address);
   });
 
+  it("a challenge offering to sponsor the Permit2 approval (for other schemes): the same payload, nothing added", async () => {
+    const vector = vectors.find((v) => "permit2Authorization" in v.payload && !("saltNonce" in v.payload))!;
+    const { scheme, signed } = setup();
+    const client = createX402Client({ schemes: [scheme] });
+    const sponsoring = { info: { description: "the facilitator sends the approval" }, schema: {} };
+    const header = encodeBase64Json({
+      x402Version: 2,
+      resource: { url: request.url },
+      accepts: [vector.requirements],
+      extensions: { eip2612GasSponsoring: sponsoring, erc20ApprovalGasSponsoring: sponsoring },
+    });
+    const payment = await engineOf(client).createPayment(parseChallenge({ header }), request);
+    expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(vector.payload));
+    // Echoed as declared (as the reference client does), with no permit or approval signed into them.
+    expect(payment.payload.extensions).toEqual({
+      eip2612GasSponsoring: sponsoring,
+      erc20ApprovalGasSponsoring: sponsoring,
+    });
+    expect(signed).toHaveLength(1);
+  });
+
   it("the wallet is asked to sign typed data naming the collector, never a digest", async () => {
     const { pay, signed } = setup();
     await pay(withExtra({ assetTransferMethod: "permit2" }));
@@ -167,7 +188,7 @@ describe("authCaptureEvm refuses before signing", () => {
     ["an unknown transfer method", { assetTransferMethod: "erc7710" }, /"erc7710" is not supported/],
     ["a malformed receiver authorizer", { receiverAuthorizer: "0x1234" }, /receiverAuthorizer "0x1234" is not/],
     ["a charge with no one to sign it", { paymentFlow: "authorization" }, /needs extra.receiverAuthorizer/],
-    ["a v1.0 autoCapture field", { autoCapture: true }, /autoCapture is a field of escrow v1.0/],
+    ["a v1.0 immediate charge", { autoCapture: true }, /autoCapture is true, a charge of escrow v1.0/],
     ["a flow auth-capture cannot have", { paymentFlow: "upfront" }, /paymentFlow "upfront" is not one a auth-capture/],
   ])("%s", async (_, extra, why) => {
     const { pay, signed } = setup();
@@ -175,6 +196,25 @@ describe("authCaptureEvm refuses before signing", () => {
     expect(error.code).toBe("NO_PAYABLE_REQUIREMENT");
     expect(error.details.rejected).toEqual([expect.objectContaining({ reason: expect.stringMatching(why) })]);
     expect(signed).toHaveLength(0);
+  });
+
+  it.each([
+    ["autoCapture false (a hold, as facilitators accept)", { autoCapture: false }],
+    [
+      "receiverAuthorizer and policy null (absent, as the reference reads them)",
+      { receiverAuthorizer: null, policy: null },
+    ],
+    ["assetTransferMethod null (absent: EIP-3009, as the reference signs it)", { assetTransferMethod: null }],
+  ])("but pays %s, with the unbound salt", async (_, extra) => {
+    const { pay } = setup();
+    const payment = await pay(withExtra(extra));
+    expect(JSON.stringify(payment.payload.payload)).toBe(JSON.stringify(vectors[0]!.payload));
+  });
+
+  it("but pays a capture deadline exactly when the authorization expires, and a refund deadline at it", async () => {
+    const { pay } = setup();
+    const payment = await pay(withExtra({ captureDeadline: NOW + 60, refundDeadline: NOW + 60 }));
+    expect(payment.payload.payload).toMatchObject({ authorization: { validBefore: String(NOW + 60) } });
   });
 
   it("an amount past the escrow's uint120", async () => {

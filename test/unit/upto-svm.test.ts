@@ -339,6 +339,19 @@ describe("Solana upto: what the server did not quote is read over RPC", () => {
     expect(quoted.calls).toEqual([]);
   });
 
+  it.each([null, ""])(
+    "a tokenProgram of %j is not quoted (as the reference reads it): the mint is read",
+    async (hint) => {
+      const rpc = fakeRpc();
+      const upto = scheme({ rpc: { [DEVNET]: rpc } });
+      const requirement = parsed(withExtra({ tokenProgram: hint }));
+      expect(upto.check(requirement)).toBeUndefined();
+      const { payload } = await upto.createPayload(requirement, {} as never);
+      expect(payload).toEqual(vectors[0]!.payload);
+      expect(rpc.calls).toEqual([`getAccountInfo ${base.asset}`]);
+    },
+  );
+
   it("a network with no RPC is refused only when something must be read", () => {
     const custom = "solana:localnet1111111111111111111111111";
     const upto = scheme();

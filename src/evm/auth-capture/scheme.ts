@@ -106,8 +106,11 @@ export function authCaptureEvm(options: AuthCaptureEvmOptions): PaymentScheme {
       const saltFields = bound ? { salt, saltNonce } : { salt };
 
       const signing = { signer, requirement, info, chainId, nonce, saltFields };
+      // The escrow's Permit2 collector takes no sponsored approval (the reference sends none): the allowance is read,
+      // and a short one refused before signing, whatever approval the challenge offers to sponsor for other schemes.
+      const unsponsored = { ...context, challenge: { ...context.challenge, extensions: undefined } };
       return extra.assetTransferMethod === "permit2"
-        ? withPermit2Allowance(signer, requirement, context, {
+        ? withPermit2Allowance(signer, requirement, unsponsored, {
             scheme: "authCaptureEvm",
             allowance: options.permit2,
             sign: () => signPermit2(signing, deployment.permit2Collector),
@@ -187,7 +190,7 @@ function checkAuthCapture(requirement: PaymentRequirement, seconds: number): str
   const general = checkEvmRequirement(requirement);
   if (general) return general;
   const method = extra.assetTransferMethod;
-  if (method !== undefined && method !== "eip3009" && method !== "permit2")
+  if (method !== undefined && method !== null && method !== "eip3009" && method !== "permit2")
     return `asset transfer method ${show(method)} is not supported (only eip3009 and permit2)`;
   const { name, version } = extra;
   if (typeof name !== "string" || !name || typeof version !== "string" || !version)
@@ -225,8 +228,9 @@ function checkAuthCapture(requirement: PaymentRequirement, seconds: number): str
     return `extra.refundDeadline ${refundDeadline} comes before extra.captureDeadline ${captureDeadline}`;
   if (extra.paymentFlow === "authorization" && optionalAddress(extra.receiverAuthorizer) === ZERO_ADDRESS)
     return 'paymentFlow "authorization" needs extra.receiverAuthorizer (who signs the charge), and it is missing';
-  if (extra.autoCapture !== undefined)
-    return "extra.autoCapture is a field of escrow v1.0 servers that facilitators now refuse";
+  // v1.0's immediate charge; `false` (a hold, as now) is what facilitators still accept.
+  if (extra.autoCapture === true)
+    return "extra.autoCapture is true, a charge of escrow v1.0 servers that facilitators now refuse";
   return undefined;
 }
 
@@ -238,9 +242,9 @@ function checkCapturer(requirement: PaymentRequirement, capturers: readonly stri
     : undefined;
 }
 
-/** An address field that may be absent (or empty), and must be an address when present. */
+/** An address field that may be absent (or empty, or null), and must be an address when present. */
 const optional = (name: string, value: unknown) =>
-  value === undefined || value === "" ? undefined : checkAddress(name, value);
+  value === undefined || value === null || value === "" ? undefined : checkAddress(name, value);
 
 /** Why `value` is not a whole number from 0 to `max`, else `undefined`. */
 function checkWhole(name: string, value: unknown, max: number): string | undefined {

@@ -66,7 +66,7 @@ function checkExtra(extra: PaymentRequirement["extra"], buyer: string): string |
   if (!(Number.isInteger(withdrawDelay) && (withdrawDelay as number) >= 1 && (withdrawDelay as number) <= U32_MAX)) {
     return `extra.withdrawDelay is ${shown(withdrawDelay)}, not a whole number of seconds from 1 to ${U32_MAX}`;
   }
-  if (tokenProgram !== undefined && tokenProgram !== TOKEN_PROGRAM && tokenProgram !== TOKEN_2022_PROGRAM) {
+  if (!absent(tokenProgram) && tokenProgram !== TOKEN_PROGRAM && tokenProgram !== TOKEN_2022_PROGRAM) {
     return `extra.tokenProgram ${shown(tokenProgram)} is neither the SPL Token nor the Token-2022 program`;
   }
   if (!absent(memo) && !(typeof memo === "string" && utf8.encode(memo).length <= MAX_MEMO_BYTES)) {
