@@ -386,14 +386,4 @@ describe("the edges of what is payable", () => {
     const settlement = evmSettlement({ rpc: "http://127.0.0.1:1" });
     expect(setup({}, { settlement }).scheme.checkSettlement).toBeTypeOf("function");
   });
-
-  it("a server offering to sponsor the Permit2 approval needs the allowance read first: refused, naming the scheme", async () => {
-    const { pay, signed } = setup();
-    const error = await pay(withExtra({ assetTransferMethod: "permit2" }), {
-      eip2612GasSponsoring: { info: {} },
-    }).catch((e) => e);
-    expect(error.code).toBe("INVALID_CONFIG");
-    expect(error.message).toMatch(/give authCaptureEvm a chain for eip155:84532, authCaptureEvm\(\{ signer, permit2/);
-    expect(signed).toHaveLength(0);
-  });
 });
