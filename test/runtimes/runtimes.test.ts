@@ -1,0 +1,114 @@
+// The runtime matrix: the package as users install it (the tarball `npm pack` makes of dist/, with its peers from
+// the registry) pays for real inside Node 22 and 24, Bun and Deno (scripts/ensure-runtimes.mjs installs them; one
+// that cannot start fails the run). Each runs client.mjs (ESM) or client.cjs (CommonJS, for Node and Bun) against
+// the reference seller and facilitator on anvil and LiteSVM, and the receipt it prints is checked against the chain.
+import { getBase58Decoder } from "@solana/kit";
+import { execFile } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PRICE_ATOMIC, fundedBuyer } from "../localnet/index.js";
+import { startSolanaStack, type SolanaStack } from "../localnet/svm/index.js";
+
+const exec = promisify(execFile);
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const here = fileURLToPath(new URL(".", import.meta.url));
+
+type Runtime = "node22" | "node24" | "bun" | "deno";
+type Chain = "evm" | "svm";
+type Format = "esm" | "cjs";
+const MATRIX: [Runtime, Chain, Format][] = [];
+for (const runtime of ["node22", "node24", "bun", "deno"] as const) {
+  for (const chain of ["evm", "svm"] as const) {
+    for (const format of runtime === "deno" ? (["esm"] as const) : (["esm", "cjs"] as const)) {
+      MATRIX.push([runtime, chain, format]);
+    }
+  }
+}
+
+/** How each runtime runs a script; Deno reads node_modules through the project's package.json. */
+function command(runtime: Runtime, bin: string, script: string): [string, string[]] {
+  if (runtime === "deno") return [bin, ["run", "--no-lock", "--allow-net", "--allow-env", "--allow-read", script]];
+  return [bin, [script]];
+}
+
+/** The version a peer is installed at here, so the temporary project resolves the same one. */
+function installedVersion(name: string): string {
+  return JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version;
+}
+
+let stack: SolanaStack;
+let project: string;
+let runtimes: Record<Runtime, { bin: string; version: string }>;
+
+beforeAll(async () => {
+  if (!existsSync(join(root, "dist", "index.js"))) throw new Error("No dist/: run `npm run build` first.");
+  project = mkdtempSync(join(tmpdir(), "x402-pay-runtimes-"));
+  const install = async () => {
+    const packed = await exec("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], {
+      cwd: root,
+    });
+    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    writeFileSync(join(project, "package.json"), JSON.stringify({ private: true }));
+    const peers = ["viem", "@solana/kit"].map((name) => `${name}@${installedVersion(name)}`);
+    await exec("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${filename}`, ...peers], {
+      cwd: project,
+    });
+    for (const file of ["client.mjs", "client.cjs"]) copyFileSync(join(here, file), join(project, file));
+  };
+  const ensure = async () => {
+    const { stdout } = await exec(process.execPath, [join(root, "scripts", "ensure-runtimes.mjs"), "--json"]);
+    runtimes = JSON.parse(stdout);
+  };
+  const start = async () => {
+    stack = await startSolanaStack();
+  };
+  await Promise.all([install(), ensure(), start()]);
+}, 600_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  if (project) rmSync(project, { recursive: true, force: true });
+});
+
+describe("runtime matrix", () => {
+  it.each(MATRIX)("%s pays exact on %s through the package's %s entry", async (runtime, chain, format) => {
+    const { usdc, tokens, seller, rpc } = stack;
+    if (!usdc) throw new Error("the stack runs without EVM");
+    const evmBuyer = chain === "evm" ? await fundedBuyer(usdc) : undefined;
+    const svmBuyer = chain === "svm" ? await stack.fundedBuyer({ mints: [tokens.usdc] }) : undefined;
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? project,
+      DENO_DIR: join(project, ".deno"),
+      X402_URL: `${seller.url}/weather`,
+    };
+    if (evmBuyer) env.EVM_PRIVATE_KEY = evmBuyer.privateKey;
+    if (svmBuyer) {
+      env.SVM_PRIVATE_KEY = getBase58Decoder().decode(svmBuyer.secretKey);
+      env.SVM_RPC_URL = rpc.url;
+    }
+    const [bin, args] = command(runtime, runtimes[runtime].bin, `client.${format === "esm" ? "mjs" : "cjs"}`);
+    const { stdout } = await exec(bin, args, { cwd: project, env, timeout: 60_000 });
+    const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
+
+    expect(out.runtime).toBe(
+      { node22: "Node.js/22", node24: "Node.js/24", bun: `Bun/${runtimes.bun.version}`, deno: "Deno/" }[runtime] +
+        (runtime === "deno" ? runtimes.deno.version.split(" ")[1] : ""),
+    );
+    expect(out.status).toBe(200);
+    expect(out.receipt).toMatchObject({ settled: true, scheme: "exact", amount: String(PRICE_ATOMIC) });
+    if (evmBuyer) {
+      expect(out.receipt).toMatchObject({ network: "eip155:84532", payer: evmBuyer.address });
+      expect(out.receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(await usdc.usdcBalance(evmBuyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
+    }
+    if (svmBuyer) {
+      expect(out.receipt).toMatchObject({ network: expect.stringMatching(/^solana:/), payer: svmBuyer.address });
+      expect(await tokens.balance(tokens.usdc, svmBuyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
+    }
+  });
+});
