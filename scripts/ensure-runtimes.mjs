@@ -58,7 +58,8 @@ export function ensureRuntimes({ log = () => {} } = {}) {
   const found = {};
   for (const [name, bin] of Object.entries(bins)) {
     const reported = version(bin);
-    if (!reported) throw new Error(`The runtime ${name} (${bin}) does not start after its install.`);
+    if (!reported)
+      throw new Error(`The runtime ${name} (${bin}) does not start after its install (delete ${dir} to reinstall).`);
     found[name] = { bin, version: reported };
   }
   return found;

@@ -1,10 +1,11 @@
-// The runtime matrix: the package as users install it (the tarball `npm pack` makes of dist/, with its peers from
-// the registry) pays for real inside Node 22 and 24, Bun and Deno (scripts/ensure-runtimes.mjs installs them; one
-// that cannot start fails the run). Each runs client.mjs (ESM) or client.cjs (CommonJS, for Node and Bun) against
-// the reference seller and facilitator on anvil and LiteSVM, and the receipt it prints is checked against the chain.
+// The runtime matrix: the package as users install it (the tarball `npm pack` makes of dist/, with its peers
+// from the registry; `npm install` for Node and Deno, `bun add` for Bun) pays for real inside Node 22 and 24,
+// Bun and Deno (scripts/ensure-runtimes.mjs installs them; one that cannot start fails the run). Each runs
+// client.mjs (ESM) or client.cjs (CommonJS, for Node and Bun) against the reference seller and facilitator on
+// anvil and LiteSVM, and the receipt it prints is checked against the chain.
 import { getBase58Decoder } from "@solana/kit";
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,37 +42,44 @@ function installedVersion(name: string): string {
 }
 
 let stack: SolanaStack;
-let project: string;
+let work: string;
 let runtimes: Record<Runtime, { bin: string; version: string }>;
+/** Where each runtime runs: Bun in a project `bun add` installed, the others in one npm installed. */
+const projectOf = (runtime: Runtime) => join(work, runtime === "bun" ? "bun" : "npm");
+
+/** A project with the clients, the tarball and the peers at this checkout's versions (so the caches have them). */
+async function project(dir: string, tarball: string, install: (packages: string[]) => Promise<unknown>) {
+  mkdirSync(dir);
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true }));
+  for (const file of ["client.mjs", "client.cjs"]) copyFileSync(join(here, file), join(dir, file));
+  await install([tarball, ...["viem", "@solana/kit"].map((name) => `${name}@${installedVersion(name)}`)]);
+}
 
 beforeAll(async () => {
   if (!existsSync(join(root, "dist", "index.js"))) throw new Error("No dist/: run `npm run build` first.");
-  project = mkdtempSync(join(tmpdir(), "x402-pay-runtimes-"));
-  const install = async () => {
-    const packed = await exec("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], {
-      cwd: root,
-    });
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
-    writeFileSync(join(project, "package.json"), JSON.stringify({ private: true }));
-    const peers = ["viem", "@solana/kit"].map((name) => `${name}@${installedVersion(name)}`);
-    await exec("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${filename}`, ...peers], {
-      cwd: project,
-    });
-    for (const file of ["client.mjs", "client.cjs"]) copyFileSync(join(here, file), join(project, file));
-  };
-  const ensure = async () => {
+  work = mkdtempSync(join(tmpdir(), "x402-pay-runtimes-"));
+  const packed = await exec("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: root });
+  const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+  const tarball = join(work, filename);
+  const npm = project(projectOf("node22"), tarball, (packages) =>
+    exec("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...packages], { cwd: projectOf("node22") }),
+  );
+  const bun = (async () => {
     const { stdout } = await exec(process.execPath, [join(root, "scripts", "ensure-runtimes.mjs"), "--json"]);
     runtimes = JSON.parse(stdout);
-  };
+    await project(projectOf("bun"), tarball, (packages) =>
+      exec(runtimes.bun.bin, ["add", ...packages], { cwd: projectOf("bun") }),
+    );
+  })();
   const start = async () => {
     stack = await startSolanaStack();
   };
-  await Promise.all([install(), ensure(), start()]);
+  await Promise.all([npm, bun, start()]);
 }, 600_000);
 
 afterAll(async () => {
   await stack?.stop();
-  if (project) rmSync(project, { recursive: true, force: true });
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe("runtime matrix", () => {
@@ -82,8 +90,8 @@ describe("runtime matrix", () => {
     const svmBuyer = chain === "svm" ? await stack.fundedBuyer({ mints: [tokens.usdc] }) : undefined;
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? project,
-      DENO_DIR: join(project, ".deno"),
+      HOME: process.env.HOME ?? work,
+      DENO_DIR: join(work, ".deno"),
       X402_URL: `${seller.url}/weather`,
     };
     if (evmBuyer) env.EVM_PRIVATE_KEY = evmBuyer.privateKey;
@@ -92,7 +100,7 @@ describe("runtime matrix", () => {
       env.SVM_RPC_URL = rpc.url;
     }
     const [bin, args] = command(runtime, runtimes[runtime].bin, `client.${format === "esm" ? "mjs" : "cjs"}`);
-    const { stdout } = await exec(bin, args, { cwd: project, env, timeout: 60_000 });
+    const { stdout } = await exec(bin, args, { cwd: projectOf(runtime), env, timeout: 60_000 });
     const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
 
     expect(out.runtime).toBe(
