@@ -27,7 +27,15 @@ export function runtimesDir() {
 
 function manifest() {
   const dependencies = Object.fromEntries(Object.entries(RUNTIMES).map(([name, { spec }]) => [name, spec]));
-  return `${JSON.stringify({ private: true, description: "x402-pay's runtime matrix", dependencies }, null, 2)}\n`;
+  // Their install scripts fetch or place the binaries; npm 11 asks for them to be allowed by name and version.
+  const allowScripts = Object.fromEntries(
+    Object.entries(dependencies).map(([name, spec]) => [
+      spec.startsWith("npm:") ? spec.slice(4) : `${name}@${spec}`,
+      true,
+    ]),
+  );
+  const json = { private: true, description: "x402-pay's runtime matrix", dependencies, allowScripts };
+  return `${JSON.stringify(json, null, 2)}\n`;
 }
 
 function version(bin) {
