@@ -67,7 +67,10 @@ export function ensureRuntimes({ log = () => {} } = {}) {
   for (const [name, bin] of Object.entries(bins)) {
     const reported = version(bin);
     if (!reported)
-      throw new Error(`The runtime ${name} (${bin}) does not start after its install (delete ${dir} to reinstall).`);
+      throw new Error(
+        `The runtime ${name} (${bin}) does not start after its install ` +
+          `(npm must run its install script; delete ${dir} to reinstall).`,
+      );
     found[name] = { bin, version: reported };
   }
   return found;
