@@ -103,10 +103,14 @@ describe("runtime matrix", () => {
     const { stdout } = await exec(bin, args, { cwd: projectOf(runtime), env, timeout: 60_000 });
     const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
 
-    expect(out.runtime).toBe(
-      { node22: "Node.js/22", node24: "Node.js/24", bun: `Bun/${runtimes.bun.version}`, deno: "Deno/" }[runtime] +
-        (runtime === "deno" ? runtimes.deno.version.split(" ")[1] : ""),
-    );
+    // navigator.userAgent: the client ran in the runtime named (Deno's --version says "deno 2.x.y (...)").
+    const agent = {
+      node22: "Node.js/22",
+      node24: "Node.js/24",
+      bun: `Bun/${runtimes.bun.version}`,
+      deno: `Deno/${runtimes.deno.version.split(" ")[1]}`,
+    };
+    expect(out.runtime).toBe(agent[runtime]);
     expect(out.status).toBe(200);
     expect(out.receipt).toMatchObject({ settled: true, scheme: "exact", amount: String(PRICE_ATOMIC) });
     if (evmBuyer) {
