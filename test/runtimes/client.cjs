@@ -1,4 +1,4 @@
-// client.mjs through require(), for the runtimes whose users load CommonJS (Node, Bun).
+// client.mjs through require(): the package's CommonJS entries.
 const process = require("node:process");
 const { createKeyPairSignerFromBytes, getBase58Encoder } = require("@solana/kit");
 const { privateKeyToAccount } = require("viem/accounts");

@@ -1,8 +1,8 @@
 // The runtime matrix: the package as users install it (the tarball `npm pack` makes of dist/, with its peers
 // from the registry; `npm install` for Node and Deno, `bun add` for Bun) pays for real inside Node 22 and 24,
 // Bun and Deno (scripts/ensure-runtimes.mjs installs them; one that cannot start fails the run). Each runs
-// client.mjs (ESM) or client.cjs (CommonJS, for Node and Bun) against the reference seller and facilitator on
-// anvil and LiteSVM, and the receipt it prints is checked against the chain.
+// client.mjs (ESM) and client.cjs (CommonJS) against the reference seller and facilitator on anvil and
+// LiteSVM, and the receipt it prints is checked against the chain.
 import { getBase58Decoder } from "@solana/kit";
 import { execFile } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -21,14 +21,11 @@ const here = fileURLToPath(new URL(".", import.meta.url));
 type Runtime = "node22" | "node24" | "bun" | "deno";
 type Chain = "evm" | "svm";
 type Format = "esm" | "cjs";
-const MATRIX: [Runtime, Chain, Format][] = [];
-for (const runtime of ["node22", "node24", "bun", "deno"] as const) {
-  for (const chain of ["evm", "svm"] as const) {
-    for (const format of runtime === "deno" ? (["esm"] as const) : (["esm", "cjs"] as const)) {
-      MATRIX.push([runtime, chain, format]);
-    }
-  }
-}
+const MATRIX: [Runtime, Chain, Format][] = (["node22", "node24", "bun", "deno"] as const).flatMap((runtime) =>
+  (["evm", "svm"] as const).flatMap((chain) =>
+    (["esm", "cjs"] as const).map((format): [Runtime, Chain, Format] => [runtime, chain, format]),
+  ),
+);
 
 /** How each runtime runs a script; Deno reads node_modules through the project's package.json. */
 function command(runtime: Runtime, bin: string, script: string): [string, string[]] {
