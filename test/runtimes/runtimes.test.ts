@@ -80,44 +80,48 @@ afterAll(async () => {
 });
 
 describe("runtime matrix", () => {
-  it.each(MATRIX)("%s pays exact on %s through the package's %s entry", async (runtime, chain, format) => {
-    const { usdc, tokens, seller, rpc } = stack;
-    if (!usdc) throw new Error("the stack runs without EVM");
-    const evmBuyer = chain === "evm" ? await fundedBuyer(usdc) : undefined;
-    const svmBuyer = chain === "svm" ? await stack.fundedBuyer({ mints: [tokens.usdc] }) : undefined;
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? work,
-      DENO_DIR: join(work, ".deno"),
-      X402_URL: `${seller.url}/weather`,
-    };
-    if (evmBuyer) env.EVM_PRIVATE_KEY = evmBuyer.privateKey;
-    if (svmBuyer) {
-      env.SVM_PRIVATE_KEY = getBase58Decoder().decode(svmBuyer.secretKey);
-      env.SVM_RPC_URL = rpc.url;
-    }
-    const [bin, args] = command(runtime, runtimes[runtime].bin, `client.${format === "esm" ? "mjs" : "cjs"}`);
-    const { stdout } = await exec(bin, args, { cwd: projectOf(runtime), env, timeout: 60_000 });
-    const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
+  it.each(MATRIX)(
+    "%s pays exact on %s through the package's %s entry",
+    async (runtime, chain, format) => {
+      const { usdc, tokens, seller, rpc } = stack;
+      if (!usdc) throw new Error("the stack runs without EVM");
+      const evmBuyer = chain === "evm" ? await fundedBuyer(usdc) : undefined;
+      const svmBuyer = chain === "svm" ? await stack.fundedBuyer({ mints: [tokens.usdc] }) : undefined;
+      const env: Record<string, string> = {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? work,
+        DENO_DIR: join(work, ".deno"),
+        X402_URL: `${seller.url}/weather`,
+      };
+      if (evmBuyer) env.EVM_PRIVATE_KEY = evmBuyer.privateKey;
+      if (svmBuyer) {
+        env.SVM_PRIVATE_KEY = getBase58Decoder().decode(svmBuyer.secretKey);
+        env.SVM_RPC_URL = rpc.url;
+      }
+      const [bin, args] = command(runtime, runtimes[runtime].bin, `client.${format === "esm" ? "mjs" : "cjs"}`);
+      const { stdout } = await exec(bin, args, { cwd: projectOf(runtime), env, timeout: 50_000 });
+      const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
 
-    // navigator.userAgent: the client ran in the runtime named (Deno's --version says "deno 2.x.y (...)").
-    const agent = {
-      node22: "Node.js/22",
-      node24: "Node.js/24",
-      bun: `Bun/${runtimes.bun.version}`,
-      deno: `Deno/${runtimes.deno.version.split(" ")[1]}`,
-    };
-    expect(out.runtime).toBe(agent[runtime]);
-    expect(out.status).toBe(200);
-    expect(out.receipt).toMatchObject({ settled: true, scheme: "exact", amount: String(PRICE_ATOMIC) });
-    if (evmBuyer) {
-      expect(out.receipt).toMatchObject({ network: "eip155:84532", payer: evmBuyer.address });
-      expect(out.receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
-      expect(await usdc.usdcBalance(evmBuyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
-    }
-    if (svmBuyer) {
-      expect(out.receipt).toMatchObject({ network: expect.stringMatching(/^solana:/), payer: svmBuyer.address });
-      expect(await tokens.balance(tokens.usdc, svmBuyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
-    }
-  });
+      // navigator.userAgent: the client ran in the runtime named (Deno's --version says "deno 2.x.y (...)").
+      const agent = {
+        node22: "Node.js/22",
+        node24: "Node.js/24",
+        bun: `Bun/${runtimes.bun.version}`,
+        deno: `Deno/${runtimes.deno.version.split(" ")[1]}`,
+      };
+      expect(out.runtime).toBe(agent[runtime]);
+      expect(out.status).toBe(200);
+      expect(out.receipt).toMatchObject({ settled: true, scheme: "exact", amount: String(PRICE_ATOMIC) });
+      if (evmBuyer) {
+        expect(out.receipt).toMatchObject({ network: "eip155:84532", payer: evmBuyer.address });
+        expect(out.receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+        expect(await usdc.usdcBalance(evmBuyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
+      }
+      if (svmBuyer) {
+        expect(out.receipt).toMatchObject({ network: expect.stringMatching(/^solana:/), payer: svmBuyer.address });
+        expect(await tokens.balance(tokens.usdc, svmBuyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
+      }
+    },
+    60_000,
+  );
 });
