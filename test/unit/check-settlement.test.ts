@@ -220,11 +220,11 @@ describe("an auth-capture capture pays the payee from the escrow, not from the p
 
   it("only the asset's own Transfer events count: not another token's, not another event of the asset", async () => {
     const otherToken = { ...transfer(account.address), address: "0x2222222222222222222222222222222222222222" };
+    const [, from, to] = transfer(account.address).topics;
     const approval = {
       ...transfer(account.address),
-      topics: [keccak256(toBytes("Approval(address,address,uint256)"))],
+      topics: [keccak256(toBytes("Approval(address,address,uint256)")), from, to],
     };
-    approval.topics.push(...transfer(account.address).topics.slice(1));
     for (const scheme of ["exact", "auth-capture"] as const) {
       expect(await check(scheme, [captureLog, otherToken])).toMatchObject({ state: "failed" });
       expect(await check(scheme, [captureLog, approval])).toMatchObject({ state: "failed" });
