@@ -132,9 +132,10 @@ async function checkEvmSettlement(chain: ChainReads, query: SettlementQuery): Pr
 }
 
 /**
- * Base units of the asset the receipt's Transfer events move from the payer to the payee. An auth-capture payment moves
- * through a known escrow (`escrow`: one of its contracts logged in the transaction): from the payer into the escrow when
- * it is authorized or charged, from the escrow to the payee when captured. There the larger of the two counts.
+ * Base units of the asset the receipt's Transfer events move from the payer to the payee. An auth-capture payment
+ * moves through a known escrow (`escrow`: one of its contracts logged in the transaction): from the payer into the
+ * escrow when it is authorized or charged, from the escrow to the payee when captured. There the larger of the two
+ * counts.
  */
 function transferred(receipt: EvmReceipt, query: SettlementQuery): { moved: bigint; escrow: boolean } {
   const topic = (address: string) => `0x${address.slice(2).toLowerCase().padStart(64, "0")}`;
