@@ -76,13 +76,27 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFe
 /** One request through the handshake: `resend` (the caller's, or a cached quote's) goes out paid at once. */
 async function paying(client: X402Client, call: Call, resend: PaymentRequestOptions["resend"]) {
   const { request } = call;
-  const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
-  const sent: Sent = { url: request.url, method: request.method, headers: copyHeaders(request.headers), body };
+  const sent: Sent = {
+    url: request.url,
+    method: request.method,
+    headers: copyHeaders(request.headers),
+    body: await bytesOf(request),
+  };
   // A resend goes out only with its signed header (below).
   if (resend) return resend(transportOf(call, { sent }));
   const first = await sendFirst(call, sent);
   if (first.response.status !== 402) return first.response;
   return handlePaymentRequired(client, transportOf(call, first), first.response);
+}
+
+/**
+ * The body's bytes, or none. Read whatever `request.body` says: Firefox has no `Request.body` (it is always
+ * undefined there), and trusting it sent every POST's first request and paid retry without its body.
+ */
+async function bytesOf(request: Request): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  if (request.method === "GET" || request.method === "HEAD") return undefined;
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  return bytes.length > 0 || request.body ? bytes : undefined;
 }
 
 /** Where the request stands when the 402 came: as sent there, and why it cannot be sent again if it cannot. */

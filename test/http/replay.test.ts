@@ -122,6 +122,23 @@ describe("fetch: the paid retry is the same request", () => {
     expect(paid!.headers["x-api-key"]).toBe("k");
   });
 
+  it("a Request without a body stream (Firefox has no Request.body): the body still goes, on both sends", async () => {
+    // Firefox's Request has no `body` getter; this hides Node's for the test (the browser tests run Firefox).
+    const seller = createSeller();
+    server.use(seller.handler);
+    const own = Object.getOwnPropertyDescriptor(Request.prototype, "body")!;
+    Object.defineProperty(Request.prototype, "body", { configurable: true, get: () => undefined });
+    try {
+      const response = await paidFetch()(url, { method: "POST", body: '{"q":1}' });
+      expect(response.status).toBe(200);
+    } finally {
+      Object.defineProperty(Request.prototype, "body", own);
+    }
+    const [first, paid] = seller.requests;
+    expectSameRequest(first, paid);
+    expect(text(first!.body)).toBe('{"q":1}');
+  });
+
   it("FormData body: same bytes, and the boundary in Content-Type still matches them", async () => {
     const seller = createSeller();
     server.use(seller.handler);
