@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The system programs the tests use, installed from Debian when missing. Runs before `npm test`:
-#   chromium      the browser tests drive it through playwright-core (or set CHROMIUM_PATH)
+#   chromium      the browser tests drive it through puppeteer-core (or set CHROMIUM_PATH)
+#   firefox-esr   the same browser tests in Firefox, over WebDriver BiDi (or set FIREFOX_PATH)
 #   redis-server  the Redis tests (x402-pay/redis) start their own on a free loopback port
 #   tmux          the command-line tests run `x402-pay` in a real terminal
 # Present ones are left alone. Missing ones are installed in one apt-get run when it can (root with
@@ -8,6 +9,7 @@
 set -euo pipefail
 missing=()
 if ! { [ -n "${CHROMIUM_PATH:-}" ] && [ -x "${CHROMIUM_PATH}" ]; } && ! command -v chromium >/dev/null 2>&1; then missing+=(chromium); fi
+if ! { [ -n "${FIREFOX_PATH:-}" ] && [ -x "${FIREFOX_PATH}" ]; } && ! command -v firefox-esr >/dev/null 2>&1; then missing+=(firefox-esr); fi
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
@@ -24,5 +26,5 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   exit 0
 fi
-echo "The tests need ${missing[*]}: install them (Debian: sudo apt-get install ${missing[*]}), or set CHROMIUM_PATH for Chromium." >&2
+echo "The tests need ${missing[*]}: install them (Debian: sudo apt-get install ${missing[*]}), or set CHROMIUM_PATH / FIREFOX_PATH for the browsers." >&2
 exit 1

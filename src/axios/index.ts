@@ -239,13 +239,19 @@ async function follow(send: AxiosAdapter, config: Sent, guarded: readonly string
 function fromPage(send: AxiosAdapter, config: Sent, guarded: readonly string[]): PageSend<AxiosResponse> {
   // A custom adapter is the caller's; axios's own go through its fetch adapter.
   const builtIn = (send as { adapterName?: string }).adapterName === "xhr" || isFetchAdapter(send, config);
+  // axios's fetch adapter adds `User-Agent: axios/<version>` unless one is set. Chromium drops it; Firefox sends
+  // it, and its CORS preflight then asks the seller for User-Agent, which a seller allowing PAYMENT-SIGNATURE need
+  // not allow: the paid request would fail there. `false` keeps axios from adding it; one the caller set stays.
+  const headers = new AxiosHeaders(config.headers as AxiosHeaders);
+  if (builtIn && !headers.has("user-agent")) headers.set("User-Agent", false as unknown as string);
   return {
     url: config.url,
     guarded,
     signal: config.signal as AbortSignal | undefined,
     send(sameOrigin) {
       const fetchOptions = { ...config.fetchOptions, mode: "same-origin" as const };
-      const options = withTracking(sameOrigin ? { ...config, fetchOptions } : { ...config, maxRedirects: 0 });
+      const base = { ...config, headers };
+      const options = withTracking(sameOrigin ? { ...base, fetchOptions } : { ...base, maxRedirects: 0 });
       return (builtIn ? getAdapter("fetch", options) : send)(options);
     },
     probe: (url, init) => (withTracking(config).env!.fetch as Fetch)(url, init),

@@ -1,9 +1,17 @@
 // The setup every browser test file shares: the local stack (anvil, the reference facilitator and
 // @x402/express seller), test/browser/page.ts bundled by esbuild for the browser, and a headless
-// Chromium driven by playwright-core. Call `useBrowserHarness()` once at the top of a test file.
+// browser driven by puppeteer-core: Debian's Chromium over the DevTools protocol, Debian's Firefox ESR
+// over WebDriver BiDi (built into Firefox: no separate driver). Call `useBrowserHarness(name)` once
+// per describe block. puppeteer-core downloads no browser; playwright-core was dropped for this: its
+// BiDi Firefox needs commands Firefox ESR lacks (emulation.setMediaFeaturesOverride), and its
+// own Firefox build is a download.
 //
-// Chromium is Debian's (`apt-get install chromium`, /usr/bin/chromium; CHROMIUM_PATH overrides),
-// driven by playwright-core: the playwright package's own browser download is not used.
+// The page gets x402-pay the way a dapp does: it imports `x402-pay`, `x402-pay/evm`, ..., and esbuild
+// resolves them through the package's own `exports` to the built ESM in dist/ (what the tarball ships),
+// not to src (tsconfig's paths are not read).
+//
+// Chromium is /usr/bin/chromium (CHROMIUM_PATH overrides), Firefox /usr/bin/firefox-esr (FIREFOX_PATH);
+// scripts/ensure-tools.sh installs both from Debian when missing.
 //
 // Origins. The reference seller sends no CORS headers, so a page is served SAME-ORIGIN with it: a
 // small node:http server (`startSite`) serves `/` and `/page.js` and reverse-proxies every other
@@ -15,27 +23,44 @@ import { existsSync } from "node:fs";
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { chromium, type Browser } from "playwright-core";
+import puppeteer, { type Browser } from "puppeteer-core";
 import { createPublicClient, http, type Hash, type PublicClient } from "viem";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { PRICE_ATOMIC, startInteropStack, type Buyer, type InteropStack } from "../localnet/index.js";
 import { listenOnLoopback, type LoopbackServer } from "../localnet/listen.js";
 import type { PageRequest, PageResult } from "./page";
 
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+export type BrowserName = "chromium" | "firefox";
+
+/** How each browser is found and started; the flags keep Chromium off this machine's closed network. */
+const BROWSERS = {
+  chromium: {
+    path: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+    package: "chromium",
+    env: "CHROMIUM_PATH",
+    product: "chrome",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  },
+  firefox: {
+    path: process.env.FIREFOX_PATH || "/usr/bin/firefox-esr",
+    package: "firefox-esr",
+    env: "FIREFOX_PATH",
+    product: "firefox",
+    args: [],
+  },
+} as const;
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
 export interface Harness {
+  name: BrowserName;
   stack: InteropStack;
   chain: PublicClient;
   browser: Browser;
@@ -43,33 +68,45 @@ export interface Harness {
 }
 
 /**
- * Registers the hooks that start (and stop) the stack, the page bundle and Chromium for the calling
- * test file, and returns the harness they fill in (usable inside tests, not at collection time).
+ * Registers the hooks that start (and stop) the stack, the page bundle and the browser for the calling
+ * describe block (or file), and returns the harness they fill in (usable inside tests, not at collection time).
  */
-export function useBrowserHarness(): Harness {
-  const h = {} as Harness;
+export function useBrowserHarness(name: BrowserName = "chromium"): Harness {
+  const h = { name } as Harness;
   const servers: LoopbackServer[] = [];
-  current = { harness: h, servers };
+  const mine = { harness: h, servers };
+  const browser = BROWSERS[name];
 
-  // Fail, do not skip: a machine without Chromium cannot prove the browser build works. Thrown from
-  // beforeEach, so every test is reported failed with this message (a failing beforeAll would only
+  // Fail, do not skip: a machine without the browser cannot prove the browser build works there. Thrown
+  // from beforeEach, so every test is reported failed with this message (a failing beforeAll would only
   // fail the file and list the tests as skipped).
-  const missingChromium = existsSync(CHROMIUM)
+  const missing = existsSync(browser.path)
     ? undefined
-    : `Chromium not found at ${CHROMIUM}. The browser tests need it: on Debian/Ubuntu run ` +
-      "`apt-get update && apt-get install -y --no-install-recommends chromium` (as root; .ci/run does this), " +
-      "or set CHROMIUM_PATH to a Chromium or Chrome binary.";
+    : `${name} not found at ${browser.path}. The browser tests need it: on Debian/Ubuntu run ` +
+      `\`apt-get update && apt-get install -y --no-install-recommends ${browser.package}\` (as root; ` +
+      `scripts/ensure-tools.sh does this), or set ${browser.env} to its binary.`;
 
   beforeEach(() => {
-    if (missingChromium) throw new Error(missingChromium);
+    current = mine;
+    if (missing) throw new Error(missing);
   });
 
+  shared.users++;
   beforeAll(async () => {
-    if (missingChromium) return;
+    current = mine;
+    if (missing) return;
+    shared.started ??= Promise.all([startInteropStack(), bundlePage()]);
     const started = await Promise.allSettled([
-      startInteropStack().then((s) => (h.stack = s)),
-      bundlePage().then((b) => (h.bundle = b)),
-      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 }).then((b) => (h.browser = b)),
+      shared.started.then(([stack, bundle]) => Object.assign(h, { stack, bundle })),
+      puppeteer
+        .launch({
+          browser: browser.product,
+          executablePath: browser.path,
+          args: [...browser.args],
+          headless: true,
+          timeout: 60_000,
+        })
+        .then((b) => (h.browser = b)),
     ]);
     const failed = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
@@ -79,11 +116,18 @@ export function useBrowserHarness(): Harness {
   afterAll(async () => {
     await h.browser?.close().catch(() => undefined);
     await Promise.all(servers.map((s) => s.stop()));
-    await h.stack?.stop();
+    if (--shared.users === 0) await h.stack?.stop();
   });
 
   return h;
 }
+
+/**
+ * One stack and page bundle for every harness of a test file (one per browser), stopped after the last: a
+ * second stack started in the same process after the first stopped left the reference facilitator's settlements
+ * hanging.
+ */
+const shared: { users: number; started?: Promise<[InteropStack, Harness["bundle"]]> } = { users: 0 };
 
 let current: { harness: Harness; servers: LoopbackServer[] } | undefined;
 
@@ -103,6 +147,8 @@ async function bundlePage(): Promise<Harness["bundle"]> {
     format: "esm",
     target: "es2022",
     metafile: true,
+    // Not tsconfig.json: its paths point x402-pay at src; the page must get the package's built entries.
+    tsconfigRaw: "{}",
     logLevel: "silent",
   });
   return {
@@ -290,18 +336,18 @@ export function redirectAll(from: string, status: number, location: string): (se
 
 /** A fresh browser context (no cache, no cookies) on `${origin}/`, with the page script loaded. */
 export async function openPage(origin: string) {
-  const context = await harness().browser.newContext();
+  const context = await harness().browser.createBrowserContext();
   const page = await context.newPage();
   const logs: string[] = [];
   page.on("console", (message) => logs.push(`[${message.type()}] ${message.text()}`));
-  page.on("pageerror", (error) => logs.push(`[pageerror] ${error.message}`));
+  page.on("pageerror", (error) => logs.push(`[pageerror] ${(error as Error).message}`));
   await page.goto(`${origin}/`);
-  await page.waitForFunction(() => typeof window.x402Page?.pay === "function", undefined, { timeout: 5_000 });
+  await page.waitForFunction(() => typeof window.x402Page?.pay === "function", { timeout: 5_000 });
   expect(await page.evaluate(() => window.isSecureContext)).toBe(true); // loopback http is a secure context
   return {
     logs,
     pay: (buyer: Buyer, request: PageRequest): Promise<PageResult> =>
-      page.evaluate(([key, req]) => window.x402Page.pay(key, req), [buyer.privateKey, request] as const),
+      page.evaluate((key, req) => window.x402Page.pay(key, req), buyer.privateKey, request),
     close: () => context.close(),
   };
 }

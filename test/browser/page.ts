@@ -1,15 +1,16 @@
 // The page script of the browser tests (test/browser/harness.ts): bundled by esbuild for the browser
-// (platform "browser", ESM) and run in headless Chromium. It imports x402-pay from src, viem's
+// (platform "browser", ESM) and run in headless Chromium and Firefox. It imports x402-pay by its
+// package name (the built entries in dist/, as a dapp's bundler finds them), viem's
 // privateKeyToAccount and axios, exactly as a web app would, and exposes one function the tests
-// call through playwright: `window.x402Page.pay(key, request)`. The key is a fresh key the test just
+// call through puppeteer: `window.x402Page.pay(key, request)`. The key is a fresh key the test just
 // generated and funded on the local chain; it is handed over at run time, never bundled.
 import axios from "axios";
 import { privateKeyToAccount } from "viem/accounts";
-import { ChallengeNotFoundError } from "../../src/entries/errors";
-import { createX402Client, getPaymentReceipt, isX402Error, type PaymentReceipt } from "../../src";
-import { wrapAxiosWithPayment } from "../../src/axios";
-import { eip1193Signer, exactEvm, type EvmSigner } from "../../src/evm";
-import { wrapFetchWithPayment } from "../../src/fetch";
+import { createX402Client, getPaymentReceipt, isX402Error, type PaymentReceipt } from "x402-pay";
+import { wrapAxiosWithPayment } from "x402-pay/axios";
+import { ChallengeNotFoundError } from "x402-pay/errors";
+import { eip1193Signer, exactEvm, type EvmSigner } from "x402-pay/evm";
+import { wrapFetchWithPayment } from "x402-pay/fetch";
 
 export interface PageRequest {
   /** Absolute, or relative to the page. */

@@ -1,6 +1,6 @@
-// The browser build pays end to end, in a real headless Chromium: test/browser/page.ts (x402-pay from
-// src, viem's privateKeyToAccount, axios) is bundled by esbuild for the browser, served to Chromium,
-// and pays the unmodified reference @x402/express seller on the local anvil chain. Every paid case
+// The browser build pays end to end, in real headless Chromium and Firefox ESR: test/browser/page.ts
+// (x402-pay's built entries, viem's privateKeyToAccount, axios) is bundled by esbuild for the browser,
+// served to each browser, and pays the unmodified reference @x402/express seller on the local anvil chain. Every paid case
 // asserts the token movement and the mined settlement on chain. The setup (Chromium, the stack, the
 // sites that serve the page and proxy to the seller) is in ./harness.ts.
 //
@@ -14,9 +14,15 @@ import { WEATHER, fundedBuyer } from "../localnet/index.js";
 import { balances, payAndCheck, signedResourceUrl, startSite, useBrowserHarness, withPage } from "./harness";
 import type { PageResult } from "./page";
 
-const h = useBrowserHarness();
+/** How each browser words a fetch that CORS blocked, to the page and on its console. */
+const CORS_BLOCKED = {
+  chromium: { message: "Failed to fetch", console: /blocked by CORS policy: No 'Access-Control-Allow-Origin' header/ },
+  firefox: { message: "NetworkError when attempting to fetch resource.", console: undefined },
+} as const;
 
-describe("x402-pay in headless Chromium (browser bundle)", () => {
+describe.each(["chromium", "firefox"] as const)("x402-pay in headless %s (browser bundle)", (name) => {
+  const h = useBrowserHarness(name);
+
   it("bundles for the browser with no Node built-in", () => {
     const { bundle } = h;
     const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
@@ -24,16 +30,11 @@ describe("x402-pay in headless Chromium (browser bundle)", () => {
     expect(
       bundle.inputs.filter((path) => builtins.has(path) || path.startsWith("node:") || path.startsWith("(disabled):")),
     ).toEqual([]);
-    // The entries of the package actually made it in, from src.
+    // The package's built entries made it in (what its tarball ships), and nothing from src.
     expect(bundle.inputs).toEqual(
-      expect.arrayContaining([
-        "src/index.ts",
-        "src/fetch/index.ts",
-        "src/axios/index.ts",
-        "src/evm/index.ts",
-        "test/browser/page.ts",
-      ]),
+      expect.arrayContaining(["dist/index.js", "dist/fetch.js", "dist/axios.js", "dist/evm.js", "test/browser/page.ts"]),
     );
+    expect(bundle.inputs.filter((path) => path.startsWith("src/"))).toEqual([]);
     const modules = [...builtinModules].sort((a, b) => b.length - a.length).map((m) => m.replace(/[/]/g, "\\/"));
     const nodeImport = new RegExp(
       `(?:\\bfrom|\\bimport|\\brequire)\\s*\\(?\\s*["'](?:node:[\\w/]+|(?:${modules.join("|")}))["']`,
@@ -84,11 +85,11 @@ describe("x402-pay in headless Chromium (browser bundle)", () => {
     // x402-pay sees any status or header. It propagates unchanged; it is not an x402-pay error.
     expect(result).toMatchObject({
       ok: false,
-      error: { name: "TypeError", message: "Failed to fetch", isX402Error: false, isChallengeNotFoundError: false },
+      error: { name: "TypeError", message: CORS_BLOCKED[name].message, isX402Error: false },
       signed: 0,
       outcomes: [],
     });
-    expect(logs.join("\n")).toMatch(/blocked by CORS policy: No 'Access-Control-Allow-Origin' header/);
+    if (CORS_BLOCKED[name].console) expect(logs.join("\n")).toMatch(CORS_BLOCKED[name].console);
     expect(await balances(buyer)).toEqual(before);
   });
 
