@@ -1,6 +1,6 @@
 // The runtime matrix: the package as users install it (the tarball `npm pack` makes of dist/, with its peers
-// from the registry; `npm install` for Node and Deno, `bun add` for Bun) pays for real inside Node 22 and 24,
-// Bun and Deno (scripts/ensure-runtimes.mjs installs them; one that cannot start fails the run). Each runs
+// from the registry; `npm install` for Node and Deno, `bun add` for Bun) pays for real inside Node 20, 22 and
+// 24, Bun and Deno (scripts/ensure-runtimes.mjs installs them; one that cannot start fails the run). Each runs
 // client.mjs (ESM) and client.cjs (CommonJS) against the reference seller and facilitator on anvil and
 // LiteSVM, and the receipt it prints is checked against the chain.
 import { getBase58Decoder } from "@solana/kit";
@@ -18,10 +18,11 @@ const exec = promisify(execFile);
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const here = fileURLToPath(new URL(".", import.meta.url));
 
-type Runtime = "node22" | "node24" | "bun" | "deno";
+type Runtime = "node20" | "node22" | "node24" | "bun" | "deno";
 type Chain = "evm" | "svm";
 type Format = "esm" | "cjs";
-const MATRIX: [Runtime, Chain, Format][] = (["node22", "node24", "bun", "deno"] as const).flatMap((runtime) =>
+const RUNTIMES = ["node20", "node22", "node24", "bun", "deno"] as const;
+const MATRIX: [Runtime, Chain, Format][] = RUNTIMES.flatMap((runtime) =>
   (["evm", "svm"] as const).flatMap((chain) =>
     (["esm", "cjs"] as const).map((format): [Runtime, Chain, Format] => [runtime, chain, format]),
   ),
@@ -102,8 +103,10 @@ describe("runtime matrix", () => {
       const { stdout } = await exec(bin, args, { cwd: projectOf(runtime), env, timeout: 50_000 });
       const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
 
-      // navigator.userAgent: the client ran in the runtime named (Deno's --version says "deno 2.x.y (...)").
+      // The client ran in the runtime named: navigator.userAgent (on Node 20, its version; see client.mjs).
+      // Deno's --version says "deno 2.x.y (...)".
       const agent = {
+        node20: "Node.js/20",
         node22: "Node.js/22",
         node24: "Node.js/24",
         bun: `Bun/${runtimes.bun.version}`,
