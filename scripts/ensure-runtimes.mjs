@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // The JavaScript runtimes of the runtime matrix (test/runtimes), installed from npm when missing. Runs before
 // `npm test` (like ensure-tools.sh); the test runs it too (`--json`: the binaries and versions), so it also runs alone.
-//   node22, node24  the npm `node` package (its preinstall fetches node-<platform>-<arch>), aliased
-//   bun, deno       their npm packages (a platform sub-package holds the binary)
+//   node20, node22, node24  the npm `node` package (its preinstall fetches node-<platform>-<arch>), aliased
+//   bun, deno               their npm packages (a platform sub-package holds the binary)
 // They go to a folder of their own (X402_RUNTIMES_DIR, default node_modules/.cache/x402-pay-runtimes), never to the
-// project's dependencies: both `node` packages link a `node` binary, which would shadow the Node that runs npm.
+// project's dependencies: the `node` packages link a `node` binary, which would shadow the Node that runs npm.
 // Versions are pinned, so a CI cache of the folder stays valid until they change here. A runtime that does not start
 // after the install fails the run.
 import { execFileSync } from "node:child_process";
@@ -13,6 +13,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const RUNTIMES = {
+  node20: { spec: "npm:node@20.20.2", bin: ["node20", "bin", "node"] },
   node22: { spec: "npm:node@22.23.3", bin: ["node22", "bin", "node"] },
   node24: { spec: "npm:node@24.21.0", bin: ["node24", "bin", "node"] },
   bun: { spec: "1.4.5", bin: ["bun", "bin", "bun.exe"] },

@@ -19,6 +19,8 @@ async function main() {
   const response = await paidFetch(X402_URL);
   await response.text();
   const receipt = getPaymentReceipt(response);
-  console.log(JSON.stringify({ runtime: navigator.userAgent, status: response.status, receipt }));
+  // Node has navigator from 21 on; on Node 20 the same "Node.js/<major>" from its version.
+  const runtime = globalThis.navigator?.userAgent ?? `Node.js/${process.versions.node.split(".")[0]}`;
+  console.log(JSON.stringify({ runtime, status: response.status, receipt }));
 }
 main();
