@@ -364,6 +364,21 @@ describe("walletStandardSigner: messages through solana:signMessage (sign-in-wit
     });
   });
 
+  it("an account that does not offer solana:signMessage: SIGNING_FAILED, and the wallet is not asked", async () => {
+    const wallet = await connected();
+    const transactionsOnly = {
+      accounts: [{ ...wallet.account, features: ["solana:signTransaction"] }],
+      features: wallet.features,
+    };
+    await expect(
+      walletStandardSigner(transactionsOnly).modifyAndSignMessages([{ content: new Uint8Array([1]), signatures: {} }]),
+    ).rejects.toMatchObject({
+      code: "SIGNING_FAILED",
+      message: expect.stringMatching(/does not offer solana:signMessage/),
+    });
+    expect(wallet.calls.signMessage).toBe(0);
+  });
+
   it("a wallet without solana:signMessage: SIGNING_FAILED when asked, naming the feature", async () => {
     const wallet = await TestSolanaWallet.create({ connected: true, without: ["solana:signMessage"] });
     await expect(

@@ -1,4 +1,4 @@
-/** Solana browser wallets through wallet-standard (docs/solana.md#browser-wallets-wallet-standard). */
+/** Solana browser wallets through wallet-standard (docs/solana.md#browser-wallets). */
 export { walletStandardSigner, type WalletStandardSigner } from "./signer";
 export {
   signMessagesWith,

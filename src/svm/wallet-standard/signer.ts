@@ -10,7 +10,7 @@
  * `chain` is left out of any request.
  */
 import type { MessageModifyingSigner, TransactionModifyingSigner } from "@solana/kit";
-import { InvalidConfigError, SigningError } from "../../errors";
+import { InvalidConfigError, SigningError, throwIfAborted } from "../../errors";
 import { isSolanaAddress } from "../address";
 import type { SignableTransaction } from "../transaction";
 import { fromWire, toWire } from "./wire";
@@ -71,13 +71,16 @@ export function walletStandardSigner(
   const { address } = chosen;
   // The account as the wallet holds it when it signs: the user may have disconnected it since.
   const connected = (feature: string) => {
-    const found = accountsWith(wallet, feature).find((a) => a.address === address);
-    if (!found) throw new SigningError(`The wallet no longer has ${address} connected for ${feature}: ${CONNECT}.`);
+    const mine = accountsWith(wallet).filter((a) => a.address === address);
+    if (!mine.length) throw new SigningError(`The wallet no longer has ${address} connected: ${CONNECT}.`);
+    const found = accountsWith({ accounts: mine }, feature)[0];
+    if (!found) throw new SigningError(`The wallet's account ${address} does not offer ${feature}.`);
     return found;
   };
 
   async function modifyAndSignTransactions(transactions: readonly InputTransaction[], options?: Config) {
     const signal = options?.abortSignal;
+    throwIfAborted(signal);
     const inputs = transactions.map(({ messageBytes, signatures }) => {
       const wire = toWire(messageBytes, signatures);
       if (!wire) throw new SigningError("The transaction to sign has a message that cannot be read.");
@@ -99,8 +102,12 @@ export function walletStandardSigner(
   }
 
   async function modifyAndSignMessages(messages: readonly SignableMessage[], options?: Config) {
+    const signal = options?.abortSignal;
+    throwIfAborted(signal);
+    if (!walletMethod(wallet, SIGN_MESSAGE, "signMessage"))
+      throw new SigningError("The wallet has no solana:signMessage feature: it cannot sign messages.");
     const contents = messages.map((m) => m.content);
-    const outputs = await signMessagesWith(wallet, connected(SIGN_MESSAGE), contents, options?.abortSignal);
+    const outputs = await signMessagesWith(wallet, connected(SIGN_MESSAGE), contents, signal);
     return outputs.map(({ signedMessage, signature }, i) =>
       // A wallet that signed other bytes (a prefix) signed a new message: the others' signatures do not cover it.
       same(signedMessage, contents[i]!)

@@ -35,11 +35,14 @@ export function walletMethod(
   return typeof method === "function" ? (method.bind(wallet.features[feature]) as WalletMethod) : undefined;
 }
 
-/** The connected accounts that may use `feature`, in the wallet's order. */
-export function accountsWith(wallet: WalletStandardWalletLike, feature: string): WalletStandardAccountLike[] {
+/** The connected accounts (that may use `feature`, if given), in the wallet's order. */
+export function accountsWith(
+  wallet: Pick<WalletStandardWalletLike, "accounts">,
+  feature?: string,
+): WalletStandardAccountLike[] {
   const accounts: readonly WalletStandardAccountLike[] = Array.isArray(wallet?.accounts) ? wallet.accounts : [];
   return accounts.filter(
-    (a) => isSolanaAddress(a?.address) && (!Array.isArray(a.features) || a.features.includes(feature)),
+    (a) => isSolanaAddress(a?.address) && (!feature || !Array.isArray(a.features) || a.features.includes(feature)),
   );
 }
 
