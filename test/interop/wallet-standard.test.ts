@@ -141,7 +141,8 @@ describe("a wallet-standard wallet pays on Solana (LiteSVM, reference facilitato
       signal: controller.signal,
     });
     await asked;
-    expect(await store.usage(entries[0]!)).toEqual({ spent: 0, reserved: 1000 }); // $0.001 held while the wallet is open
+    // $0.001 held while the wallet is open
+    expect(await store.usage(entries[0]!)).toEqual({ spent: 0, reserved: 1000 });
     controller.abort();
     await expect(paying).rejects.toMatchObject({ code: "ABORTED" });
     expect(payments).toEqual([]);

@@ -116,7 +116,7 @@ describe("walletStandardSigner: which account signs", () => {
     }
   });
 
-  it("default: the first connected account with solana:signTransaction; else the account given, or its address", async () => {
+  it("default: the first account with solana:signTransaction; else the one given, or its address", async () => {
     const [first, second] = await Promise.all([connected(), connected()]);
     const asked: unknown[] = [];
     const two = {
