@@ -94,6 +94,37 @@ export const jobs = [
       globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
   },
   {
+    // A Solana dapp paying from a browser wallet (Phantom, Solflare, Backpack) found through wallet-standard.
+    // The reference has no wallet-standard signer: its side is the least a dapp writes by hand, with kit's codecs.
+    id: "svm-wallet-standard",
+    name: "Solana browser wallet: fetch + exactSvm + walletStandardSigner",
+    floor: `globalThis.w = globalThis.wallet;`,
+    ours: `
+      import { createX402Client } from "x402-pay";
+      import { exactSvm, walletStandardSigner } from "x402-pay/svm";
+      import { wrapFetchWithPayment } from "x402-pay/fetch";
+      const signer = walletStandardSigner(globalThis.wallet);
+      const client = createX402Client({ schemes: [exactSvm({ signer })] });
+      globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
+    reference: `
+      import { getTransactionDecoder, getTransactionEncoder } from "@solana/kit";
+      import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+      import { ExactSvmScheme } from "@x402/svm/exact/client";
+      const wallet = globalThis.wallet;
+      const [account] = wallet.accounts;
+      const signer = {
+        address: account.address,
+        async modifyAndSignTransactions(transactions) {
+          const inputs = transactions.map((t) => ({ account, transaction: getTransactionEncoder().encode(t) }));
+          const outputs = await wallet.features["solana:signTransaction"].signTransaction(...inputs);
+          return outputs.map((o) => getTransactionDecoder().decode(o.signedTransaction));
+        },
+      };
+      const client = new x402Client();
+      client.register("solana:*", new ExactSvmScheme(signer));
+      globalThis.paidFetch = wrapFetchWithPayment(fetch, client);`,
+  },
+  {
     // A dapp paying from an injected wallet: ours needs no viem WalletClient; the reference needs one.
     id: "eip1193",
     name: "injected wallet: fetch + exactEvm + eip1193Signer",

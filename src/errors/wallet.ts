@@ -2,13 +2,16 @@
 import { isX402Error } from "./base";
 import { SigningError, UserRejectedError, type AnyX402Error, type RequestDetails } from "./classes";
 
+const causeOf = (e: object) => (e as { cause?: unknown }).cause ?? (e as { error?: unknown }).error;
+
 /**
- * EIP-1193 4001, ethers' ACTION_REJECTED, viem's UserRejectedRequestError, wallet adapters' "User rejected the
- * request".
+ * EIP-1193 4001 (and Phantom's Solana 4001), ethers' ACTION_REJECTED, viem's UserRejectedRequestError, wallet
+ * adapters' "User rejected the request".
  */
 function isUserRejection(error: unknown): boolean {
   try {
-    for (let e = error, i = 0; e && typeof e === "object" && i < 16; e = (e as { cause?: unknown }).cause, i++) {
+    // Down `cause`, or a wallet adapter's `error` (WalletSignTransactionError wraps the wallet's own error there).
+    for (let e = error, i = 0; e && typeof e === "object" && i < 16; e = causeOf(e), i++) {
       const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
       if (code === 4001 || code === "ACTION_REJECTED" || /UserRejected/.test(String(name))) return true;
       if (/\buser (rejected|denied|cancel)|(rejected|denied) by (the )?user/i.test(String(message))) return true;

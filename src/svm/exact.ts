@@ -164,6 +164,7 @@ export function exactSvm(options: ExactSvmOptions): PaymentScheme {
         blockhash,
         computeUnitLimit,
         computeUnitPrice,
+        signal: context?.signal,
       });
       return { payload: { transaction } };
     },

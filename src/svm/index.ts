@@ -1,5 +1,11 @@
 export { exactSvm, type ExactSvmOptions } from "./exact";
 export { uptoSvm, type UptoSvmOptions, PAYMENT_CHANNELS_PROGRAM } from "./upto";
+export {
+  walletStandardSigner,
+  type WalletStandardSigner,
+  type WalletStandardWalletLike,
+  type WalletStandardAccountLike,
+} from "./wallet-standard";
 export { svmSettlement, type SvmSettlement } from "./settlement";
 export { DEFAULT_SOLANA_RPC_URLS, type SolanaRpcLike } from "./rpc";
 export type { SolanaRpcOption } from "./endpoints";

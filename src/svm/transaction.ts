@@ -38,6 +38,8 @@ export interface TransferPlan {
   blockhash: { blockhash: string; lastValidBlockHeight: bigint };
   computeUnitLimit: number;
   computeUnitPrice: bigint;
+  /** The request's signal, passed to the signer as kit's `{ abortSignal }`. */
+  signal?: AbortSignal | undefined;
 }
 
 type Bytes = Uint8Array;
@@ -92,7 +94,7 @@ export const instructionText = ([program, accounts, data]: Instruction) => `${pr
  */
 export async function signTransfer(plan: TransferPlan): Promise<string> {
   const { unsigned, expected } = await compileTransfer(plan);
-  const { messageBytes, signatures } = await signWith(plan.signer, unsigned);
+  const { messageBytes, signatures } = await signWith(plan.signer, unsigned, plan.signal);
   // The facilitator's rules (svm.md §3), so a wallet's change that it would refuse fails here,
   // before anything is sent.
   const message = decodeMessage(messageBytes);
@@ -168,17 +170,34 @@ async function compileTransfer(plan: TransferPlan) {
   return { unsigned, expected };
 }
 
-/** The transaction as the wallet signed it: modified and signed, or only signed. */
-export async function signWith(signer: TransactionSigner, unsigned: SignableTransaction): Promise<SignableTransaction> {
+/** kit's signer config: the request's signal, so a signer that waits on a wallet can stop waiting. */
+type SignerConfig = { abortSignal?: AbortSignal } | undefined;
+
+/**
+ * The transaction as the wallet signed it: modified and signed, or only signed. `signal` goes to the signer as kit's
+ * `{ abortSignal }`.
+ */
+export async function signWith(
+  signer: TransactionSigner,
+  unsigned: SignableTransaction,
+  signal?: AbortSignal,
+): Promise<SignableTransaction> {
   const wallet = signer as Partial<{
-    modifyAndSignTransactions(txs: readonly SignableTransaction[]): Promise<readonly SignableTransaction[]>;
-    signTransactions(txs: readonly SignableTransaction[]): Promise<readonly Readonly<Record<string, Bytes>>[]>;
+    modifyAndSignTransactions(
+      txs: readonly SignableTransaction[],
+      config?: SignerConfig,
+    ): Promise<readonly SignableTransaction[]>;
+    signTransactions(
+      txs: readonly SignableTransaction[],
+      config?: SignerConfig,
+    ): Promise<readonly Readonly<Record<string, Bytes>>[]>;
   }>;
+  const config = signal && { abortSignal: signal };
   let transaction: SignableTransaction | undefined;
   if (wallet.modifyAndSignTransactions) {
-    [transaction] = await wallet.modifyAndSignTransactions([unsigned]);
+    [transaction] = await wallet.modifyAndSignTransactions([unsigned], config);
   } else if (wallet.signTransactions) {
-    const [signatures] = await wallet.signTransactions([unsigned]);
+    const [signatures] = await wallet.signTransactions([unsigned], config);
     transaction = { ...unsigned, signatures: { ...unsigned.signatures, ...signatures } };
   }
   if (!transaction) throw new Error("The Solana signer can neither sign nor modify-and-sign transactions.");

@@ -8,6 +8,7 @@
 import { InvalidConfigError, SigningError } from "../../errors";
 import type { EvmMessageSigner, Hex } from "../../evm";
 import { BASE58_ALPHABET, bytesToBase58, checksumAddress, utf8 } from "../../protocol";
+import { SIGN_MESSAGE, accountsWith, signMessagesWith, type WalletStandardWalletLike } from "../../svm/wallet-standard";
 
 /** A viem WalletClient with an account (a JSON-RPC account from `eth_requestAccounts`, or a local one). */
 export interface MessageWalletClientLike {
@@ -37,15 +38,10 @@ export interface KitMessageModifyingSignerLike {
   modifyAndSignMessages(messages: readonly SignableMessageLike[]): Promise<readonly SignableMessageLike[]>;
 }
 
-/** A wallet-standard `Wallet` with the `solana:signMessage` feature: its first account that has the feature signs. */
-export interface WalletStandardWalletLike {
-  readonly accounts: readonly { readonly address: string; readonly features?: readonly string[] }[];
-  readonly features: Readonly<Record<string, unknown>>;
-}
-
 export type SolanaMessageSignerInput =
   | KitMessagePartialSignerLike
   | KitMessageModifyingSignerLike
+  /** A wallet-standard `Wallet` with the `solana:signMessage` feature: its first account that has the feature signs. */
   | WalletStandardWalletLike;
 
 /** A wallet as sign-in uses it: its address now (`undefined` while none is connected), and how it signs a message. */
@@ -96,23 +92,17 @@ export function toEvmMessageSigner(input: EvmMessageSignerInput): MessageSigner 
   };
 }
 
-const SIGN_MESSAGE = "solana:signMessage";
-type WalletSignMessage = (input: {
-  account: unknown;
-  message: Uint8Array;
-}) => Promise<readonly { signedMessage?: unknown; signature?: unknown }[]>;
-
 /** The Solana wallet. Throws `InvalidConfigError` for anything that does not sign messages. */
 export function toSolanaMessageSigner(input: SolanaMessageSignerInput): MessageSigner {
   const wallet = input as Partial<
     KitMessagePartialSignerLike & KitMessageModifyingSignerLike & WalletStandardWalletLike
   >;
-  const feature = Object(wallet?.features)[SIGN_MESSAGE] as { signMessage?: WalletSignMessage } | undefined;
-  if (typeof feature?.signMessage === "function" && Array.isArray(wallet.accounts)) {
-    const account = () =>
-      wallet.accounts!.find(
-        (a) => isBase58Address(a?.address) && (!Array.isArray(a.features) || a.features.includes(SIGN_MESSAGE)),
-      );
+  if (
+    typeof Object(Object(wallet?.features)[SIGN_MESSAGE]).signMessage === "function" &&
+    Array.isArray(wallet.accounts)
+  ) {
+    const standard = wallet as WalletStandardWalletLike;
+    const account = () => accountsWith(standard, SIGN_MESSAGE)[0];
     return {
       get address() {
         return account()?.address;
@@ -121,8 +111,8 @@ export function toSolanaMessageSigner(input: SolanaMessageSignerInput): MessageS
         const signer = account();
         if (!signer) throw new SigningError("The wallet has no connected account that signs messages.");
         const message = utf8.encode(text);
-        const [output] = await feature.signMessage!({ account: signer, message });
-        return base58Signature(output?.signature, output?.signedMessage, message);
+        const [output] = await signMessagesWith(standard, signer, [message]);
+        return base58Signature(output!.signature, output!.signedMessage, message);
       },
     };
   }

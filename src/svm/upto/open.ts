@@ -71,6 +71,8 @@ export interface OpenPlan {
   openSlot: bigint;
   memo: string;
   blockhash: { blockhash: string; lastValidBlockHeight: bigint };
+  /** The request's signal, passed to the signer as kit's `{ abortSignal }`. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The channel's address: PDA(["channel", payer, payee, mint, authorizedSigner, u64le salt, u64le openSlot]). */
@@ -194,7 +196,7 @@ export async function signOpen(plan: OpenPlan): Promise<{ channel: string; trans
   const problem = checkOpen(message, expected, feePayer, buyer);
   if (problem) throw new UnpayableRequirementError(`The channel open built is wrong: ${problem}. Nothing was signed.`);
 
-  const signed = await signWith(signer, unsigned);
+  const signed = await signWith(signer, unsigned, plan.signal);
   if (!sameBytes(signed.messageBytes, unsigned.messageBytes)) {
     throw new UnpayableRequirementError(
       "The wallet changed the channel open before signing it; an upto payment signs only the open it was given. " +

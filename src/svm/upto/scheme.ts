@@ -202,6 +202,7 @@ export function uptoSvm(options: UptoSvmOptions): PaymentScheme {
         openSlot,
         memo: absent(extra.memo) ? bytesToHex(randomBytes(16)).slice(2) : (extra.memo as string),
         blockhash,
+        signal: context?.signal,
       });
       const seconds = Math.floor(now() / 1000);
       // The reference client's keys, in its order; amounts and slots as decimal strings, times as numbers.
