@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The JavaScript runtimes of the runtime matrix (test/runtimes), installed from npm when missing. Runs before
-// `npm test` (like ensure-tools.sh); the test runs it too (`--json`: the binaries and versions), so it also runs alone.
+// The JavaScript runtimes of the runtime matrix (test/runtimes), installed from npm when missing. test/runtimes runs
+// it before its cases (`--json`: the binaries and versions); it also runs alone, to fill the cache ahead of a test run.
 //   node20, node22, node24  the npm `node` package (its preinstall fetches node-<platform>-<arch>), aliased
 //   bun, deno               their npm packages (a platform sub-package holds the binary)
 // They go to a folder of their own (X402_RUNTIMES_DIR, default node_modules/.cache/x402-pay-runtimes), never to the

@@ -235,7 +235,7 @@ async function follow(send: AxiosAdapter, config: Sent, guarded: readonly string
  * In a browser XHR follows redirects anywhere with every header. The paid request goes through
  * axios's fetch adapter instead, as the handshake's `sendFromPage` says.
  */
-// Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
+// Stryker disable all: browser-only; test/browser (Chromium, Firefox) covers it, which Stryker cannot run.
 function fromPage(send: AxiosAdapter, config: Sent, guarded: readonly string[]): PageSend<AxiosResponse> {
   // A custom adapter is the caller's; axios's own go through its fetch adapter.
   const builtIn = (send as { adapterName?: string }).adapterName === "xhr" || isFetchAdapter(send, config);

@@ -90,13 +90,12 @@ async function paying(client: X402Client, call: Call, resend: PaymentRequestOpti
 }
 
 /**
- * The body's bytes, or none. Read whatever `request.body` says: Firefox has no `Request.body` (it is always
- * undefined there), and trusting it sent every POST's first request and paid retry without its body.
+ * The body's bytes, or none (an empty body is none: the same on the wire). Read whatever `request.body` says:
+ * Firefox has no `Request.body` (always undefined there), and trusting it sent POSTs without their body.
  */
 async function bytesOf(request: Request): Promise<Uint8Array<ArrayBuffer> | undefined> {
-  if (request.method === "GET" || request.method === "HEAD") return undefined;
   const bytes = new Uint8Array(await request.arrayBuffer());
-  return bytes.length > 0 || request.body ? bytes : undefined;
+  return bytes.length > 0 ? bytes : undefined;
 }
 
 /** Where the request stands when the 402 came: as sent there, and why it cannot be sent again if it cannot. */
@@ -114,7 +113,7 @@ async function sendFirst(call: Call, sent: Sent): Promise<Standing & { response:
     const followed = await follow(call.send, sent, { mode: call.request.redirect, guarded: [] });
     return { response: followed.response, sent: followed.sent };
   }
-  // Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
+  // Stryker disable all: browser-only; test/browser (Chromium, Firefox) covers it, which Stryker cannot run.
   const response = await call.send(sent);
   if (response.status !== 402 || !response.redirected || !response.url) return { response, sent };
   // The browser followed redirects it does not describe: a GET stays a GET, other methods are unknowable.
@@ -188,7 +187,7 @@ async function follow(send: Send, sent: Sent, { mode, guarded }: { mode: Request
 }
 
 /** A request sent again from a page, as fetch sends it: the handshake's `sendFromPage` decides how. */
-// Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
+// Stryker disable all: browser-only; test/browser (Chromium, Firefox) covers it, which Stryker cannot run.
 function fromPage(send: Send, to: Sent, request: Request, guarded: readonly string[]): PageSend<Response> {
   const follows = request.redirect === "follow";
   return {

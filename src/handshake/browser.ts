@@ -58,7 +58,7 @@ export interface PageSend<R> {
  * redirects only; elsewhere none is followed, and a failed send is probed for a CORS preflight that
  * refused the added headers (then the request never left: `PaymentNotSentError`).
  */
-// Stryker disable all: browser-only; test/browser (Chromium) covers it, which Stryker cannot run.
+// Stryker disable all: browser-only; test/browser (Chromium, Firefox) covers it, which Stryker cannot run.
 export async function sendFromPage<R>(page: string, request: PageSend<R>): Promise<R> {
   const sameOrigin = new URL(request.url).origin === page;
   let response: R;

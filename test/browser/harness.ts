@@ -29,6 +29,7 @@ import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { PRICE_ATOMIC, startInteropStack, type Buyer, type InteropStack } from "../localnet/index.js";
 import { listenOnLoopback, type LoopbackServer } from "../localnet/listen.js";
 import type { PageRequest, PageResult } from "./page";
+import type { SolanaPageRequest, SolanaPageResult } from "./solana-page";
 
 export type BrowserName = "chromium" | "firefox";
 
@@ -59,23 +60,45 @@ const BROWSERS = {
 } as const;
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
-export interface Harness {
+export type Bundle = { code: string; inputs: string[]; imports: { path: string; external?: boolean }[] };
+
+/** A browser and a local stack, for the tests of one describe block. */
+export interface BrowserHarness<S> {
   name: BrowserName;
-  stack: InteropStack;
-  chain: PublicClient;
+  stack: S;
   browser: Browser;
-  bundle: { code: string; inputs: string[]; imports: { path: string; external?: boolean }[] };
+  bundle: Bundle;
+}
+
+/** The EVM harness: the stack of test/localnet (anvil, reference facilitator and seller) and a client of its chain. */
+export interface Harness extends BrowserHarness<InteropStack> {
+  chain: PublicClient;
 }
 
 /**
- * Registers the hooks that start (and stop) the stack, the page bundle and the browser for the calling
+ * Registers the hooks that start (and stop) the EVM stack, the page bundle and the browser for the calling
  * describe block (or file), and returns the harness they fill in (usable inside tests, not at collection time).
  */
 export function useBrowserHarness(name: BrowserName = "chromium"): Harness {
-  const h = { name } as Harness;
+  const h = useBrowser(name, startInteropStack) as Harness;
+  beforeAll(() => {
+    if (h.stack) h.chain = createPublicClient({ chain: h.stack.anvil.chain, transport: http(h.stack.anvil.rpcUrl) });
+  });
+  return h;
+}
+
+/** `useBrowserHarness` with the stack `start` makes (shared by every harness of the file that passes the same one). */
+export function useBrowser<S extends { stop(): Promise<void> }>(
+  name: BrowserName,
+  start: () => Promise<S>,
+): BrowserHarness<S> {
+  const h = { name } as BrowserHarness<S>;
   const servers: LoopbackServer[] = [];
-  const mine = { harness: h, servers };
+  const mine = { harness: h as BrowserHarness<unknown>, servers };
   const browser = BROWSERS[name];
+  const shared = stacks.get(start) ?? { users: 0 };
+  stacks.set(start, shared);
+  shared.users++;
 
   // Fail, do not skip: a machine without the browser cannot prove the browser build works there. Thrown
   // from beforeEach, so every test is reported failed with this message (a failing beforeAll would only
@@ -91,13 +114,14 @@ export function useBrowserHarness(name: BrowserName = "chromium"): Harness {
     if (missing) throw new Error(missing);
   });
 
-  shared.users++;
   beforeAll(async () => {
     current = mine;
     if (missing) return;
-    shared.started ??= Promise.all([startInteropStack(), bundlePage()]);
+    shared.started ??= start();
+    bundled ??= bundlePage();
     const started = await Promise.allSettled([
-      shared.started.then(([stack, bundle]) => Object.assign(h, { stack, bundle })),
+      shared.started.then((stack) => (h.stack = stack as S)),
+      bundled.then((bundle) => (h.bundle = bundle)),
       puppeteer
         .launch({
           browser: browser.product,
@@ -110,7 +134,6 @@ export function useBrowserHarness(name: BrowserName = "chromium"): Harness {
     ]);
     const failed = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
-    h.chain = createPublicClient({ chain: h.stack.anvil.chain, transport: http(h.stack.anvil.rpcUrl) });
   });
 
   afterAll(async () => {
@@ -123,21 +146,25 @@ export function useBrowserHarness(name: BrowserName = "chromium"): Harness {
 }
 
 /**
- * One stack and page bundle for every harness of a test file (one per browser), stopped after the last: a
+ * One stack per start function for every harness of a test file (one per browser), stopped after the last: a
  * second stack started in the same process after the first stopped left the reference facilitator's settlements
- * hanging.
+ * hanging. And one page bundle.
  */
-const shared: { users: number; started?: Promise<[InteropStack, Harness["bundle"]]> } = { users: 0 };
+const stacks = new Map<() => Promise<unknown>, { users: number; started?: Promise<unknown> }>();
+let bundled: Promise<Bundle> | undefined;
 
-let current: { harness: Harness; servers: LoopbackServer[] } | undefined;
+let current: { harness: BrowserHarness<unknown>; servers: LoopbackServer[] } | undefined;
 
-function harness(): Harness {
+function harness(): BrowserHarness<unknown> {
   if (!current) throw new Error("useBrowserHarness() was not called in this test file");
   return current.harness;
 }
 
+/** The EVM harness of the running test. */
+const evmHarness = () => harness() as Harness;
+
 /** test/browser/page.ts bundled for the browser, in memory. */
-async function bundlePage(): Promise<Harness["bundle"]> {
+async function bundlePage(): Promise<Bundle> {
   const result = await build({
     entryPoints: ["test/browser/page.ts"],
     absWorkingDir: root,
@@ -231,16 +258,19 @@ export interface Site {
 
 /**
  * A loopback server that serves the page (`/`, `/page.js`) and, given `upstream`, reverse-proxies
- * every other path there with the request's own Host header; without one, it answers 200
- * `{"elsewhere": <path>}`. `answer` lets it redirect, rewrite or hang up on a request instead; `cors`
+ * every other path there (or to its `routes` upstream) with the request's own Host header; without
+ * one, it answers 200 `{"elsewhere": <path>}`. `answer` lets it redirect, rewrite or hang up on a request instead; `cors`
  * adds CORS headers to everything it answers and decides what its preflight answer allows.
  */
 export async function startSite({
   upstream,
+  routes = {},
   cors = "none",
   answer,
 }: {
   upstream?: string;
+  /** Paths proxied to another upstream than `upstream` (a Solana RPC at `/rpc`, say), by exact path. */
+  routes?: Record<string, string>;
   cors?: Cors;
   answer?: (seen: Seen) => Answer;
 } = {}): Promise<Site> {
@@ -282,14 +312,15 @@ export async function startSite({
       res.writeHead(answered.redirect, { ...corsHeaders, location: answered.location, "content-length": "0" }).end();
       return;
     }
-    if (!upstream) {
+    const routed = routes[path] ?? upstream;
+    if (!routed) {
       req.resume();
       res
         .writeHead(200, { ...corsHeaders, "content-type": "application/json" })
         .end(JSON.stringify({ elsewhere: path }));
       return;
     }
-    const target = new URL(upstream);
+    const target = new URL(routed);
     const upstreamPath = (answered && "rewrite" in answered && answered.rewrite) || path;
     const hangUp = Boolean(answered && "hangUp" in answered);
     // req.headers still holds the browser's Host (this server's 127.0.0.1:<port>): passed on as is.
@@ -348,6 +379,11 @@ export async function openPage(origin: string) {
     logs,
     pay: (buyer: Buyer, request: PageRequest): Promise<PageResult> =>
       page.evaluate((key, req) => window.x402Page.pay(key, req), buyer.privateKey, request),
+    solana: {
+      install: () => page.evaluate(() => window.x402Page.solana.install()),
+      pay: (request: SolanaPageRequest): Promise<SolanaPageResult> =>
+        page.evaluate((req) => window.x402Page.solana.pay(req), request),
+    },
     close: () => context.close(),
   };
 }
@@ -367,7 +403,7 @@ export async function withPage<T>(origin: string, fn: (page: PageSession) => Pro
 }
 
 export async function balances(buyer: Buyer) {
-  const { stack } = harness();
+  const { stack } = evmHarness();
   const [b, s] = await Promise.all([stack.usdc.usdcBalance(buyer.address), stack.usdc.usdcBalance(stack.seller.payTo)]);
   return { buyer: b, seller: s };
 }
@@ -381,7 +417,7 @@ export async function paidSince(buyer: Buyer, before: { buyer: bigint; seller: b
 
 export async function expectMinedTransfer(transaction: string | undefined) {
   expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
-  const receipt = await harness().chain.getTransactionReceipt({ hash: transaction as Hash });
+  const receipt = await evmHarness().chain.getTransactionReceipt({ hash: transaction as Hash });
   expect(receipt.status).toBe("success");
 }
 
@@ -405,7 +441,7 @@ export async function expectPaid(
   before: { buyer: bigint; seller: bigint },
   expectedBody: unknown,
 ) {
-  const { stack } = harness();
+  const { stack } = evmHarness();
   expect(result).toMatchObject({ ok: true, status: 200, body: expectedBody });
   if (!result.ok) throw new Error("unreachable");
   expect(await paidSince(buyer, before)).toBe(PRICE_ATOMIC);

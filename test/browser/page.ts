@@ -11,6 +11,7 @@ import { wrapAxiosWithPayment } from "x402-pay/axios";
 import { ChallengeNotFoundError } from "x402-pay/errors";
 import { eip1193Signer, exactEvm, type EvmSigner } from "x402-pay/evm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
+import { solanaPage, type SolanaPage } from "./solana-page";
 
 export interface PageRequest {
   /** Absolute, or relative to the page. */
@@ -58,6 +59,8 @@ export type PageResult = PageTrace &
 
 export interface X402Page {
   pay(privateKey: `0x${string}`, request: PageRequest): Promise<PageResult>;
+  /** Solana, from a wallet-standard wallet (./solana-page.ts). */
+  solana: SolanaPage;
 }
 
 declare global {
@@ -171,5 +174,5 @@ function parse(text: string): unknown {
   }
 }
 
-window.x402Page = { pay };
+window.x402Page = { pay, solana: solanaPage };
 document.title = "x402-pay browser test: ready";

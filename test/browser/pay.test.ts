@@ -32,7 +32,13 @@ describe.each(["chromium", "firefox"] as const)("x402-pay in headless %s (browse
     ).toEqual([]);
     // The package's built entries made it in (what its tarball ships), and nothing from src.
     expect(bundle.inputs).toEqual(
-      expect.arrayContaining(["dist/index.js", "dist/fetch.js", "dist/axios.js", "dist/evm.js", "test/browser/page.ts"]),
+      expect.arrayContaining([
+        "dist/index.js",
+        "dist/fetch.js",
+        "dist/axios.js",
+        "dist/evm.js",
+        "test/browser/page.ts",
+      ]),
     );
     expect(bundle.inputs.filter((path) => path.startsWith("src/"))).toEqual([]);
     const modules = [...builtinModules].sort((a, b) => b.length - a.length).map((m) => m.replace(/[/]/g, "\\/"));

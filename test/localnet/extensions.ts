@@ -48,6 +48,11 @@ export interface ExtensionSellerOptions {
   svmPayTo?: string;
   /** Signs the offers and receipts of `/offers/weather` (EIP-712); default: the route is not served. */
   offerSigner?: LocalAccount;
+  /**
+   * Answer pages on other origins (the browser tests): CORS that lets any origin read the x402 headers and send
+   * PAYMENT-SIGNATURE and SIGN-IN-WITH-X. Default false: no CORS headers, as the reference middleware.
+   */
+  cors?: boolean;
 }
 
 /** A payment the idempotency cache holds: the payload's fingerprint and the settlement sent with it. */
@@ -109,6 +114,7 @@ export async function startExtensionSeller({
   payTo,
   svmPayTo,
   offerSigner,
+  cors = false,
 }: ExtensionSellerOptions): Promise<ExtensionSeller> {
   const evmPayTo = (offerSigner?.address ?? payTo) as Address | undefined;
   if (!evmPayTo) throw new Error("startExtensionSeller needs payTo or offerSigner");
@@ -198,6 +204,7 @@ export async function startExtensionSeller({
   const httpServer = new x402HTTPResourceServer(resourceServer, routes as never);
 
   const built = express();
+  if (cors) built.use(allowAnyOrigin);
   built.get("/siwx/hostname", legacySignIn(siwxStorage, origin, signIns));
   built.get("/idempotent/weather", idempotencyCache(idempotency));
   built.use(paymentMiddlewareFromHTTPServer(httpServer));
@@ -218,6 +225,16 @@ export async function startExtensionSeller({
     throw new Error(`extension seller not ready: /siwx/weather answered ${answer.status}`);
   }
   return { url: origin, payTo: evmPayTo, siwxStorage, signIns, idempotency, settlements, stop: server.stop };
+}
+
+/** CORS for a page on any origin: the x402 headers readable, the payment and sign-in headers allowed. */
+function allowAnyOrigin(req: Request, res: Response, next: NextFunction) {
+  res.setHeader("access-control-allow-origin", "*");
+  res.setHeader("access-control-expose-headers", "PAYMENT-REQUIRED, PAYMENT-RESPONSE");
+  if (req.method !== "OPTIONS") return next();
+  res.setHeader("access-control-allow-methods", "GET, POST");
+  res.setHeader("access-control-allow-headers", `content-type, payment-signature, ${SIGN_IN_WITH_X.toLowerCase()}`);
+  res.status(204).end();
 }
 
 /**
