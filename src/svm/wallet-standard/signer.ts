@@ -104,12 +104,11 @@ export function walletStandardSigner(
   async function modifyAndSignMessages(messages: readonly SignableMessage[], options?: Config) {
     const signal = options?.abortSignal;
     throwIfAborted(signal);
-    if (!walletMethod(wallet, SIGN_MESSAGE, "signMessage"))
-      throw new SigningError("The wallet has no solana:signMessage feature: it cannot sign messages.");
+    // signMessagesWith refuses a wallet without solana:signMessage.
     const contents = messages.map((m) => m.content);
     const outputs = await signMessagesWith(wallet, connected(SIGN_MESSAGE), contents, signal);
     return outputs.map(({ signedMessage, signature }, i) =>
-      // A wallet that signed other bytes (a prefix) signed a new message: the others' signatures do not cover it.
+      // A wallet that signed other bytes (a prefix, fewer) signed a new message: the others' signatures do not cover it.
       same(signedMessage, contents[i]!)
         ? Object.freeze({ content: contents[i]!, signatures: { ...messages[i]!.signatures, [address]: signature } })
         : Object.freeze({ content: signedMessage, signatures: { [address]: signature } }),
