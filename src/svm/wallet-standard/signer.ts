@@ -108,7 +108,7 @@ export function walletStandardSigner(
     const contents = messages.map((m) => m.content);
     const outputs = await signMessagesWith(wallet, connected(SIGN_MESSAGE), contents, signal);
     return outputs.map(({ signedMessage, signature }, i) =>
-      // A wallet that signed other bytes (a prefix, fewer) signed a new message: the others' signatures do not cover it.
+      // Other bytes than given (a prefix, fewer) are another message: the signatures given do not cover it.
       same(signedMessage, contents[i]!)
         ? Object.freeze({ content: contents[i]!, signatures: { ...messages[i]!.signatures, [address]: signature } })
         : Object.freeze({ content: signedMessage, signatures: { [address]: signature } }),
