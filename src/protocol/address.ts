@@ -90,6 +90,10 @@ export function base58ToBytes(text: string): Uint8Array | undefined {
   return Uint8Array.from([...new Array<number>(/^1*/.exec(text)![0].length).fill(0), ...bytes]);
 }
 
+/** Whether two byte strings are equal. */
+export const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
+  a.length === b.length && a.every((byte, i) => byte === b[i]);
+
 /** Joins byte arrays (or arrays of byte values) into one. */
 export function concatBytes(parts: readonly (Uint8Array | readonly number[])[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

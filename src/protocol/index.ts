@@ -4,6 +4,7 @@ export {
   bytesToBase58,
   base58ToBytes,
   concatBytes,
+  sameBytes,
   bytesToHex,
   BASE58_ALPHABET,
   powerMod,

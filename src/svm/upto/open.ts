@@ -21,7 +21,7 @@ import {
   type TransactionSigner,
 } from "@solana/kit";
 import { UnpayableRequirementError } from "../../errors";
-import { utf8 } from "../../protocol";
+import { sameBytes, utf8 } from "../../protocol";
 import { findProgramAddress } from "../address";
 import {
   ASSOCIATED_TOKEN_PROGRAM,
@@ -154,8 +154,6 @@ export function checkOpen(
   }
   return undefined;
 }
-
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
 
 /**
  * Builds the open, checks it, has the buyer sign it, and returns the channel's address and the transaction in wire

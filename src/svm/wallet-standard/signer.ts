@@ -12,6 +12,7 @@
 import type { MessageModifyingSigner, TransactionModifyingSigner } from "@solana/kit";
 import { InvalidConfigError, SigningError, throwIfAborted } from "../../errors";
 import { isSolanaAddress } from "../address";
+import { sameBytes as same } from "../../protocol";
 import type { SignableTransaction } from "../transaction";
 import { fromWire, toWire } from "./wire";
 import {
@@ -38,7 +39,6 @@ const U64_MAX = (1n << 64n) - 1n;
 const CONNECT = "connect it first (its standard:connect feature)";
 const config = (message: string, option: string) =>
   new InvalidConfigError(`walletStandardSigner: ${message}`, { details: { option } });
-const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i]);
 
 /**
  * A `@solana/kit` `TransactionModifyingSigner` and `MessageModifyingSigner` over a wallet-standard wallet. `account`:
