@@ -46,4 +46,5 @@ export type {
   ChannelStore,
   ChannelHold,
 } from "./stores";
+export { backoff, channelLines, channelStateFrom, channelStateJson, checkChannelId, pause } from "./channels";
 export { checkOptions, checkPaymentId, every, fail, is, isFunction, nonEmpty, show, type Check } from "./options";

@@ -13,9 +13,20 @@
 import { randomBytes } from "node:crypto";
 import { link, mkdir, open, rename, stat, unlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
-import type { ChannelHold, ChannelState, ChannelStore } from "../contracts";
-import { checkOptions, fail, show } from "../contracts";
-import { backoff, channelLines, channelStateFrom, channelStateJson, checkChannelId, pause } from "../evm/batch/store";
+import {
+  backoff,
+  channelLines,
+  channelStateFrom,
+  channelStateJson,
+  checkChannelId,
+  checkOptions,
+  fail,
+  pause,
+  show,
+  type ChannelHold,
+  type ChannelState,
+  type ChannelStore,
+} from "../contracts";
 
 export interface FileChannelStoreOptions {
   /**

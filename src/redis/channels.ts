@@ -5,8 +5,17 @@
  */
 import { randomBytes } from "node:crypto";
 import { sha1 } from "@noble/hashes/legacy.js";
-import type { ChannelHold, ChannelState, ChannelStore } from "../contracts";
-import { backoff, channelLines, channelStateFrom, channelStateJson, checkChannelId, pause } from "../evm/batch/store";
+import {
+  backoff,
+  channelLines,
+  channelStateFrom,
+  channelStateJson,
+  checkChannelId,
+  pause,
+  type ChannelHold,
+  type ChannelState,
+  type ChannelStore,
+} from "../contracts";
 import { bytesToHex, utf8 } from "../protocol";
 import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisClientLike } from "./client";
 

@@ -12,7 +12,7 @@ import { memoryBudgetStore, memoryLedger } from "../../src";
 import { memoryStore } from "../../src/extensions/sign-in-with-x/store";
 import type { ChannelState } from "../../src/contracts";
 import { memoryChannelStore } from "../../src/evm";
-import { channelStateJson } from "../../src/evm/batch/store";
+import { channelStateJson } from "../../src/contracts";
 import { fileChannelStore, fileLedger } from "../../src/file";
 import { redisBudgetStore, redisChannelStore, redisLedger, redisSignInStore } from "../../src/redis";
 import { connectRedis, startRedis, type RedisServer } from "../support/redis";
