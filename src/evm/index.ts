@@ -11,7 +11,7 @@ export { permit2ApprovalTransaction, type Permit2ApprovalOptions } from "./appro
 export { permit2Allowance, type Permit2Allowance, type Permit2AllowanceOptions } from "./sponsor";
 export { EIP2612_GAS_SPONSORING, ERC20_APPROVAL_GAS_SPONSORING } from "./permit2";
 export type { EvmRequester, EvmRpcOption } from "./chain";
-export { evmSettlement, type EvmSettlement, type EvmSettlementOptions } from "./settlement";
+export { evmSettlement, type EvmSettlement, type EvmSettlementOptions, type SettlementRule } from "./settlement";
 export { eip1193Signer, type Eip1193SignerOptions } from "./eip1193";
 export type { EvmSchemeOptions } from "./shared";
 export {

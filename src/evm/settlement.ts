@@ -10,7 +10,6 @@ import { PERMIT2_ADDRESS, checksumAddress, sameAddress } from "../protocol";
 import { routeChainReads, type ChainReads, type EvmReceipt, type EvmRpcOption } from "./chain";
 import type { Hex } from "./signer";
 import { erc20Call } from "./words";
-import { AUTH_CAPTURE, AUTH_CAPTURE_DEPLOYMENTS } from "./auth-capture";
 
 /** `Transfer(address,address,uint256)`, the ERC-20 event. */
 const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
@@ -40,9 +39,30 @@ export interface EvmSettlementOptions {
   rpcTimeoutMs?: number | undefined;
 }
 
+/**
+ * How a scheme's payments show on chain, which the scheme that paid gives the generic check (it knows no scheme by
+ * name).
+ */
+export interface SettlementRule {
+  /**
+   * What a used authorization moved when no transaction proves the amount: `"exact"`, the amount signed (`exact`);
+   * `"at-most"`, unknown up to it (`upto`, an escrow's hold captured in part).
+   */
+  readonly amount: "exact" | "at-most";
+  /**
+   * Contracts the money passes through on its way to the payee (auth-capture's escrows): a transaction that logs one
+   * counts what went from the payer into it, or from it to the payee, once this payment's authorization was used.
+   */
+  readonly escrows?: readonly string[] | undefined;
+}
+
+/** A payment moves straight from the payer to the payee, for the amount signed: `exact`'s rule, the default. */
+export const EXACT_SETTLEMENT: SettlementRule = Object.freeze({ amount: "exact" });
+
 /** Looks EVM payments up on their chain: given to a scheme as `exactEvm({ signer, settlement })`. */
 export interface EvmSettlement {
-  check(query: SettlementQuery, signal?: AbortSignal): Promise<SettlementStatus>;
+  /** `rule`: how the scheme that paid shows on chain (default: `exact`'s). */
+  check(query: SettlementQuery, signal?: AbortSignal, rule?: SettlementRule): Promise<SettlementStatus>;
 }
 
 /**
@@ -58,26 +78,31 @@ export function evmSettlement(options: EvmSettlementOptions): EvmSettlement {
     "whether the payment settled is still unknown",
   );
   return {
-    check(query, signal) {
+    check(query, signal, rule = EXACT_SETTLEMENT) {
       const chain = reads(query.network, signal);
       if (!chain) {
         const message =
           `${owner} has no RPC for ${query.network}: give it one, ${owner}({ rpc: { ` + `"${query.network}": url } }).`;
         return Promise.reject(new InvalidConfigError(message, { details: { option: "rpc" } }));
       }
-      return checkEvmSettlement(chain, query);
+      return checkEvmSettlement(chain, query, rule);
     },
   };
 }
 
-async function checkEvmSettlement(chain: ChainReads, query: SettlementQuery): Promise<SettlementStatus> {
+async function checkEvmSettlement(
+  chain: ChainReads,
+  query: SettlementQuery,
+  rule: SettlementRule,
+): Promise<SettlementStatus> {
   const hash = /^0x[0-9a-fA-F]{64}$/.test(query.transaction ?? "") ? (query.transaction as Hex) : undefined;
   const receipt = hash ? await chain.receipt(hash) : null;
   const authorization = authorizationOf(query.payload);
   // Read once, when needed: has the payload's own authorization moved money?
   let usedState: Promise<boolean | undefined> | undefined;
   const isUsed = (signed: Authorization) => (usedState ??= used(chain, query.asset, signed));
-  const { moved, escrow } = receipt?.status === "0x1" ? transferred(receipt, query) : { moved: 0n, escrow: false };
+  const { moved, escrow } =
+    receipt?.status === "0x1" ? transferred(receipt, query, rule) : { moved: 0n, escrow: false };
   // An escrow's transaction moves others' payments too: when this payment's authorization is known, it is believed
   // only once that authorization was used (the money went into the escrow).
   const believed = escrow && authorization ? (await isUsed(authorization)) !== false : true;
@@ -98,9 +123,9 @@ async function checkEvmSettlement(chain: ChainReads, query: SettlementQuery): Pr
   const state = authorization && (await isUsed(authorization));
   if (authorization && state !== undefined) {
     if (state) {
-      // Used by whichever transaction: the exact amount moved, or for upto at most the maximum (auth-capture: held
-      // in full, then captured in part or voided).
-      const amount = query.scheme === "upto" || query.scheme === AUTH_CAPTURE ? undefined : query.amount;
+      // Used by whichever transaction: the exact amount moved, or under an "at-most" rule an amount up to it (upto;
+      // an escrow's hold, captured in part or voided).
+      const amount = rule.amount === "exact" ? query.amount : undefined;
       return {
         state: "settled",
         transaction: undefined,
@@ -132,16 +157,17 @@ async function checkEvmSettlement(chain: ChainReads, query: SettlementQuery): Pr
 }
 
 /**
- * Base units of the asset the receipt's Transfer events move from the payer to the payee. An auth-capture payment
- * moves through a known escrow (`escrow`: one of its contracts logged in the transaction): from the payer into the
- * escrow when it is authorized or charged, from the escrow to the payee when captured. There the larger of the two
- * counts.
+ * Base units of the asset the receipt's Transfer events move from the payer to the payee. A payment through an escrow
+ * of the rule's (`escrow`: one logged in the transaction) moves from the payer into the escrow when it is authorized
+ * or charged, and from the escrow to the payee when captured: there the larger of the two counts.
  */
-function transferred(receipt: EvmReceipt, query: SettlementQuery): { moved: bigint; escrow: boolean } {
+function transferred(
+  receipt: EvmReceipt,
+  query: SettlementQuery,
+  { escrows = [] }: SettlementRule,
+): { moved: bigint; escrow: boolean } {
   const topic = (address: string) => `0x${address.slice(2).toLowerCase().padStart(64, "0")}`;
-  const escrow =
-    query.scheme === AUTH_CAPTURE &&
-    receipt.logs.some((log) => AUTH_CAPTURE_DEPLOYMENTS.some((d) => sameAddress(log.address, d.escrow)));
+  const escrow = receipt.logs.some((log) => escrows.some((contract) => sameAddress(log.address, contract)));
   let [direct, fromPayer, toPayee] = [0n, 0n, 0n];
   for (const log of receipt.logs) {
     const [event, from, to] = log.topics.map((t) => t.toLowerCase());

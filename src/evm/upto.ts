@@ -8,6 +8,7 @@ import { EVM_KNOWN_ASSETS } from "./networks";
 import { UPTO_PERMIT2_PROXY, payWithPermit2 } from "./permit2";
 import { checkAddress, checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "./shared";
 import { sameAddress } from "../protocol";
+import type { SettlementRule } from "./settlement";
 import type { Hex } from "./signer";
 
 export interface UptoEvmOptions extends EvmSchemeOptions {
@@ -31,7 +32,8 @@ export function uptoEvm(options: UptoEvmOptions): PaymentScheme {
     // The seller settles what it charges after delivery.
     flows: ["authorization"],
     payer: signer.address,
-    ...(settlement && { checkSettlement: (query, signal) => settlement.check(query, signal) }),
+    // The seller settles what it charges, at most what was signed.
+    ...(settlement && { checkSettlement: (query, signal) => settlement.check(query, signal, UPTO_SETTLEMENT) }),
     knownAssets: EVM_KNOWN_ASSETS,
 
     check(requirement) {
@@ -60,3 +62,6 @@ export function uptoEvm(options: UptoEvmOptions): PaymentScheme {
     },
   };
 }
+
+/** How an `upto` payment shows on chain: straight to the payee, any amount up to what was signed. */
+const UPTO_SETTLEMENT: SettlementRule = Object.freeze({ amount: "at-most" });

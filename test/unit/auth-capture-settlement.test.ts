@@ -96,3 +96,26 @@ describe("checkSettlement of an auth-capture payment", () => {
     expect(await checkSettlement(clientOn(false), query)).toMatchObject({ state: "settled", amount: "9900" });
   });
 });
+
+describe("the generic check follows the rule of the scheme that paid, not the scheme's name", () => {
+  const settlement = () => evmSettlement({ rpc: { "eip155:84532": chain(false) } });
+  const named = { ...query, scheme: "a-new-escrow-scheme" };
+
+  it("a scheme of any name whose rule names the escrow: the escrow's payment to the payee counts", async () => {
+    const rule = { amount: "at-most", escrows: [AUTH_CAPTURE_DEPLOYMENTS[0]!.escrow] } as const;
+    expect(await settlement().check(named, undefined, rule)).toMatchObject({ state: "settled", amount: "9900" });
+  });
+
+  it("the same transaction under exact's rule (no escrow): nothing moved from the payer to the payee", async () => {
+    const status = await settlement().check({ ...query }, undefined);
+    expect(status).toMatchObject({ state: "failed", transaction: TX_HASH });
+    expect(status.reason).toContain("moved none of this payment");
+  });
+
+  it("an at-most rule leaves the amount of a used authorization unknown; exact's names the amount signed", async () => {
+    const used = evmSettlement({ rpc: { "eip155:84532": chain(true) } });
+    const noTx = { ...named, transaction: undefined, payload };
+    expect(await used.check(noTx, undefined, { amount: "at-most" })).toMatchObject({ amount: undefined });
+    expect(await used.check(noTx, undefined, { amount: "exact" })).toMatchObject({ amount: "10000" });
+  });
+});

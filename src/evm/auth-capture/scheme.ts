@@ -16,6 +16,7 @@ import {
   schemeTools,
   type EvmSchemeOptions,
 } from "../shared";
+import type { SettlementRule } from "../settlement";
 import { normalizeSignature, type EvmSigner, type Hex } from "../signer";
 import {
   AUTH_CAPTURE,
@@ -41,6 +42,15 @@ const UINT48_MAX = 2 ** 48 - 1;
 const UINT120_MAX = 2n ** 120n - 1n;
 const BPS = 10_000;
 
+/**
+ * How an auth-capture payment shows on chain: through one of the escrows, from the payer into it and from it to the
+ * payee; any amount up to the hold (captured in part, the rest voided).
+ */
+const ESCROW_SETTLEMENT: SettlementRule = Object.freeze({
+  amount: "at-most",
+  escrows: AUTH_CAPTURE_DEPLOYMENTS.map((deployment) => deployment.escrow),
+});
+
 /** Pays `auth-capture` requirements on EVM chains (protocol v2) into the escrow deployment the seller names. */
 export function authCaptureEvm(options: AuthCaptureEvmOptions): PaymentScheme {
   const { signer, randomBytes } = schemeTools(options);
@@ -54,7 +64,7 @@ export function authCaptureEvm(options: AuthCaptureEvmOptions): PaymentScheme {
     // Held before delivery and captured after (the default), or charged after delivery with a refund window.
     flows: ["escrow", "authorization"],
     payer: signer.address,
-    ...(settlement && { checkSettlement: (query, signal) => settlement.check(query, signal) }),
+    ...(settlement && { checkSettlement: (query, signal) => settlement.check(query, signal, ESCROW_SETTLEMENT) }),
     knownAssets: EVM_KNOWN_ASSETS,
 
     check(requirement) {
