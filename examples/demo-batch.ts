@@ -81,7 +81,7 @@ export async function batchDemo(say: (step: string, text?: string) => void): Pro
     const claimed = claims.map((claim) => claim.transaction).join(", ");
     say("claim", `the seller claims its vouchers (${claimed}) and settles (${settle?.transaction ?? "nothing"})`);
 
-    const refund = await scheme.refund(url);
+    const refund = await scheme.refund(url, { through: pay }); // through the stack that paid
     say("refund", `the buyer asks for the rest back: ${usdc(BigInt(refund.refunded))} (${refund.transaction})`);
 
     const lastBlock = await chain.getBlockNumber();

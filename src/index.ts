@@ -41,6 +41,11 @@ export type {
   LedgerRecord,
   LedgerOutcome,
   SignInStore,
+  SessionRequest,
+  SessionPayment,
+  PayingStack,
+  PayingFetch,
+  PayingAxios,
 } from "./contracts";
 // Plug-ins, each in its own folder: a bundle holds only those it imports.
 export { signInWithX, type SignInWithXOptions } from "./extensions/sign-in-with-x";

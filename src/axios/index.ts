@@ -87,9 +87,10 @@ function paying(instance: AxiosInstance, client: X402Client, original: Config["a
     // With a quote cache: a route quoted before is paid at once (or waits for another request's probe).
     // Awaited only when there is a plan to wait for: without one, the request goes out in this turn
     // (synchronous interceptors).
-    const planning = options.resend
-      ? undefined
-      : planRequest(client, planned(instance, config), carriesPayment(config));
+    const planning =
+      options.resend || options.session
+        ? undefined
+        : planRequest(client, planned(instance, config), carriesPayment(config));
     const plan = planning && (await planning);
     const resend = options.resend ?? plan?.prepaid;
     try {
@@ -129,7 +130,7 @@ function isFetchAdapter(send: AxiosAdapter, config: Config): boolean {
 /** `first` is the 402, none for a resend. */
 async function pay(call: Call, first: AxiosResponse | undefined, options: PaymentRequestOptions) {
   const { client, config, dispatched } = call;
-  const { transport, paymentLeft } = transportOf(call, first, options.paymentId);
+  const { transport, paymentLeft } = transportOf(call, first, options);
   let paid: AxiosResponse;
   try {
     paid = first ? await handlePaymentRequired(client, transport, first) : await options.resend!(transport);
@@ -181,13 +182,19 @@ function standing({ instance, config }: Call, first: AxiosResponse | undefined) 
 }
 
 /** The handshake's view of the request (as it stood when the 402 came) and of axios's answers. */
-function transportOf(call: Call, first: AxiosResponse | undefined, paymentId: string | undefined) {
+function transportOf(call: Call, first: AxiosResponse | undefined, { paymentId, session }: PaymentRequestOptions) {
   const { send, config } = call;
   const { base, notReplayable, elsewhere } = standing(call, first);
   const page = browserOrigin();
   let paymentLeft = false;
   const transport: Transport<AxiosResponse> = {
-    request: { url: base.url, method: base.method, signal: config.signal as AbortSignal | undefined, paymentId },
+    request: {
+      url: base.url,
+      method: base.method,
+      signal: config.signal as AbortSignal | undefined,
+      paymentId,
+      session,
+    },
     notReplayable,
     requestHeader: (name) => headerOf(config.headers, name),
     async resend(extra) {

@@ -59,7 +59,8 @@ export interface X402Client {
   quote(challenge: PaymentChallenge, request: X402Request): Promise<Quote>;
   /**
    * Money came back from a channel: tells the plug-ins (a ledger records it, a budget lets go of what it held).
-   * batch-settlement's `refund(url, { client })` calls it. Never throws.
+   * A refund through the client's stack (batch-settlement's `refund(url, { through })`) calls it; so may you, for a
+   * withdrawal that landed. Never throws.
    */
   refunded(refund: ChannelRefund): Promise<void>;
 }

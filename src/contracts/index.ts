@@ -9,7 +9,10 @@ export {
   type ChannelPaymentKind,
   type SettlementQuery,
   type SettlementStatus,
+  type SessionRequest,
+  type SessionPayment,
 } from "./scheme";
+export { sendSessionRequest, toSessionPayment, type PayingStack, type PayingFetch, type PayingAxios } from "./session";
 export { PAYMENT_FLOWS, type PaymentFlow } from "./payment";
 export type {
   X402Request,

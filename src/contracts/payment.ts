@@ -1,7 +1,7 @@
 /** A request being paid for, what a payment pays, and how it ended: what hooks, plug-ins and receipts see. */
 import type { AnyX402Error } from "../errors";
 import type { KnownAsset, PaymentChallenge, PaymentRequirement, SettleResponse } from "../protocol";
-import type { ChannelPaymentKind, ChannelSnapshot } from "./scheme";
+import type { ChannelPaymentKind, ChannelSnapshot, SessionRequest } from "./scheme";
 
 /** The request being paid for, as the handshake sees it (after any redirect of the first request). */
 export interface X402Request {
@@ -13,6 +13,8 @@ export interface X402Request {
   readonly paymentId?: string | undefined;
   /** A door's own rules for this request (an MCP tool's allow-lists, cap and approval), on top of the client's. */
   readonly guard?: RequestGuard | undefined;
+  /** A request a scheme's state builds (`x402: { session }`, a refund): it answers the 402 instead of a payment. */
+  readonly session?: SessionRequest | undefined;
 }
 
 /** Rules a door adds to one request: checked with the spend policy, and asked after `onBeforePayment`. */

@@ -8,7 +8,7 @@ import {
   type SchemePayload,
   type SettleResponse,
 } from "../protocol";
-import type { EscrowTerms, PaymentFlow, PaymentOutcome, X402Request } from "./payment";
+import type { ChannelRefund, EscrowTerms, PaymentFlow, PaymentOutcome, PaymentTerms, X402Request } from "./payment";
 
 /** What a scheme gets besides the requirement when asked to build a payment. */
 export interface PaymentContext {
@@ -95,6 +95,8 @@ export interface OpenOutcome {
   /** What this call was charged (base units): what budgets count as spent and receipts show. */
   readonly charge: string;
   readonly channel?: ChannelSnapshot | undefined;
+  /** Money that came back to the wallet (a session request's refund): the client's plug-ins are told of it. */
+  readonly refund?: ChannelRefund | undefined;
 }
 
 /**
@@ -123,6 +125,39 @@ export interface OpenPayment {
   refused(challenge: PaymentChallenge | undefined, reason: string | undefined): Promise<boolean>;
   /** The payment is over: what it holds is let go. */
   close(): Promise<void>;
+}
+
+/**
+ * A request a scheme's state builds itself, beside the payments it makes (a batch-settlement refund, the look at a
+ * seller's terms a withdrawal needs). It is sent through the caller's own paying stack (`x402: { session }` on a
+ * wrapped fetch or axios instance: see `sendSessionRequest`), so it takes the same handshake as a payment: one
+ * envelope, one header table, one bounded read of the 402, one correction round. It moves no money from the wallet,
+ * so no policy, budget or approval is asked; what comes back is told to the client's plug-ins.
+ */
+export interface SessionRequest {
+  /**
+   * The seller's terms came (its 402): the payment to send, or `undefined` when the terms were all that was needed
+   * (the 402 is then the answer). Asked once more after a refusal the payment corrected its state from.
+   */
+  prepare(challenge: PaymentChallenge, request: X402Request): Promise<SessionPayment | undefined>;
+}
+
+/**
+ * What a session request sends, signed and in the envelope every payment takes (`toSessionPayment` builds it from the
+ * scheme's payload), and how the scheme reads the seller's answer.
+ */
+export interface SessionPayment extends Pick<OpenPayment, "accepted" | "refused"> {
+  /** The payment header's name and value (`PAYMENT-SIGNATURE`, the base64 envelope). */
+  readonly headerName: string;
+  readonly headerValue: string;
+  /** The envelope (a PaymentPayload). */
+  readonly payload: Readonly<Record<string, unknown>>;
+  /** The requirement answered (`accepted` in the envelope), as the 402 offered it. */
+  readonly requirement: PaymentRequirement;
+  /** What the request pays, as errors and receipts name it. */
+  readonly terms: PaymentTerms;
+  /** The address that signed. */
+  readonly payer: string;
 }
 
 /** A payment to look up on its chain: what an outcome's error, a ledger record or a receipt says of it. */

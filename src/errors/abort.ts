@@ -1,7 +1,8 @@
 /**
  * Cancellation: the request's AbortSignal reaches every phase, and an abort before sending is never "outcome unknown".
  */
-import { PaymentAbortedError, type RequestDetails } from "./classes";
+import { isX402Error } from "./base";
+import { PaymentAbortedError, requestDetails, type RequestDetails } from "./classes";
 
 function aborted(signal: AbortSignal, details?: RequestDetails) {
   return new PaymentAbortedError("The request was aborted before the payment was sent: nothing was paid.", {
@@ -35,4 +36,20 @@ export function raceAbort<T>(
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/**
+ * What a request's failure is: an abort that surfaced as the HTTP library's own error (during a sign-in retry or a
+ * body read, before any payment left) is `ABORTED`; anything else is as thrown.
+ */
+export function abortedAs(
+  thrown: unknown,
+  request: { readonly url: string; readonly method: string; readonly signal?: AbortSignal | undefined },
+): unknown {
+  return !isX402Error(thrown) && request.signal?.aborted
+    ? new PaymentAbortedError("The request was aborted: nothing was paid.", {
+        cause: thrown,
+        details: requestDetails(request),
+      })
+    : thrown;
 }

@@ -49,6 +49,6 @@ export {
   type DiscoveryFailedDetails,
   type ChannelDisputedDetails,
 } from "./classes";
-export { throwIfAborted, raceAbort } from "./abort";
+export { abortedAs, throwIfAborted, raceAbort } from "./abort";
 export { toWalletError } from "./wallet";
 export { describeRejection } from "./reasons";

@@ -44,3 +44,4 @@ export {
   type WithdrawalOptions,
   type ChannelConfig,
 } from "./batch";
+export type { PayingStack, PayingFetch, PayingAxios } from "../contracts";

@@ -44,6 +44,8 @@ interface Call {
   readonly request: Request;
   readonly send: Send;
   readonly paymentId: string | undefined;
+  /** A request a scheme's state builds (a refund): it answers the 402 instead of a payment. */
+  readonly session: PaymentRequestOptions["session"];
 }
 
 /**
@@ -54,19 +56,19 @@ interface Call {
 export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFetch {
   engineOf(client);
   return async function fetchWithPayment(input, init) {
-    const { paymentId, resend } = readPaymentOptions(init?.x402);
+    const { paymentId, resend, session } = readPaymentOptions(init?.x402);
     const streaming = init?.body instanceof ReadableStream && !("duplex" in init);
     const request = new Request(input, streaming ? ({ ...init, duplex: "half" } as RequestInit) : init);
     // With a quote cache: a route quoted before is paid at once (or waits for another request's probe).
     const carriesPayment = PAYMENT_HEADERS.some((name) => request.headers.has(name));
-    const planning = resend ? undefined : planRequest(client, request, carriesPayment);
+    const planning = resend || session ? undefined : planRequest(client, request, carriesPayment);
     const plan = planning && (await planning);
     // x402-pay's options stay here: the fetch below (perhaps another wrapper) never sees them.
     const signalled = init?.signal != null || input instanceof Request;
     const base = { ...init, x402: undefined, ...requestOptions(request, signalled) } as RequestInit;
     const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
     try {
-      return await paying(client, { request, send, paymentId }, resend ?? plan?.prepaid);
+      return await paying(client, { request, send, paymentId, session }, resend ?? plan?.prepaid);
     } finally {
       plan?.done();
     }
@@ -129,12 +131,12 @@ async function sendFirst(call: Call, sent: Sent): Promise<Standing & { response:
 
 /** The handshake's view of the request (as it stood when the 402 came) and of fetch's answers. */
 function transportOf(call: Call, { sent, notReplayable }: Standing): Transport<Response> {
-  const { request, send, paymentId } = call;
+  const { request, send, paymentId, session } = call;
   const page = browserOrigin();
   // Settlement headers reported by redirect hops (which the caller never sees), by the answer they led to.
   const settledOnTheWay = new WeakMap<Response, Record<string, string>>();
   return {
-    request: { url: sent.url, method: sent.method, signal: request.signal, paymentId },
+    request: { url: sent.url, method: sent.method, signal: request.signal, paymentId, session },
     notReplayable,
     requestHeader: (name) => request.headers.get(name),
     async resend(extra) {

@@ -1,4 +1,6 @@
-export { handlePaymentRequired, planRequest, resendPayment, type Transport, type ResendablePayment } from "./handshake";
+export { handlePaymentRequired, planRequest } from "./handshake";
+export type { Transport } from "./transport";
+export { resendPayment, type ResendablePayment } from "./resend";
 export { readPaymentOptions, type PaymentRequestOptions } from "./options";
 export { getPaymentReceipt } from "./receipts";
 export { readBody, BODY_LIMITS } from "./body";

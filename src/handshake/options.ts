@@ -1,6 +1,6 @@
 /** What a caller may give one request: `x402` in fetch's init or axios's config, checked before anything is sent. */
-import { checkOptions, checkPaymentId, fail, show } from "../contracts";
-import type { Transport } from "./handshake";
+import { checkOptions, checkPaymentId, fail, show, type SessionRequest } from "../contracts";
+import type { Transport } from "./transport";
 
 export interface PaymentRequestOptions {
   /**
@@ -13,6 +13,11 @@ export interface PaymentRequestOptions {
    * kept, instead of asking and paying. Nothing is signed.
    */
   readonly resend?: (<R>(transport: Transport<R>) => Promise<R>) | undefined;
+  /**
+   * Set by a scheme for a request its state builds (batch-settlement's `refund(url, { through })`): the seller's 402
+   * is answered with what the scheme signs, through this request's own stack, instead of a payment.
+   */
+  readonly session?: SessionRequest | undefined;
 }
 
 /** The request's `x402` options, or `InvalidConfigError` naming the one that is wrong. */
@@ -23,6 +28,7 @@ export function readPaymentOptions(value: unknown): PaymentRequestOptions {
   checkOptions("x402.", value, {
     paymentId: checkPaymentId,
     resend: (v) => (typeof v === "function" ? undefined : "must come from resendPayment(error)"),
+    session: (v) => (typeof Object(v).prepare === "function" ? undefined : "must come from a scheme (a refund)"),
   });
   return value;
 }

@@ -20,7 +20,7 @@ import { batchSettlementEvm, memoryChannelStore, type BatchSettlementEvmOptions 
 import { PRICE, createBatchSeller } from "../support/batch-seller";
 import { useMswServer } from "../support/msw";
 import { countingSigner } from "../support/seller";
-import { fetchWrapper, rejection, wrappers } from "../support/wrappers";
+import { fetchWrapper, paidFetch, rejection, wrappers } from "../support/wrappers";
 
 const server = useMswServer();
 
@@ -209,7 +209,7 @@ describe("batch-settlement", () => {
   it("refunds what the channel holds beyond what was charged", async () => {
     const { seller, client, scheme } = setup();
     for (let i = 0; i < 3; i++) await fetchWrapper.send(client, { url: seller.url });
-    const result = await scheme.refund(seller.url, { fetch: (input, init) => globalThis.fetch(input, init) });
+    const result = await scheme.refund(seller.url, { through: paidFetch(client) });
     expect(result).toMatchObject({ refunded: String(7n * PRICE), balance: String(3n * PRICE) });
     expect(seller.vouchers.at(-1)).toMatchObject({ kind: "refund", max: 3n * PRICE });
   });
@@ -225,7 +225,7 @@ describe("batch-settlement outcomes", () => {
     const client = createX402Client({ schemes: [scheme], plugins: [ledger] });
     for (let i = 0; i < 3; i++) await fetchWrapper.send(client, { url: seller.url });
     // Deposits are at least what the call needs: 2 x the price here, so call 3 tops up.
-    await scheme.refund(seller.url, { client, fetch: (input, init) => globalThis.fetch(input, init) });
+    await scheme.refund(seller.url, { through: paidFetch(client) });
     const records = [];
     for await (const record of ledger.records()) records.push(record);
     expect(records.map((r) => [r.kind, r.deposit, r.settledAmount])).toEqual([
@@ -280,7 +280,6 @@ describe("batch-settlement outcomes", () => {
     const entry = { key: "client/life:client", limit: 1, windowMs: undefined };
     const scheme = batchSettlementEvm({ signer, deposit: { multiple: 4 } });
     const client = createX402Client({ schemes: [scheme], plugins: [budget({ limit: "$0.006", store })] });
-    const fetch = (input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init);
     for (let i = 0; i < 3; i++) await fetchWrapper.send(client, { url: seller.url });
     expect(await store.usage(entry)).toEqual({ spent: 3000, reserved: 1000 });
     await fetchWrapper.send(client, { url: seller.url });
@@ -291,7 +290,8 @@ describe("batch-settlement outcomes", () => {
     await fetchWrapper.send(roomy, { url: seller.url });
     expect(await store.usage(entry)).toEqual({ spent: 5000, reserved: 3000 });
     // The refund of what the channel holds beyond the charges lets the budget's hold go.
-    expect(await scheme.refund(seller.url, { client: roomy, fetch })).toMatchObject({ refunded: String(3n * PRICE) });
+    const refunded = await scheme.refund(seller.url, { through: paidFetch(roomy) });
+    expect(refunded).toMatchObject({ refunded: String(3n * PRICE) });
     expect(await store.usage(entry)).toEqual({ spent: 5000, reserved: 0 });
   });
 

@@ -68,7 +68,7 @@ describe.each(wrappers)("$name: x402 v2", (wrapper) => {
       transaction: TX_HASH,
       upTo: false,
       flow: "authorization",
-      settledAmount: undefined,
+      settledAmount: "10000", // settled, no amount reported: a fixed price moved in full (as the ledger records it)
       extensions: {},
     });
   });

@@ -109,7 +109,7 @@ describe("one deposit, 99 vouchers, a batch claim, a refund", () => {
   });
 
   it("a cooperative refund returns exactly the unspent amount", async () => {
-    const result = await p.scheme.refund(url);
+    const result = await p.scheme.refund(url, { through: p.pay });
     expect(result).toMatchObject({ channel, refunded: String(DEPOSIT - 101n * PRICE_ATOMIC) });
     expect(await usdc(p.buyer.address)).toBe(start - 101n * PRICE_ATOMIC);
     expect(await batch.channel(channel)).toEqual({ balance: 101n * PRICE_ATOMIC, totalClaimed: 101n * PRICE_ATOMIC });
@@ -188,7 +188,7 @@ describe("Permit2 deposits", () => {
     for (let i = 0; i < 3; i++) expect((await call(p.pay, route)).deposit).toBeUndefined();
     expect(await batch.channel(channel)).toEqual({ balance: 10n * PRICE_ATOMIC, totalClaimed: 0n });
     expect(await usdc(p.buyer.address)).toBe(start - 10n * PRICE_ATOMIC);
-    const result = await p.scheme.refund(route);
+    const result = await p.scheme.refund(route, { through: p.pay });
     expect(result.refunded).toBe(String(6n * PRICE_ATOMIC));
     expect(await usdc(p.buyer.address)).toBe(start - 4n * PRICE_ATOMIC);
   });
@@ -200,7 +200,7 @@ describe("the withdrawal, without the seller", () => {
     const p = await payer({ multiple: 10 });
     const start = await usdc(p.buyer.address);
     for (let i = 0; i < 3; i++) await call(p.pay);
-    const plan = await p.scheme.withdrawal(url);
+    const plan = await p.scheme.withdrawal(url, { through: p.pay });
     expect(plan).toMatchObject({ amount: String(10n * PRICE_ATOMIC), withdrawDelay: 900 });
     const chain = localChain(stack.anvil.rpcUrl);
     await rpc(stack.anvil.rpcUrl, "anvil_setBalance", [p.buyer.address, toHex(10n ** 18n)]);

@@ -29,6 +29,13 @@ export interface Wrapper {
   send(client: X402Client, request: Outgoing): Promise<Reply>;
 }
 
+/** A paying fetch over msw's (looked up at call time: msw patches globalThis.fetch in server.listen()). */
+export const paidFetch = (client: X402Client) =>
+  wrapFetchWithPayment((input, init) => globalThis.fetch(input, init), client);
+
+/** A paying axios instance. */
+export const paidAxios = (client: X402Client) => wrapAxiosWithPayment(axios.create(), client);
+
 export const fetchWrapper: Wrapper = {
   name: "fetch",
   async send(client, request) {

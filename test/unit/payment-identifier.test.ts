@@ -267,7 +267,7 @@ describe("per-request options (x402)", () => {
       name: "an unknown option",
       value: { paymentID: "x" },
       option: "x402.paymentID",
-      message: "x402.paymentID: is not an option (options: paymentId, resend).",
+      message: "x402.paymentID: is not an option (options: paymentId, resend, session).",
     },
     {
       name: "a short id",

@@ -1,20 +1,26 @@
 /**
  * The cooperative refund: the seller is asked, with a voucher for exactly what was charged (a call charged nothing),
- * to send back what the channel holds beyond it; its authoriser signs the refund and its facilitator sends it.
+ * to send back what the channel holds beyond it; its authoriser signs the refund and its facilitator sends it. The
+ * request is a session request: it goes through the caller's own paying stack and its handshake.
  */
-import type { ChannelHold, ChannelRefund, ChannelState } from "../../contracts";
-import { InvalidConfigError, PaymentRejectedError, throwIfAborted } from "../../errors";
-import { readResponse } from "../../io";
 import {
-  PAYMENT_REQUIRED_HEADER,
-  decodeSettlement,
-  encodeBase64Json,
-  parseAtomicAmount,
-  parseChallenge,
-  type PaymentChallenge,
-  type PaymentRequirement,
-  type SettleResponse,
-} from "../../protocol";
+  sendSessionRequest,
+  toSessionPayment,
+  type ChannelHold,
+  type ChannelRefund,
+  type ChannelState,
+  type PayingStack,
+  type SessionRequest,
+} from "../../contracts";
+import {
+  ChallengeNotFoundError,
+  InvalidConfigError,
+  PaymentRejectedError,
+  UnpayableRequirementError,
+  requestDetails,
+  type RejectedDetails,
+} from "../../errors";
+import { parseAtomicAmount, type PaymentChallenge, type PaymentRequirement, type SettleResponse } from "../../protocol";
 import { correctFrom } from "./answer";
 import { fromChain, signVoucher, type Channel, type Tools } from "./open";
 import { BATCH_SETTLEMENT } from "./wire";
@@ -22,14 +28,13 @@ import { BATCH_SETTLEMENT } from "./wire";
 export interface RefundOptions {
   /** Base units to take back; default: all the channel holds beyond what was charged. */
   amount?: string | undefined;
-  /** The fetch to ask with. Default `globalThis.fetch`. */
-  fetch?: typeof fetch | undefined;
-  signal?: AbortSignal | undefined;
   /**
-   * The client that pays through the channel (`createX402Client`): its plug-ins are told what came back, so a ledger
-   * records the refund (`kind: "refund"`) and a budget lets go of what it held for the deposit.
+   * The stack you pay with, which the refund goes through (its handshake, your interceptors and headers): a fetch from
+   * `wrapFetchWithPayment(fetch, client)`, or an axios instance from `wrapAxiosWithPayment`. Its client's plug-ins
+   * are told what came back: a ledger records the refund (`kind: "refund"`), a budget lets go of what it held.
    */
-  client?: { refunded(refund: ChannelRefund): Promise<void> } | undefined;
+  through: PayingStack;
+  signal?: AbortSignal | undefined;
 }
 
 export interface RefundResult {
@@ -43,52 +48,140 @@ export interface RefundResult {
   readonly settlement: SettleResponse;
 }
 
-/** The most a 402 body may be. */
-const MAX_BODY_BYTES = 256 * 1024;
-
-/** How the seller at `url` is asked (GET, `fetch` of the options), its terms, and the channel that pays it. */
-export async function channelAt(
-  url: string,
-  channelOf: (r: PaymentRequirement) => Channel,
-  { fetch: fetcher, signal }: { fetch?: typeof fetch | undefined; signal?: AbortSignal | undefined },
-  what: string,
-) {
-  const ask = (headers: Record<string, string> = {}) =>
-    (fetcher ?? globalThis.fetch)(url, { method: "GET", headers, signal });
-  const challenge = await challengeOf(await ask(), signal);
+/** The batch-settlement requirement a seller's terms offer (protocol v2), else `UNPAYABLE_REQUIREMENT`. */
+export function batchRequirementOf(challenge: PaymentChallenge, url: string, what: string): PaymentRequirement {
   const requirement = challenge.requirements.find((r) => r.scheme === BATCH_SETTLEMENT && r.x402Version === 2);
-  if (!requirement)
-    throw new InvalidConfigError(`${what}: ${url} does not offer batch-settlement, so it holds no channel of ours.`);
-  return { ask, challenge, channel: channelOf(requirement) };
+  if (requirement) return requirement;
+  throw new UnpayableRequirementError(
+    `${what}: ${url} does not offer batch-settlement, so it holds no channel of ours.`,
+    { details: requestDetails({ url, method: "GET" }) },
+  );
 }
 
-/** Asks the seller at `url` to refund the channel that pays it. */
+/** The seller's answer was not its terms (a 402): `CHALLENGE_NOT_FOUND`, naming what came. */
+export const notTerms = (what: string, url: string, status: number) =>
+  new ChallengeNotFoundError(`${what}: ${url} answered ${status}, not 402 with its terms.`, {
+    details: requestDetails({ url, method: "GET" }),
+  });
+
+/** Asks the seller at `url` to refund the channel that pays it, through the caller's paying stack. */
 export async function refundChannel(
+  tools: Tools,
+  { url, channelOf, options }: { url: string; channelOf: (r: PaymentRequirement) => Channel; options: RefundOptions },
+): Promise<RefundResult> {
+  const { signal, amount, through } = Object(options) as Partial<RefundOptions>;
+  const wanted = amount === undefined ? undefined : parseAtomicAmount(amount);
+  if (amount !== undefined && (wanted === undefined || wanted === 0n))
+    throw new InvalidConfigError('refund: amount must be base units above 0, such as "1000000".', {
+      details: { option: "amount" },
+    });
+  const refund = refundSession(tools, { url, channelOf, wanted });
+  try {
+    const status = await sendSessionRequest("refund", through, { url, session: refund.session, signal });
+    return refund.result(status);
+  } finally {
+    await refund.release();
+  }
+}
+
+/** The refund as a session request: the channel held from the seller's terms until the answer is read. */
+function refundSession(
   tools: Tools,
   {
     url,
     channelOf,
-    options = {},
-  }: { url: string; channelOf: (r: PaymentRequirement) => Channel; options?: RefundOptions | undefined },
-): Promise<RefundResult> {
-  const { signal } = options;
-  const wanted = options.amount === undefined ? undefined : parseAtomicAmount(options.amount);
-  if (options.amount !== undefined && (wanted === undefined || wanted === 0n))
-    throw new InvalidConfigError('refund: amount must be base units above 0, such as "1000000".', {
-      details: { option: "amount" },
-    });
-  const { ask, challenge, channel } = await channelAt(url, channelOf, options, "refund");
-  const hold = await tools.store.hold(channel.id, signal);
-  try {
-    const result = await refundHeld(tools, { channel, hold, challenge, ask, wanted, signal });
-    await options.client?.refunded(refundOf(url, channel, { result, payer: tools.signer.address }));
-    return result;
-  } finally {
-    await hold.release();
-  }
+    wanted,
+  }: { url: string; channelOf: (r: PaymentRequirement) => Channel; wanted: bigint | undefined },
+) {
+  let held: { channel: Channel; hold: ChannelHold; state: ChannelState | undefined } | undefined;
+  let result: RefundResult | undefined;
+  const session: SessionRequest = {
+    async prepare(challenge, request) {
+      if (!held) {
+        const channel = channelOf(batchRequirementOf(challenge, url, "refund"));
+        const hold = await tools.store.hold(channel.id, request.signal);
+        held = { channel, hold, state: hold.state };
+        held.state ??= await fromChain(tools, channel, request.signal);
+      }
+      const signed = await refundPayment(tools, held, { url, wanted, done: (r) => (result = r) });
+      return toSessionPayment(challenge, request, signed);
+    },
+  };
+  return {
+    session,
+    /** What the refund came to, once the request is over; the seller's error when it did not refund. */
+    result(status: number): RefundResult {
+      if (result) return result;
+      if (!held) throw notTerms("refund", url, status);
+      const { channel } = held;
+      const details = {
+        ...requestDetails({ url, method: "GET" }),
+        requirement: channel.requirement.raw,
+        payer: tools.signer.address,
+        reason: `status ${status}`,
+        status,
+      };
+      throw new PaymentRejectedError(
+        `The seller did not refund channel ${channel.id}: it answered ${status} without a settlement of it.`,
+        { details: details as Omit<RejectedDetails, "paymentHeader" | "payload"> as RejectedDetails },
+      );
+    },
+    release: () => held?.hold.release() ?? Promise.resolve(),
+  };
 }
 
-/** What came back from the channel, as the client's plug-ins are told. */
+/** The refund's voucher, for exactly what was charged, and how the seller's answer or correction is read. */
+async function refundPayment(
+  tools: Tools,
+  held: { channel: Channel; hold: ChannelHold; state: ChannelState | undefined },
+  { url, wanted, done }: { url: string; wanted: bigint | undefined; done: (result: RefundResult) => void },
+): Promise<Parameters<typeof toSessionPayment>[2]> {
+  const { channel, hold, state } = held;
+  const charged = BigInt(state?.charged ?? 0);
+  if (!state || BigInt(state.balance) <= charged)
+    throw new InvalidConfigError("refund: the channel holds nothing beyond what was charged.", {
+      details: { option: `channel ${channel.id}` },
+    });
+  // What was charged, never the most ever signed: a voucher above it would let the seller claim calls it never served.
+  const signature = await signVoucher(tools.voucherSigner, channel, charged);
+  const payload = {
+    type: "refund",
+    channelConfig: { ...channel.config },
+    voucher: { channelId: channel.id, maxClaimableAmount: String(charged), signature },
+    ...(wanted !== undefined && { amount: String(wanted) }),
+  };
+  return {
+    requirement: channel.requirement,
+    payload: { payload },
+    payer: tools.signer.address,
+    async accepted(settlement) {
+      const refunded = parseAtomicAmount(settlement?.amount);
+      if (!settlement?.success || refunded === undefined) return { charge: "0" };
+      const left = BigInt(state.balance) - refunded;
+      const balance = left < 0n ? 0n : left;
+      await hold.save(balance === 0n ? undefined : { ...state, balance: String(balance) });
+      const result = {
+        channel: channel.id,
+        refunded: String(refunded),
+        balance: String(balance),
+        transaction: settlement.transaction || undefined,
+        settlement,
+      };
+      done(result);
+      return { charge: "0", refund: refundOf(url, channel, { result, payer: tools.signer.address }) };
+    },
+    async refused(challenge, reason) {
+      const open = { ...channel, next: charged, deposit: undefined };
+      const corrected = await correctFrom(tools, open, { challenge, reason });
+      if (!corrected || corrected.disputed) return false;
+      held.state = { ...corrected, signed: maxOf(state.signed, corrected.signed) };
+      await hold.save(held.state);
+      return true;
+    },
+  };
+}
+
+/** What came back from the channel, as the client's plug-ins are told of it. */
 function refundOf(
   url: string,
   { requirement, id }: Channel,
@@ -108,97 +201,4 @@ function refundOf(
   };
 }
 
-/** The refund of a held channel: asked, corrected once if the seller counts otherwise, and recorded. */
-async function refundHeld(
-  tools: Tools,
-  {
-    channel,
-    hold,
-    challenge,
-    ask,
-    wanted,
-    signal,
-  }: {
-    channel: Channel;
-    hold: ChannelHold;
-    challenge: PaymentChallenge;
-    ask: (headers?: Record<string, string>) => Promise<Response>;
-    wanted: bigint | undefined;
-    signal: AbortSignal | undefined;
-  },
-): Promise<RefundResult> {
-  let state: ChannelState | undefined = hold.state ?? (await fromChain(tools, channel, signal));
-  for (let round = 0; ; round++) {
-    const charged = BigInt(state?.charged ?? 0);
-    if (!state || BigInt(state.balance) <= charged)
-      throw new InvalidConfigError("refund: the channel holds nothing beyond what was charged.", {
-        details: { option: `channel ${channel.id}` },
-      });
-    const signature = await signVoucher(tools.voucherSigner, channel, charged);
-    const payload = {
-      type: "refund",
-      channelConfig: { ...channel.config },
-      voucher: { channelId: channel.id, maxClaimableAmount: String(charged), signature },
-      ...(wanted !== undefined && { amount: String(wanted) }),
-    };
-    const envelope = {
-      x402Version: 2,
-      ...(challenge.raw.resource !== undefined && { resource: challenge.raw.resource }),
-      accepted: channel.requirement.raw,
-      payload,
-    };
-    throwIfAborted(signal);
-    const answer = await ask({ "PAYMENT-SIGNATURE": encodeBase64Json(envelope) });
-    const settlement = decodeSettlement(answer.headers.get("PAYMENT-RESPONSE"));
-    if (answer.status === 402 && !settlement && round === 0) {
-      const corrective = await challengeOf(answer, signal).catch(() => undefined);
-      const open = { ...channel, next: charged, deposit: undefined };
-      const corrected = await correctFrom(tools, open, { challenge: corrective, reason: corrective?.error });
-      if (corrected && !corrected.disputed) {
-        state = { ...corrected, signed: maxOf(state.signed, corrected.signed) };
-        await hold.save(state);
-        continue;
-      }
-    }
-    void answer.body?.cancel().catch(() => {});
-    const refunded = parseAtomicAmount(settlement?.amount);
-    if (!settlement?.success || refunded === undefined) {
-      const reason = settlement?.errorReason ?? `status ${answer.status}`;
-      throw new PaymentRejectedError(`The seller did not refund channel ${channel.id} (${reason}).`, {
-        details: {
-          url: (channel.requirement.raw.resource as string | undefined) ?? "",
-          requirement: channel.requirement.raw,
-          payer: tools.signer.address,
-          reason,
-          status: answer.status,
-        } as never,
-      });
-    }
-    const balance = BigInt(state.balance) - refunded;
-    const left = balance < 0n ? 0n : balance;
-    await hold.save(left === 0n ? undefined : { ...state, balance: String(left) });
-    return {
-      channel: channel.id,
-      refunded: String(refunded),
-      balance: String(left),
-      transaction: settlement.transaction || undefined,
-      settlement,
-    };
-  }
-}
-
 const maxOf = (a: string, b: string) => (BigInt(a) > BigInt(b) ? a : b);
-
-/** The challenge of a 402 answer, its body read bounded. */
-async function challengeOf(response: Response, signal: AbortSignal | undefined): Promise<PaymentChallenge> {
-  const header = response.headers.get(PAYMENT_REQUIRED_HEADER);
-  if (response.status !== 402) {
-    void response.body?.cancel().catch(() => {});
-    throw new InvalidConfigError(`refund: the seller answered ${response.status}, not 402 with its terms.`);
-  }
-  const body = header
-    ? undefined
-    : await readResponse(response, { maxBytes: MAX_BODY_BYTES, timeoutMs: 10_000, signal });
-  if (header) void response.body?.cancel().catch(() => {});
-  return parseChallenge({ header, body, contentType: response.headers.get("content-type") });
-}

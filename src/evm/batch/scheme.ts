@@ -50,12 +50,12 @@ export interface BatchSettlementEvm extends PaymentScheme {
    * what was charged, or `amount` base units of it. The seller's authoriser signs the refund and its facilitator sends
    * it; the state is updated from the answer.
    */
-  refund(url: string, options?: RefundOptions): Promise<RefundResult>;
+  refund(url: string, options: RefundOptions): Promise<RefundResult>;
   /**
    * The way out without the seller: the two transactions (`initiate`, then `finalize` after the channel's withdrawal
    * delay) that take back what the channel that pays `url` holds beyond what its seller claimed. The wallet sends them.
    */
-  withdrawal(url: string, options?: WithdrawalOptions): Promise<Withdrawal>;
+  withdrawal(url: string, options: WithdrawalOptions): Promise<Withdrawal>;
 }
 
 const ZERO_SALT: Hex = `0x${"0".repeat(64)}`;

@@ -3,19 +3,23 @@
  * after the channel's withdrawal delay takes back what its seller has not claimed. x402-pay prepares the two
  * transactions; the wallet sends them, as it sends any transaction.
  */
+import { sendSessionRequest, type PayingStack, type SessionRequest } from "../../contracts";
 import { InvalidConfigError, RpcError } from "../../errors";
 import { parseAtomicAmount, type PaymentRequirement } from "../../protocol";
 import type { Hex } from "../signer";
 import { erc20Call } from "../words";
 import type { Channel, Tools } from "./open";
-import { channelAt } from "./refund";
+import { batchRequirementOf, notTerms } from "./refund";
 import { BATCH_SETTLEMENT_ADDRESS, type ChannelConfig } from "./wire";
 
 export interface WithdrawalOptions {
   /** Base units to take back; default: all the channel holds beyond what its seller claimed, read on chain. */
   amount?: string | undefined;
-  /** The fetch to ask the seller's terms with. Default `globalThis.fetch`. */
-  fetch?: typeof fetch | undefined;
+  /**
+   * The stack you pay with, which asks the seller's terms (the channel's configuration is read from them): a fetch
+   * from `wrapFetchWithPayment(fetch, client)`, or an axios instance from `wrapAxiosWithPayment`.
+   */
+  through: PayingStack;
   signal?: AbortSignal | undefined;
 }
 
@@ -62,15 +66,16 @@ export async function prepareWithdrawal(
   {
     url,
     channelOf,
-    options = {},
-  }: { url: string; channelOf: (r: PaymentRequirement) => Channel; options?: WithdrawalOptions },
+    options,
+  }: { url: string; channelOf: (r: PaymentRequirement) => Channel; options: WithdrawalOptions },
 ): Promise<Withdrawal> {
+  options = Object(options) as WithdrawalOptions;
   const given = options.amount === undefined ? undefined : parseAtomicAmount(options.amount);
   if (options.amount !== undefined && (given === undefined || given === 0n))
     throw new InvalidConfigError('withdrawal: amount must be base units above 0, such as "1000000".', {
       details: { option: "amount" },
     });
-  const { channel } = await channelAt(url, channelOf, options, "withdrawal");
+  const channel = channelOf(await termsOf(url, options));
   let amount = given;
   if (amount === undefined) {
     if (!tools.readChannel)
@@ -98,4 +103,18 @@ export async function prepareWithdrawal(
     finalize: { to: BATCH_SETTLEMENT_ADDRESS, data: erc20Call(FINALIZE_WITHDRAW, words) },
     withdrawDelay: channel.config.withdrawDelay,
   };
+}
+
+/** The seller's batch-settlement terms at `url`, asked through the caller's paying stack; nothing is signed. */
+async function termsOf(url: string, options: WithdrawalOptions): Promise<PaymentRequirement> {
+  let requirement: PaymentRequirement | undefined;
+  const session: SessionRequest = {
+    async prepare(challenge) {
+      requirement = batchRequirementOf(challenge, url, "withdrawal");
+      return undefined;
+    },
+  };
+  const status = await sendSessionRequest("withdrawal", options.through, { url, session, signal: options.signal });
+  if (!requirement) throw notTerms("withdrawal", url, status);
+  return requirement;
 }
