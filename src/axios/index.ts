@@ -14,7 +14,7 @@ import axios, {
   type AxiosResponse,
   type InternalAxiosRequestConfig,
 } from "axios";
-import { engineOf, type X402Client } from "../client";
+import { ceilingGuard, engineOf, type X402Client } from "../client";
 import {
   browserOrigin,
   followRedirects,
@@ -35,7 +35,7 @@ declare module "axios" {
   // No type parameters: axios 1.7 declares one, later versions two, and a merge without any fits both.
   interface AxiosRequestConfig {
     /**
-     * x402-pay's options for this request, read by `wrapAxiosWithPayment`: `{ paymentId }`, or
+     * x402-pay's options for this request, read by `wrapAxiosWithPayment`: `{ paymentId, maxAmount }`, or
      * `resendPayment(error)`.
      */
     x402?: PaymentRequestOptions | undefined;
@@ -129,7 +129,7 @@ function isFetchAdapter(send: AxiosAdapter, config: Config): boolean {
 /** `first` is the 402, none for a resend. */
 async function pay(call: Call, first: AxiosResponse | undefined, options: PaymentRequestOptions) {
   const { client, config, dispatched } = call;
-  const { transport, paymentLeft } = transportOf(call, first, options.paymentId);
+  const { transport, paymentLeft } = transportOf(call, first, options);
   let paid: AxiosResponse;
   try {
     paid = first ? await handlePaymentRequired(client, transport, first) : await options.resend!(transport);
@@ -181,13 +181,19 @@ function standing({ instance, config }: Call, first: AxiosResponse | undefined) 
 }
 
 /** The handshake's view of the request (as it stood when the 402 came) and of axios's answers. */
-function transportOf(call: Call, first: AxiosResponse | undefined, paymentId: string | undefined) {
+function transportOf(call: Call, first: AxiosResponse | undefined, { paymentId, maxAmount }: PaymentRequestOptions) {
   const { send, config } = call;
   const { base, notReplayable, elsewhere } = standing(call, first);
   const page = browserOrigin();
   let paymentLeft = false;
   const transport: Transport<AxiosResponse> = {
-    request: { url: base.url, method: base.method, signal: config.signal as AbortSignal | undefined, paymentId },
+    request: {
+      url: base.url,
+      method: base.method,
+      signal: config.signal as AbortSignal | undefined,
+      paymentId,
+      guard: ceilingGuard(maxAmount),
+    },
     notReplayable,
     requestHeader: (name) => headerOf(config.headers, name),
     async resend(extra) {
