@@ -62,7 +62,7 @@ export function ceilingGuard(
   guard?: RequestGuard | undefined,
 ): RequestGuard | undefined {
   if (ceiling === undefined) return guard;
-  const check = checkAgainst(ceiling);
+  const check = ceilingCheck(ceiling, "x402.maxAmount");
   return {
     ...guard,
     check: (requirement, asset) => check(requirement, asset) ?? guard?.check?.(requirement, asset),
@@ -73,8 +73,11 @@ export function ceilingGuard(
 export const ceilingOf = (requirement: PaymentRequirement): PaymentCeiling =>
   Object.freeze({ network: requirement.caip2!, asset: requirement.asset, amount: requirement.amount });
 
-/** Why `requirement` is over the ceiling (a `policy` rejection naming both amounts), else `undefined`. */
-function checkAgainst(ceiling: PaymentCeiling) {
+/**
+ * Why `requirement` is over the ceiling (a `policy` rejection naming both amounts, and the ceiling as `name`), else
+ * `undefined`.
+ */
+export function ceilingCheck(ceiling: PaymentCeiling, name: string) {
   const usd = typeof ceiling === "string" ? parseUsd(ceiling)! : undefined;
   return (requirement: PaymentRequirement, asset: KnownAsset | undefined): string | undefined => {
     const amount = BigInt(requirement.amount);
@@ -84,19 +87,17 @@ function checkAgainst(ceiling: PaymentCeiling) {
       if (!asset)
         return (
           `asset ${requirement.asset} on ${requirement.caip2} has no known USD value, so it cannot be held to ` +
-          `x402.maxAmount (${formatUsd(usd!)})`
+          `${name} (${formatUsd(usd!)})`
         );
-      return isWithinUsd(amount, asset.decimals, usd!)
-        ? undefined
-        : `${asked} is over x402.maxAmount (${formatUsd(usd!)})`;
+      return isWithinUsd(amount, asset.decimals, usd!) ? undefined : `${asked} is over ${name} (${formatUsd(usd!)})`;
     }
     if (requirement.caip2 !== ceiling.network || !sameAddress(requirement.asset, ceiling.asset))
       return (
-        `asset ${requirement.asset} on ${requirement.caip2} is not the one x402.maxAmount is in ` +
+        `asset ${requirement.asset} on ${requirement.caip2} is not the one ${name} is in ` +
         `(${ceiling.asset} on ${ceiling.network})`
       );
     const max = BigInt(ceiling.amount);
     const allowed = inUnits(max) ?? `${max} base units`;
-    return amount <= max ? undefined : `${asked} is over x402.maxAmount (${allowed})`;
+    return amount <= max ? undefined : `${asked} is over ${name} (${allowed})`;
   };
 }
