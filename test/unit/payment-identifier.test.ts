@@ -262,7 +262,12 @@ describe("per-request options (x402)", () => {
       option: "x402",
       message: 'x402: "pay_0123456789abcdef" is not an object { paymentId?, maxAmount?, resend? }.',
     },
-    { name: "an array", value: [], option: "x402", message: "x402: [] is not an object { paymentId?, maxAmount?, resend? }." },
+    {
+      name: "an array",
+      value: [],
+      option: "x402",
+      message: "x402: [] is not an object { paymentId?, maxAmount?, resend? }.",
+    },
     {
       name: "an unknown option",
       value: { paymentID: "x" },
