@@ -98,7 +98,7 @@ export interface ResolvedPolicy {
 const bool = is((v) => typeof v === "boolean", "true or false");
 
 /**
- * 15 minutes: how long a one-off signed payment may wait to be settled (reference sellers ask 60 to 300 s). The
+ * 15 minutes: how long a one-off signed payment may wait to be settled (the reference server asks 300 s). The
  * stateful schemes need no more: a batch-settlement requirement's `maxTimeoutSeconds` is its deposit authorization's
  * validity (the channel lives on, until a withdrawal that waits `extra.withdrawDelay`), and auth-capture's is the
  * pre-approval's (`preApprovalExpiry`), while what is held lives until `extra.captureDeadline`/`refundDeadline`.
