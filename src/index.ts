@@ -10,6 +10,7 @@ export {
   type SpendPolicy,
   type ResolvedPolicy,
   type AssetCap,
+  type PaymentCeiling,
 } from "./client";
 export type {
   PaymentScheme,

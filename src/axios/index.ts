@@ -14,7 +14,7 @@ import axios, {
   type AxiosResponse,
   type InternalAxiosRequestConfig,
 } from "axios";
-import { engineOf, type X402Client } from "../client";
+import { ceilingGuard, engineOf, type X402Client } from "../client";
 import {
   browserOrigin,
   followRedirects,
@@ -35,7 +35,7 @@ declare module "axios" {
   // No type parameters: axios 1.7 declares one, later versions two, and a merge without any fits both.
   interface AxiosRequestConfig {
     /**
-     * x402-pay's options for this request, read by `wrapAxiosWithPayment`: `{ paymentId }`, or
+     * x402-pay's options for this request, read by `wrapAxiosWithPayment`: `{ paymentId, maxAmount }`, or
      * `resendPayment(error)`.
      */
     x402?: PaymentRequestOptions | undefined;
@@ -182,7 +182,11 @@ function standing({ instance, config }: Call, first: AxiosResponse | undefined) 
 }
 
 /** The handshake's view of the request (as it stood when the 402 came) and of axios's answers. */
-function transportOf(call: Call, first: AxiosResponse | undefined, { paymentId, session }: PaymentRequestOptions) {
+function transportOf(
+  call: Call,
+  first: AxiosResponse | undefined,
+  { paymentId, maxAmount, session }: PaymentRequestOptions,
+) {
   const { send, config } = call;
   const { base, notReplayable, elsewhere } = standing(call, first);
   const page = browserOrigin();
@@ -194,6 +198,7 @@ function transportOf(call: Call, first: AxiosResponse | undefined, { paymentId, 
       signal: config.signal as AbortSignal | undefined,
       paymentId,
       session,
+      guard: ceilingGuard(maxAmount),
     },
     notReplayable,
     requestHeader: (name) => headerOf(config.headers, name),

@@ -17,6 +17,7 @@ import {
 import { InvalidConfigError, type RejectedRequirement } from "../errors";
 import { paymentIdentifier } from "../extensions/payment-identifier";
 import { findKnownAsset, type PaymentChallenge, type SettleResponse } from "../protocol";
+import { ceilingOf, type PaymentCeiling } from "./ceiling";
 import { observe } from "./call";
 import { createPayment, quote, type Attempt, type PreparedPayment } from "./pay";
 import { beforePayment, describeSettlement, prepaying, tries } from "./plugins";
@@ -44,6 +45,11 @@ export interface X402ClientOptions extends ClientHooks {
 export interface Quote {
   readonly options: PaymentOption[];
   readonly rejected: RejectedRequirement[];
+  /**
+   * Pay what was quoted, not more: `options[0]`'s amount in its asset on its network, to pass as
+   * `x402: { maxAmount }` when the request is made; `"$0"` (pays nothing) when nothing is payable.
+   */
+  readonly maxAmount: PaymentCeiling;
 }
 
 /** A client of x402-pay: give it to `wrapFetchWithPayment` or `wrapAxiosWithPayment`. */
@@ -68,7 +74,7 @@ export interface X402Client {
 /** What the handshake drives: the client's steps of a payment, kept off its public face. */
 export interface Engine {
   readonly setup: Setup;
-  evaluate(challenge: PaymentChallenge, request: X402Request): Quote;
+  evaluate(challenge: PaymentChallenge, request: X402Request): Omit<Quote, "maxAmount">;
   beforePayment(challenge: PaymentChallenge, request: X402Request): Promise<Record<string, string> | undefined>;
   /** Would a plug-in try instead of paying (a sign-in)? */
   tries(challenge: PaymentChallenge): boolean;
@@ -146,7 +152,10 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     schemes,
     plugins: given,
     policy,
-    quote: (challenge: PaymentChallenge, request: X402Request) => quote(setup, challenge, request),
+    async quote(challenge: PaymentChallenge, request: X402Request): Promise<Quote> {
+      const { options, rejected } = await quote(setup, challenge, request);
+      return { options, rejected, maxAmount: options[0] ? ceilingOf(options[0].requirement) : "$0" };
+    },
     async refunded(refund: ChannelRefund) {
       const asset = findKnownAsset(refund.network, refund.asset, knownAssets);
       await observe(plugins.map((plugin) => () => plugin.onRefund?.(Object.freeze({ ...refund }), { asset })));

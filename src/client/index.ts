@@ -2,3 +2,4 @@ export { createX402Client, engineOf, type X402Client, type X402ClientOptions, ty
 export type { PreparedPayment } from "./pay";
 export type { PaymentOption, BeforePaymentResult } from "./setup";
 export type { SpendPolicy, ResolvedPolicy, AssetCap } from "./policy";
+export { ceilingCheck, ceilingGuard, ceilingOf, checkCeiling, type PaymentCeiling } from "./ceiling";

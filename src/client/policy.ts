@@ -46,7 +46,11 @@ export interface SpendPolicy {
   assets?: readonly KnownAsset[] | undefined;
   /** Atomic caps per asset. An asset with a cap is payable up to it, known to the policy or not. */
   assetCaps?: readonly AssetCap[] | undefined;
-  /** Longest validity a signed payment may have, in seconds. Default 3600. `false`: no limit. */
+  /**
+   * Longest validity a signed payment may have (the requirement's `maxTimeoutSeconds`), in seconds. Default 900 (15
+   * minutes). `false`: no limit. batch-settlement and auth-capture are held to it too: there it bounds the signed
+   * deposit or pre-approval, not the channel or the escrow's capture window, which are read from `extra`.
+   */
   maxTimeoutSeconds?: number | false | undefined;
   /** Allow-list of networks (CAIP-2 patterns: `"eip155:8453"`, `"eip155:*"`). `[]` allows none. */
   networks?: readonly string[] | undefined;
@@ -92,6 +96,14 @@ export interface ResolvedPolicy {
 }
 
 const bool = is((v) => typeof v === "boolean", "true or false");
+
+/**
+ * 15 minutes: how long a one-off signed payment may wait to be settled (the reference server asks 300 s). The
+ * stateful schemes need no more: a batch-settlement requirement's `maxTimeoutSeconds` is its deposit authorization's
+ * validity (the channel lives on, until a withdrawal that waits `extra.withdrawDelay`), and auth-capture's is the
+ * pre-approval's (`preApprovalExpiry`), while what is held lives until `extra.captureDeadline`/`refundDeadline`.
+ */
+const DEFAULT_MAX_TIMEOUT_SECONDS = 900;
 
 /**
  * Validates and freezes a policy. Mistakes throw `InvalidConfigError` here, at construction, not at
@@ -159,7 +171,7 @@ export function resolvePolicy(
     allowUnknownAssets: p.allowUnknownAssets ?? false,
     assets: list(p.assets) ?? [],
     assetCaps: list(p.assetCaps) ?? [],
-    maxTimeoutSeconds: p.maxTimeoutSeconds ?? 3600,
+    maxTimeoutSeconds: p.maxTimeoutSeconds ?? DEFAULT_MAX_TIMEOUT_SECONDS,
     networks: list(p.networks),
     payees: list(p.payees),
     origins: list(p.origins?.map((o) => normalizeOrigin(o)!)),

@@ -4,7 +4,7 @@
  * size, and the caller's signal), tolerates the listing forms in the wild, sanitises what a person
  * would be shown, and turns a listing into a quote the client's policy judges without calling it.
  */
-import type { PaymentOption, X402Client } from "../client";
+import type { PaymentCeiling, PaymentOption, X402Client } from "../client";
 import { DiscoveryFailedError, InvalidConfigError, isX402Error, type RejectedRequirement } from "../errors";
 import { readResponse, type ReadError } from "../io";
 // The wire shapes' generated validators (src/protocol/schemas.ts is their source): no zod in a browser bundle.
@@ -425,6 +425,11 @@ export interface ListingQuote {
   readonly payable: PaymentOption | undefined;
   readonly options: readonly PaymentOption[];
   readonly rejected: readonly RejectedRequirement[];
+  /**
+   * Pay what was quoted, not more: `payable`'s amount in its asset on its network, to pass as `x402: { maxAmount }`
+   * when the resource is called; `"$0"` (pays nothing) when nothing is payable.
+   */
+  readonly maxAmount: PaymentCeiling;
 }
 
 /**
@@ -440,9 +445,9 @@ export async function quoteListing(
     listing.tool && !listing.resource.includes("#")
       ? `${listing.resource}#${encodeURIComponent(listing.tool)}`
       : listing.resource;
-  const { options, rejected } = await client.quote(listing.challenge, {
+  const { options, rejected, maxAmount } = await client.quote(listing.challenge, {
     url,
     method: listing.type === "mcp" ? "tools/call" : method,
   });
-  return { listing, payable: options[0], options, rejected };
+  return { listing, payable: options[0], options, rejected, maxAmount };
 }

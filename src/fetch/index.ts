@@ -3,7 +3,8 @@
  * translates fetch's request and answer for the handshake (src/handshake), which owns the redirect loop
  * and the browser's path.
  */
-import { engineOf, type X402Client } from "../client";
+import { ceilingGuard, engineOf, type X402Client } from "../client";
+import type { RequestGuard } from "../contracts";
 import {
   BODY_LIMITS,
   browserOrigin,
@@ -46,17 +47,19 @@ interface Call {
   readonly paymentId: string | undefined;
   /** A request a scheme's state builds (a refund): it answers the 402 instead of a payment. */
   readonly session: PaymentRequestOptions["session"];
+  /** `x402.maxAmount`, as the rule every payment of this request is checked against. */
+  readonly guard: RequestGuard | undefined;
 }
 
 /**
  * Wraps `fetch` so a 402 is paid with `client` and the request retried once, exactly as it was when
  * the 402 came (method, URL, headers, body bytes; streams too, `duplex: "half"` is set for you).
- * `init.x402`, checked before anything is sent: `{ paymentId }`, or `resendPayment(error)`.
+ * `init.x402`, checked before anything is sent: `{ paymentId, maxAmount }`, or `resendPayment(error)`.
  */
 export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFetch {
   engineOf(client);
   return async function fetchWithPayment(input, init) {
-    const { paymentId, resend, session } = readPaymentOptions(init?.x402);
+    const { paymentId, resend, maxAmount, session } = readPaymentOptions(init?.x402);
     const streaming = init?.body instanceof ReadableStream && !("duplex" in init);
     const request = new Request(input, streaming ? ({ ...init, duplex: "half" } as RequestInit) : init);
     // With a quote cache: a route quoted before is paid at once (or waits for another request's probe).
@@ -68,7 +71,8 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFe
     const base = { ...init, x402: undefined, ...requestOptions(request, signalled) } as RequestInit;
     const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
     try {
-      return await paying(client, { request, send, paymentId, session }, resend ?? plan?.prepaid);
+      const guard = ceilingGuard(maxAmount);
+      return await paying(client, { request, send, paymentId, guard, session }, resend ?? plan?.prepaid);
     } finally {
       plan?.done();
     }
@@ -131,12 +135,12 @@ async function sendFirst(call: Call, sent: Sent): Promise<Standing & { response:
 
 /** The handshake's view of the request (as it stood when the 402 came) and of fetch's answers. */
 function transportOf(call: Call, { sent, notReplayable }: Standing): Transport<Response> {
-  const { request, send, paymentId, session } = call;
+  const { request, send, paymentId, guard, session } = call;
   const page = browserOrigin();
   // Settlement headers reported by redirect hops (which the caller never sees), by the answer they led to.
   const settledOnTheWay = new WeakMap<Response, Record<string, string>>();
   return {
-    request: { url: sent.url, method: sent.method, signal: request.signal, paymentId, session },
+    request: { url: sent.url, method: sent.method, signal: request.signal, paymentId, guard, session },
     notReplayable,
     requestHeader: (name) => request.headers.get(name),
     async resend(extra) {

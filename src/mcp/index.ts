@@ -4,7 +4,14 @@
  * `createX402Client` as HTTP: policy, hooks, budgets, ledger. The tool's whole result comes back
  * (`content`, `structuredContent`, every `_meta` key); `getPaymentReceipt(result)` tells what was paid.
  */
-import { engineOf, type BeforePaymentResult, type X402Client } from "../client";
+import {
+  ceilingCheck,
+  checkCeiling,
+  engineOf,
+  type BeforePaymentResult,
+  type PaymentCeiling,
+  type X402Client,
+} from "../client";
 import { checkOptions, every, fail, is, nonEmpty, type PaymentSnapshot, type X402Request } from "../contracts";
 import { handlePaymentRequired, type Transport } from "../handshake";
 import {
@@ -12,12 +19,9 @@ import {
   decodeBase64Json,
   encodeBase64Json,
   isObject,
-  isWithinUsd,
   matchesPattern,
   originOf,
-  parseUsd,
   type KnownAsset,
-  type Money,
   type PaymentRequirement,
 } from "../protocol";
 
@@ -67,10 +71,10 @@ export interface McpPaymentOptions {
   /** Allow-list of tool names (`*` matches any run of characters). `[]` allows none. */
   tools?: readonly string[] | undefined;
   /**
-   * Largest payment per tool call in USD, by tool name (`"*"`: every other tool): `{ "search": "$0.05", "*": "$0.01"
-   * }`.
+   * Largest payment per tool call, by tool name (`"*"`: every other tool): in USD, `{ "search": "$0.05", "*": "$0.01"
+   * }`, or in base units of one asset, as a quote's `maxAmount` (`{ search: quote.maxAmount }`: what was quoted).
    */
-  maxAmountPerTool?: Readonly<Record<string, Money>> | undefined;
+  maxAmountPerTool?: Readonly<Record<string, PaymentCeiling>> | undefined;
   /**
    * Last word before signing, with the tool's name and arguments; `false` or `{ abort: true }` refuses. Fails closed.
    */
@@ -93,9 +97,8 @@ function checkMcpOptions(options: McpPaymentOptions): void {
     ),
     tools: patterns,
     maxAmountPerTool: is(
-      (caps) =>
-        isObject(caps) && Object.values(caps).every((cap) => typeof cap === "string" && parseUsd(cap) !== undefined),
-      'tool names to USD amounts such as { "*": "$0.01" }',
+      (caps) => isObject(caps) && Object.values(caps).every((cap) => checkCeiling(cap) === undefined),
+      'tool names to USD amounts such as { "*": "$0.01" }, or to { network, asset, amount } in base units',
     ),
     onPaymentRequested: is((f) => typeof f === "function", "a function"),
   });
@@ -149,7 +152,7 @@ export function wrapMcpClientWithPayment<C extends McpClientLike>(
   if (!mcp || typeof mcp.callTool !== "function")
     fail("wrapMcpClientWithPayment", "give it an MCP SDK Client (new Client(...) from @modelcontextprotocol/sdk)");
   checkMcpOptions(options);
-  const caps = new Map(Object.entries(options.maxAmountPerTool ?? {}).map(([tool, cap]) => [tool, parseUsd(cap)!]));
+  const caps = new Map(Object.entries(options.maxAmountPerTool ?? {}));
 
   async function callTool(
     params: McpCallToolParams,
@@ -195,11 +198,9 @@ export function wrapMcpClientWithPayment<C extends McpClientLike>(
     if (options.tools && !options.tools.some((p) => matchesPattern(p, tool)))
       return `tool ${JSON.stringify(tool)} is not in mcp.tools`;
     const cap = caps.get(tool) ?? caps.get("*");
-    if (cap === undefined) return undefined;
-    if (!asset) return `asset ${requirement.asset} has no known USD value for mcp.maxAmountPerTool`;
-    return isWithinUsd(BigInt(requirement.amount), asset.decimals, cap)
+    return cap === undefined
       ? undefined
-      : `${requirement.amount} base units is over mcp.maxAmountPerTool for ${JSON.stringify(tool)}`;
+      : ceilingCheck(cap, `mcp.maxAmountPerTool for ${JSON.stringify(tool)}`)(requirement, asset);
   }
 
   // Everything else is the client's own, called on the client itself (its state stays in one place).

@@ -249,7 +249,26 @@ const v1NetworkName = fc.oneof(
 const timeout = fc.oneof(
   { arbitrary: fc.constantFrom(60, 300, 3600), weight: 6 },
   // Either side of the 6 s the facilitator needs and of the policy limits the tests use.
-  { arbitrary: fc.constantFrom(1, 6, 7, 59, 61, 299, 301, 3599, 3601, 86_400, Number.MAX_SAFE_INTEGER), weight: 4 },
+  {
+    arbitrary: fc.constantFrom(
+      1,
+      6,
+      7,
+      59,
+      61,
+      299,
+      301,
+      899,
+      900,
+      901,
+      960,
+      3599,
+      3601,
+      86_400,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    weight: 4,
+  },
   { arbitrary: fc.integer({ min: 1, max: 100_000 }), weight: 2 },
 );
 const invalidTimeout = fc.oneof(

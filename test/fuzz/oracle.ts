@@ -302,7 +302,7 @@ export function originAllowed(policy: PolicyModel, requestUrl: string): boolean 
 /**
  * Would the spend policy allow paying this wire-valid, EVM-payable requirement, for a request to
  * `requestUrl`? One row of the README's table per check (all must pass), plus the options the
- * README's prose and `SpendPolicy` document: `maxTimeoutSeconds` (default 3600), `assetCaps`
+ * README's prose and `SpendPolicy` document: `maxTimeoutSeconds` (default 900), `assetCaps`
  * (an atomic cap per asset; a capped asset is payable up to it even if unknown; known assets keep
  * their USD cap too), and the zero address never being a payee.
  */
@@ -333,7 +333,7 @@ export function policyAllows(
       if (/^https?:$/.test(resource.protocol) && resource.hostname !== request.hostname) return false;
     }
   }
-  const timeoutLimit = policy.maxTimeoutSeconds ?? 3600;
+  const timeoutLimit = policy.maxTimeoutSeconds ?? 900;
   if (timeoutLimit !== false && (r.maxTimeoutSeconds as number) > timeoutLimit) return false;
   const amount = BigInt((version === 2 ? r.amount : r.maxAmountRequired) as string);
   const asset = r.asset as string;

@@ -228,7 +228,7 @@ export async function checkScenario(s: Scenario): Promise<void> {
   );
   ensure(message.value === BigInt(amount), () => `signed value ${String(message.value)}, requirement ${amount}`);
   const validFor = (message.validBefore as bigint) - NOW_S;
-  const limit = s.generated.model.maxTimeoutSeconds ?? 3600;
+  const limit = s.generated.model.maxTimeoutSeconds ?? 900;
   ensure(
     validFor === BigInt(raw.maxTimeoutSeconds as number),
     "validBefore = now + the requirement's maxTimeoutSeconds",

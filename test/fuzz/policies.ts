@@ -97,7 +97,7 @@ const options = {
     ),
   ),
   maxTimeoutSeconds: option(
-    fc.oneof(fc.constantFrom(false, 60, 300, 3600, 3599, 10, 7), fc.integer({ min: 1, max: 100_000 })),
+    fc.oneof(fc.constantFrom(false, 60, 300, 900, 3600, 3599, 10, 7), fc.integer({ min: 1, max: 100_000 })),
     fc.constantFrom(0, -5, 1.5, "60", true),
   ),
   networks: option(

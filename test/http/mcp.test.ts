@@ -23,7 +23,7 @@ import {
 } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { MCP_PAYMENT_META_KEY, wrapMcpClientWithPayment, type McpPaymentOptions } from "../../src/mcp";
-import { TX_HASH, account, v1Challenge, v2Challenge } from "../support/seller";
+import { TX_HASH, USDC_BASE_SEPOLIA, account, v1Challenge, v2Challenge } from "../support/seller";
 
 type Answer = (call: {
   name: string;
@@ -325,10 +325,24 @@ describe("the tool guard and the request (the mutation run's cases)", () => {
     { options: { tools: ["other"] }, reason: 'tool "t" is not in mcp.tools' },
     { options: { tools: ["o*"] }, reason: 'tool "t" is not in mcp.tools' },
     { options: { servers: ["mcp://other"] }, reason: "server mcp://scripted is not in mcp.servers" },
-    { options: { maxAmountPerTool: { t: "$0.009" } }, reason: '10000 base units is over mcp.maxAmountPerTool for "t"' },
+    {
+      options: { maxAmountPerTool: { t: "$0.009" } },
+      reason: '0.01 USDC is over mcp.maxAmountPerTool for "t" ($0.009)',
+    },
     {
       options: { maxAmountPerTool: { "*": "$0.009", other: price } },
-      reason: '10000 base units is over mcp.maxAmountPerTool for "t"',
+      reason: '0.01 USDC is over mcp.maxAmountPerTool for "t" ($0.009)',
+    },
+    // In base units of one asset (a quote's maxAmount): one unit less than asked, or another asset.
+    {
+      options: { maxAmountPerTool: { t: { network: "eip155:84532", asset: USDC_BASE_SEPOLIA, amount: "9999" } } },
+      reason: '0.01 USDC is over mcp.maxAmountPerTool for "t" (0.009999 USDC)',
+    },
+    {
+      options: { maxAmountPerTool: { t: { network: "eip155:8453", asset: USDC_BASE_SEPOLIA, amount: "10000" } } },
+      reason:
+        `asset ${USDC_BASE_SEPOLIA} on eip155:84532 is not the one mcp.maxAmountPerTool for "t" is in ` +
+        `(${USDC_BASE_SEPOLIA} on eip155:8453)`,
     },
   ])("refuses with the reason: $reason", async ({ options, reason }) => {
     const { mcp, calls } = await serve(sells());
@@ -350,6 +364,7 @@ describe("the tool guard and the request (the mutation run's cases)", () => {
     { maxAmountPerTool: { t: price } },
     { maxAmountPerTool: { t: price, "*": "$0.001" } },
     { maxAmountPerTool: { other: "$0.001" } },
+    { maxAmountPerTool: { t: { network: "eip155:84532", asset: USDC_BASE_SEPOLIA, amount: "10000" } } },
   ])("pays within %j", async (options) => {
     const { mcp } = await serve(sells());
     expect(getPaymentReceipt(await pay(mcp, options as McpPaymentOptions).paid.callTool({ name: "t" }))?.settled).toBe(
@@ -373,7 +388,8 @@ describe("the tool guard and the request (the mutation run's cases)", () => {
       .callTool({ name: "t" })
       .catch((e) => e);
     expect(error.details.rejected[0].reason).toBe(
-      "asset 0x00000000000000000000000000000000000000aa has no known USD value for mcp.maxAmountPerTool",
+      "asset 0x00000000000000000000000000000000000000aa on eip155:84532 has no known USD value, so it cannot be held " +
+        'to mcp.maxAmountPerTool for "t" ($1)',
     );
   });
 
@@ -489,7 +505,9 @@ describe("the tool guard and the request (the mutation run's cases)", () => {
     { options: { tools: [5] }, message: "mcp.tools: 5 is not a pattern." },
     {
       options: { maxAmountPerTool: { a: "$1", b: 2 } },
-      message: 'mcp.maxAmountPerTool: {"a":"$1","b":2} is not tool names to USD amounts such as { "*": "$0.01" }.',
+      message:
+        'mcp.maxAmountPerTool: {"a":"$1","b":2} is not tool names to USD amounts such as { "*": "$0.01" }, or to ' +
+        "{ network, asset, amount } in base units.",
     },
     { options: { maxAmountPerTool: [] }, message: "is not tool names to USD amounts" },
     { options: { onPaymentRequested: "yes" }, message: 'mcp.onPaymentRequested: "yes" is not a function.' },

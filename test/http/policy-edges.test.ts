@@ -564,11 +564,18 @@ describe.each(wrappers)("$name: the same-host check reads the resource URL as th
 describe.each(wrappers)("$name: policy.maxTimeoutSeconds bounds how long a signed payment stays valid", (wrapper) => {
   const lasting = (seconds: number) => v2Challenge({ accepts: [v2Requirement({ maxTimeoutSeconds: seconds })] });
 
-  it("default 3600: an hour is paid, longer is refused", async () => {
-    await paid(wrapper, lasting(3600));
+  it("default 900: a quarter of an hour is paid, a seller asking 960 s is refused", async () => {
+    await paid(wrapper, lasting(900));
     server.resetHandlers();
-    const error = await refused(wrapper, lasting(3601));
-    expect(reasons(error)).toEqual(["maxTimeoutSeconds 3601 is over policy.maxTimeoutSeconds (3600)"]);
+    const error = await refused(wrapper, lasting(960));
+    expect(reasons(error)).toEqual(["maxTimeoutSeconds 960 is over policy.maxTimeoutSeconds (900)"]);
+  });
+
+  it("an hour, as the default was: refused unless the policy allows it", async () => {
+    const error = await refused(wrapper, lasting(3600));
+    expect(reasons(error)).toEqual(["maxTimeoutSeconds 3600 is over policy.maxTimeoutSeconds (900)"]);
+    server.resetHandlers();
+    await paid(wrapper, lasting(3600), { policy: { maxTimeoutSeconds: 3600 } });
   });
 
   it("a configured limit", async () => {
@@ -584,7 +591,7 @@ describe.each(wrappers)("$name: policy.maxTimeoutSeconds bounds how long a signe
 
   it("v1 too", async () => {
     const error = await refused(wrapper, v1Challenge({ accepts: [v1Requirement({ maxTimeoutSeconds: 86400 })] }));
-    expect(reasons(error)).toEqual([expect.stringMatching(/policy\.maxTimeoutSeconds \(3600\)/)]);
+    expect(reasons(error)).toEqual([expect.stringMatching(/policy\.maxTimeoutSeconds \(900\)/)]);
   });
 });
 

@@ -278,7 +278,7 @@ describe("policy construction at the edges", () => {
       allowUnknownAssets: false,
       assets: [],
       assetCaps: [],
-      maxTimeoutSeconds: 3600,
+      maxTimeoutSeconds: 900,
       networks: undefined,
       payees: undefined,
       origins: undefined,

@@ -240,7 +240,7 @@ describe("createX402Client: policy mistakes", () => {
       "policy.maxTimeoutSeconds",
       /null is not a whole number/,
     );
-    expect(createX402Client({ schemes: [evm] }).policy.maxTimeoutSeconds).toBe(3600);
+    expect(createX402Client({ schemes: [evm] }).policy.maxTimeoutSeconds).toBe(900);
   });
 });
 

@@ -260,14 +260,19 @@ describe("per-request options (x402)", () => {
       name: "not an object",
       value: "pay_0123456789abcdef",
       option: "x402",
-      message: 'x402: "pay_0123456789abcdef" is not an object { paymentId?, resend? }.',
+      message: 'x402: "pay_0123456789abcdef" is not an object { paymentId?, maxAmount?, resend? }.',
     },
-    { name: "an array", value: [], option: "x402", message: "x402: [] is not an object { paymentId?, resend? }." },
+    {
+      name: "an array",
+      value: [],
+      option: "x402",
+      message: "x402: [] is not an object { paymentId?, maxAmount?, resend? }.",
+    },
     {
       name: "an unknown option",
       value: { paymentID: "x" },
       option: "x402.paymentID",
-      message: "x402.paymentID: is not an option (options: paymentId, resend, session).",
+      message: "x402.paymentID: is not an option (options: paymentId, maxAmount, resend, session).",
     },
     {
       name: "a short id",
