@@ -61,6 +61,7 @@ export {
   reconcile,
   reconcileOnChain,
   type ChainReconciliation,
+  type LedgerPluginOptions,
   type SpendGrouping,
   type SpendRow,
   type SpendQuery,
