@@ -23,7 +23,9 @@ try {
   const response = await api.get(url);
   console.log(response.status, response.data);
   const receipt = getPaymentReceipt(response);
-  if (receipt) console.log("paid:", receipt.amount, receipt.asset, "tx", receipt.transaction ?? "(none reported)");
+  // displayAmount: "0.001 USDC" for assets of known decimals; base units otherwise.
+  const paid = receipt && (receipt.displayAmount ?? `${receipt.amount} base units of ${receipt.asset}`);
+  if (receipt) console.log(`paid: ${paid} on ${receipt.network} tx ${receipt.transaction ?? "(none reported)"}`);
 } catch (error) {
   if (isX402Error(error)) console.error(`${error.code}: ${error.message}`);
   else throw error;

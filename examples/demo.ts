@@ -1,4 +1,4 @@
-// npm run demo [-- --axios | --v1 | --solana | --permit2 | --upto | --batch | --serve]
+// npm run demo [-- --axios] [-- --v1 | --solana | --permit2 | --upto] | -- --batch | -- --serve [--v1] [--solana]
 //
 // A real paid request, end to end, on this machine: a local chain (anvil with Base Sepolia's chain
 // id and a test USDC, or with --solana a LiteSVM-backed Solana RPC with devnet USDC), the unmodified
@@ -7,7 +7,8 @@
 // (after the buyer's one-time approval), --upto pays a metered route that settles less than the
 // signed maximum. --batch makes 100 calls from one batch-settlement deposit, then the seller claims
 // and settles and the buyer takes the rest back (examples/demo-batch.ts). With --serve it keeps the
-// stack running for your own code instead and prints how to reach it (examples/demo-serve.ts).
+// stack running for your own code instead, every seller the demos pay with it, and prints how to reach
+// it (examples/demo-serve.ts). Options that do not go together are refused (exit 2); --help prints them.
 import axios from "axios";
 import { createPublicClient, createWalletClient, http, toHex, type Hash } from "viem";
 import { PRICE_ATOMIC, UPTO_MAX_ATOMIC, fundedBuyer, rpc, startInteropStack } from "../test/localnet/index.js";
@@ -19,17 +20,25 @@ import { exactEvm, permit2Allowance, permit2ApprovalTransaction, uptoEvm } from 
 import { wrapFetchWithPayment } from "x402-pay/fetch";
 import { exactSvm } from "x402-pay/svm";
 import { batchDemo } from "./demo-batch.js";
+import { HELP, readFlags } from "./demo-flags.js";
 import { serveDemo } from "./demo-serve.js";
 
-const useAxios = process.argv.includes("--axios");
-const useV1 = process.argv.includes("--v1");
-const useSolana = process.argv.includes("--solana");
-const usePermit2 = process.argv.includes("--permit2");
-const useUpto = process.argv.includes("--upto");
-const useBatch = process.argv.includes("--batch");
+const read = readFlags(process.argv.slice(2));
+if ("refused" in read) {
+  console.error(`npm run demo: ${read.refused}.\n\n${HELP}`);
+  process.exit(2);
+}
+const { flags } = read;
+const useAxios = flags.has("--axios");
+const useV1 = flags.has("--v1");
+const useSolana = flags.has("--solana");
+const usePermit2 = flags.has("--permit2");
+const useUpto = flags.has("--upto");
+const useBatch = flags.has("--batch");
 /** What the metered route charges of its maximum in the --upto demo. */
 const UPTO_CHARGE = 2_500n;
-const serve = process.argv.includes("--serve");
+const serve = flags.has("--serve");
+const help = flags.has("--help") || flags.has("-h");
 const started = performance.now();
 const say = (step: string, text = "") =>
   console.log(`${`[${((performance.now() - started) / 1000).toFixed(2)}s]`.padEnd(9)}${step.padEnd(11)}${text}`);
@@ -247,6 +256,7 @@ async function payOnce(): Promise<void> {
   }
 }
 
-if (serve) process.exitCode = await serveDemo({ v1: useV1, solana: useSolana });
+if (help) console.log(HELP);
+else if (serve) process.exitCode = await serveDemo({ v1: useV1, solana: useSolana });
 else if (useBatch) process.exitCode = await batchDemo(say);
 else await payOnce();

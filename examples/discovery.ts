@@ -4,6 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createX402Client, isX402Error } from "x402-pay";
 import { createDiscoveryClient, quoteListing } from "x402-pay/discovery";
 import { exactEvm } from "x402-pay/evm";
+import { formatUnits } from "x402-pay/protocol";
 
 const [facilitator, ...words] = process.argv.slice(2);
 if (!facilitator) {
@@ -25,8 +26,13 @@ try {
   for await (const listing of listings) {
     const quote = await quoteListing(client, listing);
     const name = listing.metadata.name ?? listing.metadata.description ?? "";
-    const verdict = quote.payable
-      ? `would pay ${quote.payable.requirement.amount} on ${quote.payable.requirement.network}`
+    const payable = quote.payable;
+    // The asset the policy priced (known decimals and symbol), else base units.
+    const amount = payable?.asset
+      ? `${formatUnits(BigInt(payable.requirement.amount), payable.asset.decimals)} ${payable.asset.symbol}`
+      : `${payable?.requirement.amount} base units of ${payable?.requirement.asset}`;
+    const verdict = payable
+      ? `would pay ${amount} on ${payable.requirement.network}`
       : `would not pay: ${quote.rejected.map((r) => r.reason).join("; ")}`;
     console.log(`${listing.key}  ${name}\n  ${verdict}`);
   }

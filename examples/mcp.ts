@@ -29,7 +29,9 @@ try {
   const result = await tools.callTool({ name: tool, arguments: JSON.parse(args) });
   console.log(JSON.stringify(result.structuredContent ?? result.content));
   const receipt = getPaymentReceipt(result);
-  if (receipt) console.log("paid:", receipt.amount, receipt.asset, "tx", receipt.transaction ?? "(none reported)");
+  // displayAmount: "0.001 USDC" for assets of known decimals; base units otherwise.
+  const paid = receipt && (receipt.displayAmount ?? `${receipt.amount} base units of ${receipt.asset}`);
+  if (receipt) console.log(`paid: ${paid} on ${receipt.network} tx ${receipt.transaction ?? "(none reported)"}`);
 } catch (error) {
   if (isX402Error(error)) console.error(`${error.code}: ${error.message}`);
   else throw error;

@@ -5,8 +5,9 @@
 import { createClient } from "redis";
 import { privateKeyToAccount } from "viem/accounts";
 import { budget, createX402Client, isX402Error, signInWithX, spendBy } from "x402-pay";
-import { exactEvm } from "x402-pay/evm";
+import { EVM_KNOWN_ASSETS, exactEvm } from "x402-pay/evm";
 import { wrapFetchWithPayment } from "x402-pay/fetch";
+import { findKnownAsset, formatUnits } from "x402-pay/protocol";
 import { redisBudgetStore, redisLedger, redisSignInStore } from "x402-pay/redis";
 
 const key = process.env.EVM_PRIVATE_KEY as `0x${string}` | undefined;
@@ -53,8 +54,14 @@ const paidFetch = wrapFetchWithPayment(fetch, client);
 try {
   const response = await paidFetch(url);
   console.log(response.status, await response.text());
-  for (const row of await spendBy(ledger, "origin"))
-    console.log(`fleet spend: ${row.key} ${row.amount} of ${row.asset} in ${row.count} payments`);
+  for (const row of await spendBy(ledger, "origin")) {
+    // The ledger keeps base units; a stablecoin of known decimals reads as "0.25 USDC".
+    const known = findKnownAsset(row.network, row.asset, EVM_KNOWN_ASSETS);
+    const spent = known
+      ? `${formatUnits(BigInt(row.amount), known.decimals)} ${known.symbol}`
+      : `${row.amount} of ${row.asset}`;
+    console.log(`fleet spend: ${row.key} ${spent} in ${row.count} payments`);
+  }
 } catch (error) {
   if (isX402Error(error)) console.error(`${error.code}: ${error.message}`);
   else throw error;

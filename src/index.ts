@@ -67,6 +67,7 @@ export {
   reconcile,
   reconcileOnChain,
   type ChainReconciliation,
+  type LedgerPluginOptions,
   type SpendGrouping,
   type SpendRow,
   type SpendQuery,

@@ -183,8 +183,18 @@ function checkClientOptions(options: X402ClientOptions): void {
   });
   const names = (options.plugins ?? []).map((p) => p.name).filter((name) => name !== undefined);
   const twice = names.find((name, i) => names.indexOf(name) !== i);
-  if (twice !== undefined)
-    fail("plugins", `two plug-ins are named ${JSON.stringify(twice)}: give each its own name (budget({ name }))`);
+  if (twice !== undefined) fail("plugins", `two plug-ins are named ${JSON.stringify(twice)}: ${renameHint(twice)}`);
+}
+
+/** How to tell two plug-ins of one name apart, by what they are (their names say so). */
+function renameHint(name: string): string {
+  if (name === "ledger" || name.startsWith("ledger "))
+    return (
+      "give each ledger its own name (memoryLedger({ name }), fileLedger(path, { name }), " +
+      "redisLedger(redis, { name }) or recordOutcomes(store, { name }))"
+    );
+  if (name.startsWith("budget ")) return "give each budget its own name (budget({ name }))";
+  return "give each its own name (the plug-in's `name`), or keep one";
 }
 
 /** The engine of a client of ours; `InvalidConfigError` for anything else (a reference `x402Client` is told apart). */

@@ -15,6 +15,8 @@ export { fileChannelStore, type FileChannelStoreOptions } from "./channels";
 export interface FileLedgerOptions {
   /** `fdatasync` after each record, so a power loss keeps it too. Default `true`. */
   readonly sync?: boolean | undefined;
+  /** Names the ledger among the client's plug-ins (`ledger <name>`): needed when one client has two ledgers. */
+  readonly name?: string | undefined;
 }
 
 /** The ledger in a JSONL file, as a plug-in: `plugins: [fileLedger("payments.jsonl")]`. */
@@ -22,39 +24,42 @@ export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledge
   const sync = options.sync ?? true;
   // One append at a time from this process, in order.
   let queue: Promise<unknown> = Promise.resolve();
-  return recordOutcomes({
-    append(record) {
-      const line = `${JSON.stringify(record)}\n`;
-      const done = queue.then(async () => {
-        const file = await open(path, "a+");
+  return recordOutcomes(
+    {
+      append(record) {
+        const line = `${JSON.stringify(record)}\n`;
+        const done = queue.then(async () => {
+          const file = await open(path, "a+");
+          try {
+            // A torn last line (a process killed mid-write) is closed off, so this record starts a line of its own.
+            const { size } = await file.stat();
+            const last = Buffer.alloc(1);
+            const torn = size > 0 && (await file.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 0x0a;
+            await file.write(torn ? `\n${line}` : line);
+            if (sync) await file.datasync();
+          } finally {
+            await file.close();
+          }
+        });
+        queue = done.catch(() => undefined);
+        return done;
+      },
+      async *records() {
+        let text: string;
         try {
-          // A torn last line (a process killed mid-write) is closed off, so this record starts a line of its own.
-          const { size } = await file.stat();
-          const last = Buffer.alloc(1);
-          const torn = size > 0 && (await file.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] !== 0x0a;
-          await file.write(torn ? `\n${line}` : line);
-          if (sync) await file.datasync();
-        } finally {
-          await file.close();
+          text = await readFile(path, "utf8");
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+          throw error;
         }
-      });
-      queue = done.catch(() => undefined);
-      return done;
+        for (const line of text.split("\n")) {
+          const record = parse(line);
+          if (record) yield record;
+        }
+      },
     },
-    async *records() {
-      let text: string;
-      try {
-        text = await readFile(path, "utf8");
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-        throw error;
-      }
-      for (const line of text.split("\n")) {
-        const record = parse(line);
-        if (record) yield record;
-      }
-    },
-  });
+    options,
+  );
 }
 
 /** A whole record, or `undefined` for an empty or torn line. */

@@ -8,6 +8,8 @@ export interface RedisLedgerOptions {
   key?: string | undefined;
   /** How long a call may take before it fails. Default 2000. */
   timeoutMs?: number | undefined;
+  /** Names the ledger among the client's plug-ins (`ledger <name>`): needed when one client has two ledgers. */
+  name?: string | undefined;
 }
 
 /** Entries read per XRANGE. */
@@ -20,28 +22,34 @@ const PAGE = 500;
  * (another writer's) is skipped.
  */
 export function redisLedger(redis: RedisClientLike, options: RedisLedgerOptions = {}): Ledger & X402Plugin {
-  checkStoreOptions("redisLedger", redis, options, { methods: ["xAdd", "xRange"], checks: { key: checkName } });
-  const { key = "x402:ledger", timeoutMs = DEFAULT_TIMEOUT_MS } = options;
-  return recordOutcomes({
-    async append(record) {
-      await bounded(redis, timeoutMs, "a ledger append", () =>
-        redis.xAdd(key, "*", { record: JSON.stringify(record) }),
-      );
-    },
-    async *records() {
-      for (let start = "-"; ; ) {
-        const page = (await bounded(redis, timeoutMs, "a ledger read", () =>
-          redis.xRange(key, start, "+", { COUNT: PAGE }),
-        )) as StreamEntry[];
-        for (const entry of page) {
-          const record = parse(entry.message?.record);
-          if (record) yield record;
-        }
-        if (page.length < PAGE) return;
-        start = `(${page.at(-1)!.id}`;
-      }
-    },
+  checkStoreOptions("redisLedger", redis, options, {
+    methods: ["xAdd", "xRange"],
+    checks: { key: checkName, name: checkName },
   });
+  const { key = "x402:ledger", timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  return recordOutcomes(
+    {
+      async append(record) {
+        await bounded(redis, timeoutMs, "a ledger append", () =>
+          redis.xAdd(key, "*", { record: JSON.stringify(record) }),
+        );
+      },
+      async *records() {
+        for (let start = "-"; ; ) {
+          const page = (await bounded(redis, timeoutMs, "a ledger read", () =>
+            redis.xRange(key, start, "+", { COUNT: PAGE }),
+          )) as StreamEntry[];
+          for (const entry of page) {
+            const record = parse(entry.message?.record);
+            if (record) yield record;
+          }
+          if (page.length < PAGE) return;
+          start = `(${page.at(-1)!.id}`;
+        }
+      },
+    },
+    options,
+  );
 }
 
 interface StreamEntry {

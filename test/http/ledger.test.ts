@@ -134,6 +134,38 @@ describe.each(wrappers)("$name: the ledger", (wrapper) => {
     });
     expect((await wrapper.send(client, { url })).status).toBe(200);
   });
+
+  it("two ledgers of one client, named apart: each records the payment once", async () => {
+    server.use(createSeller().handler);
+    const [first, audit] = [memoryLedger(), memoryLedger({ name: "audit" })];
+    const rows: LedgerRecord[] = [];
+    const mine = recordOutcomes(
+      { append: async (r: LedgerRecord) => void rows.push(r), async *records() {} },
+      {
+        name: "mine",
+      },
+    );
+    const { client } = ledgerClient({ plugins: [first, audit, mine] });
+    expect((await wrapper.send(client, { url })).status).toBe(200);
+    expect([first.list, audit.list, rows].map((list) => list.map((r) => [r.outcome, r.settledAmount]))).toEqual([
+      [["settled", "10000"]],
+      [["settled", "10000"]],
+      [["settled", "10000"]],
+    ]);
+    expect([first.name, audit.name, mine.name]).toEqual(["ledger", "ledger audit", "ledger mine"]);
+  });
+
+  it("two ledgers of one client without names: INVALID_CONFIG naming the ledgers' own option", () => {
+    expect(() => ledgerClient({ plugins: [memoryLedger(), memoryLedger()] })).toThrow(
+      expect.objectContaining({
+        code: "INVALID_CONFIG",
+        message:
+          'plugins: two plug-ins are named "ledger": give each ledger its own name (memoryLedger({ name }), ' +
+          "fileLedger(path, { name }), redisLedger(redis, { name }) or recordOutcomes(store, { name })).",
+      }),
+    );
+    expect(() => memoryLedger({ name: "" })).toThrow(expect.objectContaining({ code: "INVALID_CONFIG" }));
+  });
 });
 
 // README: "A paid answer without a settlement report is `unknown` too." The payment left and the server

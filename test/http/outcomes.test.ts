@@ -234,7 +234,8 @@ describe.each(wrappers)("$name: transport failure on the paid retry", (wrapper) 
     expect(error.details.payload).toStrictEqual(decodeHeader(error.details.paymentHeader.value));
   });
 
-  it("a transport failure on the first request is not a payment problem", async () => {
+  // README: before any payment was signed, the HTTP library's own error reaches the caller unchanged.
+  it("a transport failure on the first request is not a payment problem: the library's own error", async () => {
     const seller = createSeller({ intercept: () => HttpResponse.error() });
     server.use(seller.handler);
     const { client, signs } = payingClient();
@@ -242,6 +243,7 @@ describe.each(wrappers)("$name: transport failure on the paid retry", (wrapper) 
     const error = await rejection(wrapper.send(client, { url }));
 
     expect(isX402Error(error)).toBe(false);
+    expect(error).toBeInstanceOf(wrapper.name === "fetch" ? TypeError : AxiosError);
     expect(signs).toHaveLength(0);
   });
 });

@@ -84,14 +84,9 @@ describe("redis budgets through the client", () => {
       });
     const origin = new URL(seller.url).origin;
     expect((await agent()).stdout).toMatch(
-      new RegExp(
-        `^200 .*\\nfleet spend: ${origin} 1000 of 0x036CbD53842c5426634e7929541eC2318f3dCF7e in 1 payments\\n$`,
-        "s",
-      ),
+      new RegExp(`^200 .*\\nfleet spend: ${origin} 0\\.001 USDC in 1 payments\\n$`, "s"),
     );
-    expect((await agent()).stdout).toMatch(
-      new RegExp(`fleet spend: ${origin} 2000 of 0x036CbD53842c5426634e7929541eC2318f3dCF7e in 2 payments\\n$`),
-    );
+    expect((await agent()).stdout).toMatch(new RegExp(`fleet spend: ${origin} 0\\.002 USDC in 2 payments\\n$`));
     const store = redisBudgetStore(redis);
     expect(await store.usage({ key: "fleet:client", limit: 20_000_000, windowMs: 86_400_000 })).toEqual({
       spent: 2000,

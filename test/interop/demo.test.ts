@@ -11,9 +11,9 @@ import { createPublicClient, http, type Hash, type Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANVIL_TEST_KEYS, PRICE_ATOMIC, WEATHER, rpc, testUsdcAt } from "../localnet/index.js";
-import { createX402Client, getPaymentReceipt, signInWithX, type X402Plugin } from "../../src";
+import { createX402Client, getPaymentReceipt, signInWithX, type PaymentScheme, type X402Plugin } from "../../src";
 import { createDiscoveryClient } from "../../src/discovery";
-import { exactEvm } from "../../src/evm";
+import { authCaptureEvm, batchSettlementEvm, evmSettlement, exactEvm, permit2Allowance, uptoEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { wrapMcpClientWithPayment } from "../../src/mcp";
 
@@ -64,6 +64,31 @@ describe("npm run demo", () => {
   }, 90_000);
 });
 
+describe("npm run demo's options", () => {
+  const demo = (...flags: string[]) =>
+    promisify(execFile)(process.execPath, [tsx, "examples/demo.ts", ...flags], { cwd: root, timeout: 30_000 }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+
+  it("--help prints the options and exits 0, starting nothing", async () => {
+    const { code, stdout, stderr } = await demo("--help");
+    expect([code, stderr]).toEqual([0, ""]);
+    expect(stdout).toMatch(/^Usage: npm run demo \[-- <options>\]\n/);
+    expect(stdout).toMatch(/^ {2}--serve +keep the stack running/m);
+    expect(stdout).not.toMatch(/starting|\[\d/);
+  });
+
+  // Every combination: test/unit/demo-flags.test.ts. Here, that the demo acts on the refusal.
+  it("--serve --batch is refused: exit 2, the reason and the options on stderr, nothing started", async () => {
+    const { code, stdout, stderr } = await demo("--serve", "--batch");
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^npm run demo: --serve does not take --batch: it serves every seller the demos pay/);
+    expect(stderr).toContain("Usage: npm run demo");
+    expect(stdout).toBe("");
+  });
+});
+
 describe("npm run demo -- --serve", () => {
   let demo: ChildProcess;
   let exited: Promise<number | null>;
@@ -109,13 +134,61 @@ describe("npm run demo -- --serve", () => {
     await exited;
   });
 
+  it("lists every seller the demos pay, each route with its scheme", () => {
+    const routes = [
+      ...listing.matchAll(/^ {2}(GET|POST) +http:\/\/127\.0\.0\.1:\d+(\/\S*) +(\S+) +(.+?) +on (\S+) /gm),
+    ].map(([, method, path, scheme, price]) => `${method} ${path} ${scheme} ${price}`);
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        "GET /weather exact 0.001 USDC",
+        "GET /permit2/weather exact 0.001 USDC",
+        "GET /upto/metered?charge=2500 upto up to 0.01 USDC",
+        "GET /batch/weather batch-settlement 0.001 USDC",
+        "GET /batch/permit2 batch-settlement 0.001 USDC",
+        "GET /weather auth-capture 0.01 USDC held",
+      ]),
+    );
+    expect(new Set(routes.map((route) => route.split(" ")[2]))).toEqual(
+      new Set(["exact", "upto", "batch-settlement", "auth-capture"]),
+    );
+  });
+
+  it.each([
+    ["exact through Permit2", /(http:\S+\/permit2\/weather) +exact /, 1000n],
+    ["upto", /(http:\S+\/upto\/metered\?charge=2500) +upto /, 2500n],
+    ["batch-settlement", /(http:\S+\/batch\/weather) +batch-settlement /, undefined],
+    ["auth-capture", /(http:\S+\/weather) +auth-capture /, 1000n],
+  ])("a printed key pays the %s route as printed", async (kind, pattern, moved) => {
+    const url = printed(new RegExp(`^ {2}GET +${pattern.source}`, "m"));
+    const rpc = { "eip155:84532": rpcUrl };
+    const schemes: Record<string, PaymentScheme> = {
+      "exact through Permit2": exactEvm({ signer: buyer, permit2: permit2Allowance({ rpc }) }),
+      upto: uptoEvm({ signer: buyer, permit2: permit2Allowance({ rpc }) }),
+      "batch-settlement": batchSettlementEvm({ signer: buyer, rpc: rpcUrl }),
+      "auth-capture": authCaptureEvm({ signer: buyer, settlement: evmSettlement({ rpc }) }),
+    };
+    const client = createX402Client({
+      schemes: [schemes[kind]!],
+      policy: { maxAmountPerPayment: "$0.05", flows: ["authorization", "upfront", "escrow"] },
+    });
+    const before = await usdc.usdcBalance(buyer.address);
+    const response = await wrapFetchWithPayment(fetch, client)(url);
+    expect(response.status, await response.clone().text()).toBe(200);
+    const receipt = getPaymentReceipt(response);
+    expect(receipt?.scheme).toBe(kind === "exact through Permit2" ? "exact" : kind);
+    expect(receipt?.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    // A batch-settlement call deposits into its channel: more than the price leaves the wallet.
+    if (moved !== undefined) expect(before - (await usdc.usdcBalance(buyer.address))).toBe(moved);
+    else expect(before - (await usdc.usdcBalance(buyer.address))).toBeGreaterThan(PRICE_ATOMIC);
+  });
+
   it("a printed key pays a printed route", async () => {
-    const url = printed(/^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/weather) +0\.001 USDC +on eip155:84532 /m);
+    const url = printed(/^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/weather) +exact +0\.001 USDC +on eip155:84532 /m);
     expect(await (await paysOnce(paying(), url)).json()).toEqual(WEATHER);
   });
 
   it("still pays after the chain sat idle longer than a payment is back-dated (600 s)", async () => {
-    const url = printed(/^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/weather) +0\.001 USDC +on eip155:84532 /m);
+    const url = printed(/^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/weather) +exact +0\.001 USDC +on eip155:84532 /m);
     await idle(rpcUrl, 700);
     const latest = await rpc<{ timestamp: string }>(rpcUrl, "eth_getBlockByNumber", ["latest", false]);
     expect(Date.now() / 1000 - Number(latest.timestamp)).toBeGreaterThan(650);
@@ -123,7 +196,7 @@ describe("npm run demo -- --serve", () => {
   });
 
   it("the sign-in-with-x seller: the first visit pays, the next signs in and pays nothing", async () => {
-    const url = printed(/^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/siwx\/weather) +0\.001 USDC +on eip155:84532 /m);
+    const url = printed(/^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/siwx\/weather) +exact +0\.001 USDC +on eip155:84532 /m);
     const pay = paying([signInWithX({ evm: buyer })]);
     await paysOnce(pay, url);
     const before = await usdc.usdcBalance(buyer.address);
@@ -133,7 +206,9 @@ describe("npm run demo -- --serve", () => {
   });
 
   it("the discovery service lists a declared route once it was paid", async () => {
-    const url = printed(/^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/forecast\?city=Lisbon) +0\.001 USDC +on eip155:84532 /m);
+    const url = printed(
+      /^ {2}GET +(http:\/\/127\.0\.0\.1:\d+\/forecast\?city=Lisbon) +exact +0\.001 USDC +on eip155:84532 /m,
+    );
     const discovery = createDiscoveryClient({ url: printed(/^ {2}discovery +(http:\/\/127\.0\.0\.1:\d+) /m) });
     await paysOnce(paying(), url);
     const listed: string[] = [];

@@ -140,7 +140,7 @@ describe("examples/discovery.ts", () => {
       { cwd: root, timeout: 30_000 },
     );
     expect(stdout).toContain(`${seller.url}/forecast  Seven-day forecast for a city`);
-    expect(stdout).toContain("would pay 1000 on eip155:84532");
+    expect(stdout).toContain("would pay 0.001 USDC on eip155:84532");
     expect(stdout).not.toContain("/translate");
   });
 });

@@ -132,7 +132,8 @@ describe("budget options", () => {
     ).toThrow(
       expect.objectContaining({
         code: "INVALID_CONFIG",
-        message: 'plugins: two plug-ins are named "budget client/life": give each its own name (budget({ name })).',
+        message:
+          'plugins: two plug-ins are named "budget client/life": give each budget its own name (budget({ name })).',
       }),
     );
   });

@@ -34,6 +34,7 @@ import {
 import { ANVIL_KEY_0 } from "../support/vectors";
 import { account, encodeHeader, v2Challenge } from "../support/seller";
 import { engineOf } from "../../src/client";
+import { exitCodeOf } from "../../src/cli/exit";
 
 const request = { url: "https://seller.example/premium", method: "GET" };
 const challenge = parseChallenge({ header: encodeHeader(v2Challenge()) });
@@ -623,6 +624,23 @@ describe("every error names its section of docs/errors.md", () => {
 
   it.each(codes)("%s has a section headed by its code, whose anchor is the code in lower case", (code) => {
     expect(anchors).toContain(code.toLowerCase());
+  });
+
+  /** The table's rows: code, what it says of money, and the CLI's exit code (the first number). */
+  const rows = new Map(
+    [...page.matchAll(/^\| \[`([A-Z0-9_]+)`\]\(#([a-z0-9_]+)\) +\| [^|]+\| (\d+)[^|]*\|$/gm)].map(
+      ([, code, anchor, exit]) => [code!, { anchor, exit: Number(exit) }],
+    ),
+  );
+
+  it.each(codes)("%s has a row in the table, linking to its section, with the CLI's exit code", (code) => {
+    // DISCOVERY_FAILED's first number: the endpoint was not reached (no status).
+    const exit = exitCodeOf(errors.find((e) => e.code === code));
+    expect(rows.get(code)).toEqual({ anchor: code.toLowerCase(), exit });
+  });
+
+  it("the table has no row for a code that is not one", () => {
+    expect([...rows.keys()].filter((code) => !codes.includes(code as X402ErrorCode))).toEqual([]);
   });
 
   it("every class is one of those codes, and every code has its class", () => {

@@ -45,6 +45,15 @@ describe("file ledger", () => {
     expect((await spendBy(ledger, "asset"))[0]).toMatchObject({ amount: "500", count: 50 });
   });
 
+  it("named, it is the plug-in `ledger <name>` (a second ledger of one client)", () => {
+    const path = join(dir, "named.jsonl");
+    expect([fileLedger(path).name, fileLedger(path, { name: "audit", sync: false }).name]).toEqual([
+      "ledger",
+      "ledger audit",
+    ]);
+    expect(() => fileLedger(path, { name: "two words" })).toThrow(expect.objectContaining({ code: "INVALID_CONFIG" }));
+  });
+
   it("a torn last line is skipped, and the next record starts a line of its own", async () => {
     const path = join(dir, "torn.jsonl");
     const ledger = fileLedger(path);

@@ -220,4 +220,47 @@ describe("the tarball installed in a fresh project", () => {
     const { stdout } = await sh(join(app, "node_modules", ".bin", "x402-pay"), ["--help"], app);
     expect(stdout).toMatch(/^Usage: x402-pay \[options\] \[command\] <url>/);
   }, 120_000);
+
+  // TypeScript's `node` resolution (node10, the default of `module: "commonjs"`) reads no `exports`: the subpaths
+  // resolve through `typesVersions` (as viem's do). A consumer importing every entry compiles under it, and under
+  // node16 and bundler, which read `exports`.
+  it.each([
+    ["node10", "app.ts", ts.ModuleKind.CommonJS, ts.ModuleResolutionKind.Node10],
+    ["node16", "app.cts", ts.ModuleKind.Node16, ts.ModuleResolutionKind.Node16],
+    ["node16", "app.mts", ts.ModuleKind.Node16, ts.ModuleResolutionKind.Node16],
+    ["bundler", "app.ts", ts.ModuleKind.ESNext, ts.ModuleResolutionKind.Bundler],
+  ])("a consumer importing every entry compiles with moduleResolution %s (%s)", (_, name, module, moduleResolution) => {
+    const dir = join(app, `tsc-${moduleResolution}-${name.replace(".", "-")}`);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, name);
+    const entries = subpaths();
+    const imports = entries.map((entry, i) => `import * as e${i} from "${entry}";`);
+    // Each entry's first export, typed from its declarations: an entry TypeScript could not find is an error.
+    const uses = entries.map((_, i) => `export const k${i}: string[] = Object.keys(e${i});`);
+    writeFileSync(
+      file,
+      [...imports, ...uses, `export type Client = ReturnType<typeof e0.createX402Client>;`].join("\n"),
+    );
+    const program = ts.createProgram([file], {
+      module,
+      moduleResolution,
+      target: ts.ScriptTarget.ES2022,
+      lib: ["lib.es2022.d.ts", "lib.dom.d.ts"],
+      types: [],
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+      noImplicitAny: true,
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map(
+        (d) => `${d.file?.fileName.replace(app, "") ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
+      );
+    expect(problems).toEqual([]);
+    for (const entry of entries) {
+      const resolved = ts.resolveModuleName(entry, file, { module, moduleResolution }, ts.sys).resolvedModule;
+      expect(resolved?.resolvedFileName.startsWith(join(installed, "dist")), entry).toBe(true);
+    }
+  });
 });

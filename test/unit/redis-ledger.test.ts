@@ -68,6 +68,13 @@ describe("redis ledger", () => {
     ]);
   });
 
+  it("named, it is the plug-in `ledger <name>` (a second ledger of one client); a name that is no name is refused", () => {
+    expect([redisLedger(redis).name, redisLedger(redis, { name: "fleet" }).name]).toEqual(["ledger", "ledger fleet"]);
+    expect(() => redisLedger(redis, { name: "" })).toThrow(
+      expect.objectContaining({ code: "INVALID_CONFIG", message: expect.stringMatching(/^redisLedger\.name: /) }),
+    );
+  });
+
   it("entries that are not records (another writer's) are skipped", async () => {
     const key = fresh();
     const ledger = redisLedger(redis, { key });

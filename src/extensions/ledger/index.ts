@@ -9,4 +9,4 @@ export {
   type SpendRow,
   type SpendQuery,
 } from "./ledger";
-export { recordOutcomes } from "./record";
+export { recordOutcomes, type LedgerPluginOptions } from "./record";

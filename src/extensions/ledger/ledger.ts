@@ -2,20 +2,28 @@
 import type { Ledger, LedgerRecord, PaymentScheme, X402Plugin } from "../../contracts";
 import { checkSettlement } from "../../settlement";
 import { originOf, randomId } from "../../protocol";
-import { recordOutcomes } from "./record";
+import { recordOutcomes, type LedgerPluginOptions } from "./record";
 
-/** A ledger in this process's memory, as a plug-in: `plugins: [memoryLedger()]`. `list` holds the records. */
-export function memoryLedger(): Ledger & X402Plugin & { readonly list: readonly LedgerRecord[] } {
+/**
+ * A ledger in this process's memory, as a plug-in: `plugins: [memoryLedger()]`. `list` holds the records. Two on one
+ * client need names: `memoryLedger({ name: "audit" })`.
+ */
+export function memoryLedger(
+  options: LedgerPluginOptions = {},
+): Ledger & X402Plugin & { readonly list: readonly LedgerRecord[] } {
   const list: LedgerRecord[] = [];
-  return recordOutcomes({
-    list,
-    async append(record) {
-      list.push(Object.freeze({ ...record }));
+  return recordOutcomes(
+    {
+      list,
+      async append(record) {
+        list.push(Object.freeze({ ...record }));
+      },
+      async *records() {
+        yield* [...list];
+      },
     },
-    async *records() {
-      yield* [...list];
-    },
-  });
+    options,
+  );
 }
 
 /** What records are grouped by in `spendBy`: the request's origin, the payee, the UTC day, or only the asset. */

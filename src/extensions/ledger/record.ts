@@ -53,18 +53,36 @@ export function ledgerRecord(outcome: PaymentOutcome): LedgerRecord {
   };
 }
 
+export interface LedgerPluginOptions {
+  /**
+   * Names the ledger among the client's plug-ins (`ledger <name>`), so that one client can record to two ledgers.
+   * Default: the plug-in is named `ledger`.
+   */
+  readonly name?: string | undefined;
+}
+
+/** The plug-in name of a ledger named `name`: `ledger`, or `ledger <name>`. */
+export function ledgerPluginName(name: unknown): string {
+  if (name === undefined) return "ledger";
+  if (typeof name !== "string" || !/^[\w./-]{1,64}$/.test(name))
+    fail("ledger.name", `${show(name)} is not 1 to 64 characters of a-z, A-Z, 0-9, _, ., / and -`);
+  return `ledger ${name}`;
+}
+
 /**
  * A ledger store as a plug-in: every payment attempt's outcome is appended once, before the call returns,
  * whatever the hooks do. The stores x402-pay makes are plug-ins already (`memoryLedger()`, `fileLedger`,
- * `redisLedger`); this makes one of your own one: `plugins: [recordOutcomes(myLedger)]`.
+ * `redisLedger`); this makes one of your own one: `plugins: [recordOutcomes(myLedger)]`. `{ name }` tells two
+ * ledgers of one client apart.
  */
-export function recordOutcomes<L extends Ledger>(ledger: L): L & X402Plugin {
+export function recordOutcomes<L extends Ledger>(ledger: L, options: LedgerPluginOptions = {}): L & X402Plugin {
   if (typeof ledger?.append !== "function" || typeof ledger.records !== "function")
     fail("ledger", `${show(ledger)} is not a ledger { append, records }`);
+  const name = ledgerPluginName(options?.name);
   // A ledger that fails cannot undo the payment, nor turn a paid response into an error: the client ignores what this
   // throws.
   return Object.assign(ledger, {
-    name: "ledger",
+    name,
     onOutcome: (outcome: PaymentOutcome) => ledger.append(ledgerRecord(outcome)),
     onRefund: (refund: ChannelRefund) => ledger.append(refundRecord(refund)),
   });
