@@ -97,11 +97,8 @@ describe("code blocks of README.md and docs/*.md", () => {
   });
 
   it("a page whose blocks use top-level await says once that they need an ES module", () => {
-    // The lead's pages, being rewritten apart from this change: their notes come with them.
-    const later = ["docs/batch-settlement.md", "docs/policy.md"];
     const unsaid = pages.filter(
       (page) =>
-        !later.includes(page) &&
         tsBlocks.some((b) => b.page === page && usesTopLevelAwait(b.code)) &&
         !ESM_NOTE.test(readFileSync(`${root}${page}`, "utf8")),
     );
