@@ -1,0 +1,222 @@
+/**
+ * The step after a failure. An error path is not done when it throws the right error: what it leaves behind (a
+ * channel's hold, a budget's reservation, a voucher signed beyond what was charged) decides whether the NEXT call
+ * works and what the seller can claim. Each case here fails once, then makes the next call and checks that it goes
+ * through and that nothing is left held, reserved or over-signed.
+ */
+import { HttpResponse } from "msw";
+import { describe, expect, it } from "vitest";
+import {
+  budget,
+  createX402Client,
+  memoryBudgetStore,
+  type BudgetScope,
+  type BudgetStore,
+  type X402Client,
+} from "../../src";
+import type { ChannelStore } from "../../src/contracts";
+import { batchSettlementEvm, exactEvm, memoryChannelStore, type BatchSettlementEvmOptions } from "../../src/evm";
+import { wrapFetchWithPayment } from "../../src/fetch";
+import { PRICE, createBatchSeller } from "../support/batch-seller";
+import { useMswServer } from "../support/msw";
+import { PATH, PAY_TO, SELLER, countingSigner, createSeller, v2Challenge } from "../support/seller";
+import { countingSigner as countingWallet } from "../support/wallets";
+import { fetchWrapper, rejection } from "../support/wrappers";
+
+const server = useMswServer();
+
+/** A channel store that counts the holds not yet released (every hold must be let go, whatever happened). */
+function countingStore(inner: ChannelStore = memoryChannelStore()) {
+  let open = 0;
+  const store: ChannelStore = {
+    peek: (id) => inner.peek(id),
+    async hold(id, signal) {
+      const held = await inner.hold(id, signal);
+      open++;
+      let mine = true;
+      return {
+        state: held.state,
+        save: (state) => held.save(state),
+        async release() {
+          if (mine) open--;
+          mine = false;
+          await held.release();
+        },
+      };
+    },
+  };
+  return { store, open: () => open };
+}
+
+function batch(options: Partial<BatchSettlementEvmOptions> = {}, seller = createBatchSeller()) {
+  server.use(seller.handler);
+  const { signer, calls } = countingSigner();
+  const { store, open } = countingStore();
+  const scheme = batchSettlementEvm({ signer, rpc: seller.rpc, storage: store, ...options });
+  const client = createX402Client({ schemes: [scheme], policy: { maxAmountPerPayment: "$1" } });
+  const vouchers = () =>
+    calls.filter((c) => c.primaryType === "Voucher").map((c) => BigInt(c.message.maxClaimableAmount as bigint));
+  return { seller, scheme, client, open, vouchers, pay: () => fetchWrapper.send(client, { url: seller.url }) };
+}
+
+describe("batch-settlement: a payment whose open throws lets the channel go", () => {
+  it("a chain read that fails: the next payment on the channel proceeds", async () => {
+    const seller = createBatchSeller();
+    let failing = true;
+    const rpc = {
+      request: (call: { method: string; params?: readonly unknown[] }) =>
+        failing && call.method === "eth_call" ? Promise.reject(new Error("upstream down")) : seller.rpc.request(call),
+    };
+    const { pay, open } = batch({ rpc }, seller);
+    expect((await rejection(pay())).code).toBe("RPC_FAILED");
+    expect(open()).toBe(0);
+    failing = false;
+    expect((await pay()).status).toBe(200);
+    expect(open()).toBe(0);
+    expect(seller.vouchers.map((v) => [v.kind, v.max])).toEqual([["deposit", PRICE]]);
+  });
+
+  it("a deposit sizing that throws: the next payment proceeds", async () => {
+    let calls = 0;
+    const { pay, open, seller } = batch({
+      deposit: () => {
+        if (calls++ === 0) throw new Error("no sizing today");
+        return 5n * PRICE;
+      },
+    });
+    await rejection(pay());
+    expect(open()).toBe(0);
+    expect((await pay()).status).toBe(200);
+    expect(open()).toBe(0);
+    expect([...seller.channels.values()][0]).toMatchObject({ balance: 5n * PRICE, charged: PRICE });
+  });
+
+  it("a disputed channel refuses every later payment at once, and holds nothing after any of them", async () => {
+    const { pay, open, seller, vouchers } = batch();
+    await pay();
+    seller.lie({ correctiveCharged: 5n * PRICE });
+    seller.channels.values().next().value!.charged = 5n * PRICE;
+    expect((await rejection(pay())).code).toBe("CHANNEL_DISPUTED");
+    const signed = vouchers().length;
+    for (let i = 0; i < 3; i++) {
+      expect((await rejection(pay())).code).toBe("CHANNEL_DISPUTED");
+      expect(open()).toBe(0);
+    }
+    expect(vouchers()).toHaveLength(signed);
+  });
+});
+
+describe("batch-settlement: a refund after a lost answer signs for what was charged, never for what was signed", () => {
+  it("the call whose answer was lost is not in the refund's voucher", async () => {
+    const { seller, client, scheme, vouchers, open } = batch();
+    const pay = (lose = false) =>
+      wrapFetchWithPayment((input, init) => {
+        const paid = new Headers(init?.headers).has("payment-signature");
+        return lose && paid ? Promise.reject(new TypeError("fetch failed")) : globalThis.fetch(input, init);
+      }, client)(seller.url);
+    for (let i = 0; i < 3; i++) expect((await pay()).status).toBe(200);
+    // The fourth call's voucher (4 x the price) is signed and sent; the answer never comes, nothing was served.
+    await expect(pay(true)).rejects.toMatchObject({ code: "PAYMENT_OUTCOME_UNKNOWN" });
+    expect(vouchers().at(-1)).toBe(4n * PRICE);
+    expect(open()).toBe(0);
+    const fetch = (input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init);
+    const result = await scheme.refund(seller.url, { fetch });
+    expect(result).toMatchObject({ refunded: String(7n * PRICE), balance: String(3n * PRICE) });
+    // One refund voucher, for the 3 calls charged.
+    expect(seller.vouchers.at(-1)).toMatchObject({ kind: "refund", max: 3n * PRICE });
+    expect(vouchers().at(-1)).toBe(3n * PRICE);
+    expect(open()).toBe(0);
+  });
+
+  it("after the refund, the next call pays on the channel from what was charged", async () => {
+    const { seller, scheme, pay, open } = batch();
+    for (let i = 0; i < 2; i++) await pay();
+    await scheme.refund(seller.url, { fetch: (input, init) => globalThis.fetch(input, init) });
+    expect((await pay()).status).toBe(200);
+    expect(seller.vouchers.map((v) => [v.kind, v.max])).toEqual([
+      ["deposit", PRICE],
+      ["voucher", 2n * PRICE],
+      ["refund", 2n * PRICE],
+      // The channel holds only what was charged: the third call tops it up.
+      ["deposit", 3n * PRICE],
+    ]);
+    expect(open()).toBe(0);
+  });
+});
+
+describe.each<BudgetScope>(["client", "origin", "payee"])(
+  "a budget of scope %s: a refund lets go of the hold in the entry that holds it",
+  (scope) => {
+    const key = {
+      client: "client/life:client",
+      origin: `origin/life:origin:${SELLER}`,
+      payee: `payee/life:payee:eip155:84532:${PAY_TO.toLowerCase()}`,
+    }[scope];
+    const usage = (store: BudgetStore) => store.usage({ key, limit: 1, windowMs: undefined });
+
+    it("the deposit is held in the scope's entry, and the refund releases it there", async () => {
+      const seller = createBatchSeller();
+      server.use(seller.handler);
+      const store = memoryBudgetStore();
+      const scheme = batchSettlementEvm({ signer: countingSigner().signer, deposit: { multiple: 4 } });
+      // $0.0075: the deposit of $0.004 fits; after the refund, $0.003 spent and a top-up of $0.004 fit only if the
+      // refund let go of the $0.001 still held.
+      const client = createX402Client({ schemes: [scheme], plugins: [budget({ limit: "$0.0075", scope, store })] });
+      for (let i = 0; i < 3; i++) await fetchWrapper.send(client, { url: seller.url });
+      expect(await usage(store)).toEqual({ spent: 3000, reserved: 1000 });
+      await scheme.refund(seller.url, { client, fetch: (input, init) => globalThis.fetch(input, init) });
+      expect(await usage(store)).toEqual({ spent: 3000, reserved: 0 });
+      expect((await fetchWrapper.send(client, { url: seller.url })).status).toBe(200);
+      expect(await usage(store)).toEqual({ spent: 4000, reserved: 3000 });
+    });
+  },
+);
+
+describe("budgets: after each refusal the next payment goes through", () => {
+  const url = `${SELLER}${PATH}`;
+  /** A budget of exactly one payment ($0.01): any reservation left behind refuses the next. */
+  const clientWith = (store: BudgetStore, over: Partial<Parameters<typeof createX402Client>[0]> = {}): X402Client =>
+    createX402Client({
+      schemes: [exactEvm({ signer: countingWallet().signer })],
+      plugins: [budget({ limit: "$0.01", store })],
+      ...over,
+    });
+  const refusedOnce = (request: Request, state: { refused: boolean }) => {
+    if (!request.headers.has("payment-signature") || state.refused) return undefined;
+    state.refused = true;
+    const header = Buffer.from(JSON.stringify({ ...v2Challenge(), error: "insufficient_funds" })).toString("base64");
+    return HttpResponse.json({}, { status: 402, headers: { "PAYMENT-REQUIRED": header } });
+  };
+
+  it.each([
+    ["the seller refuses the payment", "PAYMENT_REJECTED"],
+    ["the approval hook declines", "PAYMENT_REFUSED"],
+    ["the wallet declines", "USER_REJECTED"],
+    ["the request is aborted before it is sent", "ABORTED"],
+  ])("%s", async (cause, code) => {
+    const state = { refused: cause !== "the seller refuses the payment" };
+    server.use(createSeller({ intercept: (request) => refusedOnce(request, state) }).handler);
+    const store = memoryBudgetStore();
+    const declining = countingWallet(() =>
+      Promise.reject(Object.assign(new Error("User rejected the request."), { code: 4001 })),
+    );
+    const controller = new AbortController();
+    const failing = clientWith(store, {
+      ...(cause === "the approval hook declines" && { onBeforePayment: () => false }),
+      ...(cause === "the wallet declines" && { schemes: [exactEvm({ signer: declining.signer })] }),
+      ...(cause === "the request is aborted before it is sent" && {
+        onBeforePayment: () => {
+          controller.abort();
+          return true;
+        },
+      }),
+    });
+    const error = await rejection(fetchWrapper.send(failing, { url, signal: controller.signal }));
+    expect(error.code).toBe(code);
+    expect(await store.usage({ key: "client/life:client", limit: 1, windowMs: undefined })).toEqual({
+      spent: 0,
+      reserved: 0,
+    });
+    expect((await fetchWrapper.send(clientWith(store), { url })).status).toBe(200);
+  });
+});
