@@ -193,15 +193,15 @@ describe("RPC URLs carrying credentials are refused, a user name alone included,
     ...evmRpcs.map((r) => [...r, "eip155:8453", "https://base.example"] as const),
     ...svmRpcs.map((r) => [...r, "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "https://devnet.example"] as const),
   ])("%s", (_, make, network, plain) => {
-    it.each(credentials)("%s: refused, and not shown", async (_, url) => {
-      const error = await refusal(() => make(url));
+    it.each(credentials)("%s: refused, and not shown", (_, url) => {
+      const error = refusal(() => make(url));
       expect(error?.code).toBe("INVALID_CONFIG");
       expect(error?.message).toMatch(/credentials/);
       expect(error?.message).not.toContain(KEY);
     });
 
-    it.each(credentials)("in a map, after a good entry: %s refused", async (_, url) => {
-      const error = await refusal(() => make({ [network]: plain, [network.replace(/.$/, "0")]: url }));
+    it.each(credentials)("in a map, after a good entry: %s refused", (_, url) => {
+      const error = refusal(() => make({ [network]: plain, [network.replace(/.$/, "0")]: url }));
       expect(error?.code).toBe("INVALID_CONFIG");
       expect(error?.message).not.toContain(KEY);
     });
