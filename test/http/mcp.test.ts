@@ -326,6 +326,8 @@ describe("the tool guard and the request (the mutation run's cases)", () => {
     { options: { tools: ["o*"] }, reason: 'tool "t" is not in mcp.tools' },
     { options: { servers: ["mcp://other"] }, reason: "server mcp://scripted is not in mcp.servers" },
     { options: { maxAmountPerTool: { t: "$0.009" } }, reason: '10000 base units is over mcp.maxAmountPerTool for "t"' },
+    // A cap of $0 is no payment at all, never "no cap".
+    { options: { maxAmountPerTool: { t: "$0" } }, reason: '10000 base units is over mcp.maxAmountPerTool for "t"' },
     {
       options: { maxAmountPerTool: { "*": "$0.009", other: price } },
       reason: '10000 base units is over mcp.maxAmountPerTool for "t"',
