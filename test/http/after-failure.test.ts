@@ -10,6 +10,7 @@ import {
   budget,
   createX402Client,
   memoryBudgetStore,
+  quoteCache,
   type BudgetScope,
   type BudgetStore,
   type X402Client,
@@ -21,10 +22,17 @@ import { PRICE, createBatchSeller } from "../support/batch-seller";
 import { useMswServer } from "../support/msw";
 import { PATH, PAY_TO, SELLER, countingSigner, createSeller, v2Challenge } from "../support/seller";
 import { countingSigner as countingWallet } from "../support/wallets";
-import { fetchWrapper, rejection } from "../support/wrappers";
+import { fetchWrapper, rejection, wrappers } from "../support/wrappers";
 
 const server = useMswServer();
 
+/** The seller refuses the first payment it is sent (insufficient funds), then takes them. */
+const refusedOnce = (request: Request, state: { failed: boolean }) => {
+  if (!request.headers.has("payment-signature") || state.failed) return undefined;
+  state.failed = true;
+  const header = Buffer.from(JSON.stringify({ ...v2Challenge(), error: "insufficient_funds" })).toString("base64");
+  return HttpResponse.json({}, { status: 402, headers: { "PAYMENT-REQUIRED": header } });
+};
 /** A channel store that counts the holds not yet released (every hold must be let go, whatever happened). */
 function countingStore(inner: ChannelStore = memoryChannelStore()) {
   let open = 0;
@@ -181,12 +189,6 @@ describe("budgets: after each refusal the next payment goes through", () => {
       plugins: [budget({ limit: "$0.01", store })],
       ...over,
     });
-  const refusedOnce = (request: Request, state: { refused: boolean }) => {
-    if (!request.headers.has("payment-signature") || state.refused) return undefined;
-    state.refused = true;
-    const header = Buffer.from(JSON.stringify({ ...v2Challenge(), error: "insufficient_funds" })).toString("base64");
-    return HttpResponse.json({}, { status: 402, headers: { "PAYMENT-REQUIRED": header } });
-  };
 
   it.each([
     ["the seller refuses the payment", "PAYMENT_REJECTED"],
@@ -194,7 +196,7 @@ describe("budgets: after each refusal the next payment goes through", () => {
     ["the wallet declines", "USER_REJECTED"],
     ["the request is aborted before it is sent", "ABORTED"],
   ])("%s", async (cause, code) => {
-    const state = { refused: cause !== "the seller refuses the payment" };
+    const state = { failed: cause !== "the seller refuses the payment" };
     server.use(createSeller({ intercept: (request) => refusedOnce(request, state) }).handler);
     const store = memoryBudgetStore();
     const declining = countingWallet(() =>
@@ -218,5 +220,49 @@ describe("budgets: after each refusal the next payment goes through", () => {
       reserved: 0,
     });
     expect((await fetchWrapper.send(clientWith(store), { url })).status).toBe(200);
+  });
+});
+
+describe.each(wrappers)("$name: a quote cache's probe ends with a request that failed", (wrapper) => {
+  const url = `${SELLER}${PATH}`;
+  /** Whether a request to the route would wait on a probe still running (the route's first request's). */
+  const waits = (quotes: ReturnType<typeof quoteCache>) =>
+    Promise.race([
+      quotes.cache.probe(`GET ${url}`).then((done) => {
+        done();
+        return "no wait";
+      }),
+      new Promise((resolve) => setTimeout(() => resolve("waited"), 50)),
+    ]);
+
+  it.each([
+    // The transport's own error (no payment was made): no code of ours.
+    ["the first answer never comes (a network error)", undefined],
+    ["the approval hook declines", "PAYMENT_REFUSED"],
+    ["the seller refuses the payment", "PAYMENT_REJECTED"],
+  ])("%s: the next request need not wait, and pays", async (cause, code) => {
+    const state = { failed: false };
+    const seller = createSeller({
+      intercept: (request) => {
+        if (state.failed) return undefined;
+        if (cause.startsWith("the first answer") && !request.headers.has("payment-signature")) {
+          state.failed = true;
+          return HttpResponse.error();
+        }
+        return cause.startsWith("the seller") ? refusedOnce(request, state) : undefined;
+      },
+    });
+    server.use(seller.handler);
+    const quotes = quoteCache();
+    let declined = false;
+    const client = createX402Client({
+      schemes: [exactEvm({ signer: countingWallet().signer })],
+      plugins: [quotes],
+      onBeforePayment: () => !(cause === "the approval hook declines" && !declined && (declined = true)),
+    });
+    const error = await rejection(wrapper.send(client, { url }));
+    expect(error.code).toBe(code);
+    expect(await waits(quotes)).toBe("no wait");
+    expect((await wrapper.send(client, { url })).status).toBe(200);
   });
 });
