@@ -14,6 +14,8 @@ import { main } from "../../src/cli";
 import { shown } from "../../src/cli/output";
 import { redactSecrets } from "../../src/entries/errors";
 import { batchSettlementEvm, evmSettlement, permit2Allowance } from "../../src/evm";
+import { CLOCK_SKEW_SECONDS, MAX_AGE_SECONDS } from "../../src/extensions/sign-in-with-x";
+import { checkDeclaration } from "../../src/extensions/sign-in-with-x/challenge";
 import { fileChannelStore } from "../../src/file";
 import { exactSvm, uptoSvm } from "../../src/svm";
 import { buyer } from "../support/svm";
@@ -26,6 +28,7 @@ afterAll(() => {
 afterEach(() => void vi.useRealTimers());
 
 const CHANNEL = `0x${"ab".repeat(32)}`;
+const iso = (ms: number) => new Date(ms).toISOString();
 
 describe("fileChannelStore: a holder writes only while its lock is fresh with a third of lockTtlMs to spare", () => {
   const TTL = 30_000;
@@ -95,6 +98,51 @@ describe("budget windows: a payment counts until exactly windowMs after it, not 
     expect(await store.usage(entry)).toEqual(usage);
     // What the window let go of is room again: 1000 fits only once the 700 has left the window.
     expect((await store.reserve(entry, "b", 1000)).ok).toBe(usage.spent === 0);
+  });
+});
+
+describe("sign-in-with-x: each time margin holds to the ms (CLOCK_SKEW_SECONDS, MAX_AGE_SECONDS)", () => {
+  const url = "http://127.0.0.1:4021/weather";
+  const issued = Date.parse("2025-02-27T16:00:00.000Z");
+  const skew = CLOCK_SKEW_SECONDS * 1000;
+  const declaration = (info: Record<string, unknown> = {}) => ({
+    info: {
+      domain: "127.0.0.1:4021",
+      uri: url,
+      version: "1",
+      nonce: "0f1e2d3c4b5a6978",
+      issuedAt: iso(issued),
+      ...info,
+    },
+    supportedChains: [{ chainId: "eip155:84532", type: "eip191" }],
+  });
+  const reason = (d: unknown, now: number) => {
+    try {
+      checkDeclaration(d, { url, method: "GET" }, now);
+    } catch (error) {
+      return (error as { details: { reason: string } }).details.reason;
+    }
+    return "accepted";
+  };
+  const expires = issued + 120_000;
+  const notBefore = issued + 30_000;
+
+  it.each([
+    ["issuedAt ahead of the clock by the skew", declaration(), issued - skew, "accepted"],
+    ["issuedAt ahead by the skew and 1 ms", declaration(), issued - skew - 1, "issued_in_future"],
+    [
+      "issuedAt as old as MAX_AGE_SECONDS and the skew",
+      declaration(),
+      issued + MAX_AGE_SECONDS * 1000 + skew,
+      "accepted",
+    ],
+    ["1 ms older", declaration(), issued + MAX_AGE_SECONDS * 1000 + skew + 1, "issued_too_long_ago"],
+    ["expirationTime past by the skew", declaration({ expirationTime: iso(expires) }), expires + skew, "accepted"],
+    ["past by the skew and 1 ms", declaration({ expirationTime: iso(expires) }), expires + skew + 1, "expired"],
+    ["notBefore ahead by the skew", declaration({ notBefore: iso(notBefore) }), notBefore - skew, "accepted"],
+    ["ahead by the skew and 1 ms", declaration({ notBefore: iso(notBefore) }), notBefore - skew - 1, "not_yet_valid"],
+  ])("%s", (_, d, now, expected) => {
+    expect(reason(d, now)).toBe(expected);
   });
 });
 
