@@ -4,7 +4,8 @@
  * works and what the seller can claim. Each case here fails once, then makes the next call and checks that it goes
  * through and that nothing is left held, reserved or over-signed.
  */
-import { HttpResponse } from "msw";
+import { readFileSync } from "node:fs";
+import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import {
   budget,
@@ -16,12 +17,29 @@ import {
   type X402Client,
 } from "../../src";
 import type { ChannelStore } from "../../src/contracts";
-import { batchSettlementEvm, exactEvm, memoryChannelStore, type BatchSettlementEvmOptions } from "../../src/evm";
+import {
+  authCaptureEvm,
+  batchSettlementEvm,
+  exactEvm,
+  memoryChannelStore,
+  type BatchSettlementEvmOptions,
+} from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { PRICE, createBatchSeller } from "../support/batch-seller";
 import { useMswServer } from "../support/msw";
-import { PATH, PAY_TO, SELLER, countingSigner, createSeller, v2Challenge } from "../support/seller";
-import { countingSigner as countingWallet } from "../support/wallets";
+import {
+  PATH,
+  PAY_TO,
+  SELLER,
+  TX_HASH,
+  challengeResponse,
+  countingSigner,
+  createSeller,
+  settlementHeader,
+  v2Challenge,
+} from "../support/seller";
+import { VECTOR_NOW_MS } from "../support/vectors";
+import { account, countingSigner as countingWallet } from "../support/wallets";
 import { fetchWrapper, rejection, wrappers } from "../support/wrappers";
 
 const server = useMswServer();
@@ -264,5 +282,50 @@ describe.each(wrappers)("$name: a quote cache's probe ends with a request that f
     expect(error.code).toBe(code);
     expect(await waits(quotes)).toBe("no wait");
     expect((await wrapper.send(client, { url })).status).toBe(200);
+  });
+});
+
+describe("auth-capture: after a refused or declined escrow payment, the next one goes through and is counted once", () => {
+  const url = `${SELLER}${PATH}`;
+  const vectors = JSON.parse(readFileSync(new URL("../vectors/auth-capture.json", import.meta.url), "utf8"));
+  const escrow = vectors.vectors[0].requirements;
+
+  it.each([
+    ["the seller refuses the held payment", "PAYMENT_REJECTED"],
+    ["the wallet declines", "USER_REJECTED"],
+  ])("%s", async (cause, code) => {
+    const state = { failed: cause !== "the seller refuses the held payment" };
+    const challenge = v2Challenge({ accepts: [escrow] });
+    const paid: unknown[] = [];
+    server.use(
+      http.get(url, ({ request }) => {
+        if (!request.headers.has("payment-signature")) return challengeResponse(challenge);
+        if (!state.failed) {
+          state.failed = true;
+          return challengeResponse({ ...challenge, error: "insufficient_funds" });
+        }
+        paid.push(request.headers.get("payment-signature"));
+        const settle = { success: true, transaction: TX_HASH, network: escrow.network, amount: escrow.amount };
+        return HttpResponse.json({ held: true }, { headers: settlementHeader(2, settle) });
+      }),
+    );
+    const store = memoryBudgetStore();
+    let declined = cause !== "the wallet declines";
+    const signer = countingWallet((typed) => {
+      if (declined) return account.signTypedData(typed as never);
+      declined = true;
+      return Promise.reject(Object.assign(new Error("User rejected the request."), { code: 4001 }));
+    }).signer;
+    // A budget of exactly one payment (10000 base units of USDC: $0.01).
+    const client = createX402Client({
+      schemes: [authCaptureEvm({ signer, now: () => VECTOR_NOW_MS })],
+      plugins: [budget({ limit: "$0.01", store })],
+    });
+    expect((await rejection(fetchWrapper.send(client, { url }))).code).toBe(code);
+    const usage = () => store.usage({ key: "client/life:client", limit: 1, windowMs: undefined });
+    expect(await usage()).toEqual({ spent: 0, reserved: 0 });
+    expect((await fetchWrapper.send(client, { url })).status).toBe(200);
+    expect(paid).toHaveLength(1);
+    expect(await usage()).toEqual({ spent: 10_000, reserved: 0 });
   });
 });
