@@ -9,15 +9,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getBase58Decoder } from "@solana/kit";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { memoryBudgetStore } from "../../src";
+import { createX402Client, memoryBudgetStore } from "../../src";
+import { engineOf } from "../../src/client";
+import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { main } from "../../src/cli";
 import { shown } from "../../src/cli/output";
 import { redactSecrets } from "../../src/entries/errors";
-import { batchSettlementEvm, evmSettlement, permit2Allowance } from "../../src/evm";
+import { batchSettlementEvm, evmSettlement, exactEvm, permit2Allowance } from "../../src/evm";
 import { CLOCK_SKEW_SECONDS, MAX_AGE_SECONDS } from "../../src/extensions/sign-in-with-x";
 import { checkDeclaration } from "../../src/extensions/sign-in-with-x/challenge";
 import { fileChannelStore } from "../../src/file";
 import { exactSvm, uptoSvm } from "../../src/svm";
+import { PATH, SELLER, v2Challenge, v2Requirement } from "../support/seller";
 import { buyer } from "../support/svm";
 import { account } from "../support/wallets";
 
@@ -143,6 +146,41 @@ describe("sign-in-with-x: each time margin holds to the ms (CLOCK_SKEW_SECONDS, 
     ["ahead by the skew and 1 ms", declaration({ notBefore: iso(notBefore) }), notBefore - skew - 1, "not_yet_valid"],
   ])("%s", (_, d, now, expected) => {
     expect(reason(d, now)).toBe(expected);
+  });
+});
+
+describe("an EVM authorization's window, one ms either side of a second", () => {
+  /** The signed window of an exact payment made at `nowMs`, for a requirement of `maxTimeoutSeconds`. */
+  async function window(nowMs: number, maxTimeoutSeconds = 300) {
+    const client = createX402Client({ schemes: [exactEvm({ signer: account, now: () => nowMs })] });
+    const challenge = parseChallenge({
+      header: encodeBase64Json(v2Challenge({ accepts: [v2Requirement({ maxTimeoutSeconds })] })),
+    });
+    const payment = await engineOf(client).createPayment(challenge, { url: `${SELLER}${PATH}`, method: "GET" });
+    const { validAfter, validBefore } = (payment.payload.payload as { authorization: Record<string, string> })
+      .authorization;
+    return [Number(validAfter), Number(validBefore)];
+  }
+  const second = 1_750_000_000;
+
+  it.each([
+    [second * 1000 - 1, [second - 1 - 600, second - 1 + 300]],
+    [second * 1000, [second - 600, second + 300]],
+    [second * 1000 + 999, [second - 600, second + 300]],
+  ])(
+    "at %s ms: back-dated 600 s, valid for maxTimeoutSeconds from the second it was signed in",
+    async (now, expected) => {
+      expect(await window(now)).toEqual(expected);
+    },
+  );
+
+  it("a deadline facilitators can meet: 6 s is refused, 7 s is signed", async () => {
+    await expect(window(second * 1000, 6)).rejects.toMatchObject({ code: "NO_PAYABLE_REQUIREMENT" });
+    expect(await window(second * 1000, 7)).toEqual([second - 600, second + 7]);
+  });
+
+  it("at the epoch: validAfter is not below 0", async () => {
+    expect(await window(599_999)).toEqual([0, 599 + 300]);
   });
 });
 
