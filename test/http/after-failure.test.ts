@@ -241,6 +241,40 @@ describe("budgets: after each refusal the next payment goes through", () => {
   });
 });
 
+describe("budgets: a list whose second budget fails lets go of the first's reservation", () => {
+  const url = `${SELLER}${PATH}`;
+
+  it.each([
+    ["its store fails", "BUDGET_UNAVAILABLE"],
+    ["it is exceeded", "BUDGET_EXCEEDED"],
+  ])("%s: the first budget holds nothing, and the next payment goes through", async (cause, code) => {
+    server.use(createSeller().handler);
+    const first = memoryBudgetStore();
+    const inner = memoryBudgetStore();
+    let failing = true;
+    const second: BudgetStore = {
+      ...inner,
+      reserve: (entry, id, amount) =>
+        failing && cause === "its store fails"
+          ? Promise.reject(new Error("connect ECONNREFUSED"))
+          : inner.reserve(entry, id, amount),
+    };
+    if (cause === "it is exceeded")
+      await inner.reserve({ key: "second:client", limit: 10_000, windowMs: undefined }, "x", 10_000);
+    const client = createX402Client({
+      schemes: [exactEvm({ signer: countingWallet().signer })],
+      plugins: [budget({ limit: "$0.01", store: first }), budget({ limit: "$0.01", name: "second", store: second })],
+    });
+    expect((await rejection(fetchWrapper.send(client, { url }))).code).toBe(code);
+    const usage = () => first.usage({ key: "client/life:client", limit: 1, windowMs: undefined });
+    expect(await usage()).toEqual({ spent: 0, reserved: 0 });
+    failing = false;
+    await inner.release({ key: "second:client", limit: 10_000, windowMs: undefined }, "x");
+    expect((await fetchWrapper.send(client, { url })).status).toBe(200);
+    expect(await usage()).toEqual({ spent: 10_000, reserved: 0 });
+  });
+});
+
 describe.each(wrappers)("$name: a quote cache's probe ends with a request that failed", (wrapper) => {
   const url = `${SELLER}${PATH}`;
   /** Whether a request to the route would wait on a probe still running (the route's first request's). */
