@@ -1,5 +1,6 @@
 /**
- * Channel stores after a failure: a hold that throws (a stored state that is not one, a wait given up) leaves the
+ * Stores at their edges. Budget stores: a payment counts in a window until exactly windowMs after it, not one ms more
+ * (memory and Redis, on an injected clock). Channel stores after a failure: a hold that throws (a stored state that is not one, a wait given up) leaves the
  * channel free, in this process and for the others sharing the store, so the NEXT hold takes it at once, finds what
  * was there and can save. Run against the file store and a real Redis (each store's lock, not only its in-process
  * line). test/support/store-contracts.ts holds the rest of the contract.
@@ -10,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChannelStore } from "../../src/contracts";
+import { memoryBudgetStore, type BudgetStore } from "../../src";
 import { fileChannelStore } from "../../src/file";
-import { redisChannelStore } from "../../src/redis";
+import { redisBudgetStore, redisChannelStore } from "../../src/redis";
 import { connectRedis, startRedis, type RedisServer } from "../support/redis";
 
 let server: RedisServer;
@@ -117,5 +119,28 @@ describe.each(kinds)("$name: after a hold that failed, the next one takes the ch
     const next = await holdNow(stores[1], ID);
     expect(next.state).toMatchObject({ balance: "10", charged: "1" });
     await next.release();
+  });
+});
+
+describe.each([
+  ["memory budget store", (now: () => number): BudgetStore => memoryBudgetStore(now)],
+  [
+    "redis budget store",
+    (now: () => number): BudgetStore => redisBudgetStore(redis, { prefix: `window:${++run}:`, now, timeoutMs: 30_000 }),
+  ],
+])("%s: a window to the ms", (_, open) => {
+  it.each([
+    [59_999, { spent: 700, reserved: 0 }],
+    [60_000, { spent: 0, reserved: 0 }],
+  ])("%s ms after a payment", async (later, usage) => {
+    let now = 1_000_000;
+    const store = open(() => now);
+    const entry = { key: "b:client", limit: 1000, windowMs: 60_000 };
+    await store.reserve(entry, "a", 700);
+    await store.commit(entry, "a", 700);
+    now += later;
+    expect(await store.usage(entry)).toEqual(usage);
+    // What the window let go of is room again: 1000 fits only once the 700 has left it.
+    expect((await store.reserve(entry, "b", 1000)).ok).toBe(usage.spent === 0);
   });
 });
