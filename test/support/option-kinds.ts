@@ -2,9 +2,10 @@
  * Every option of the public API that takes a list or a number, found from the type definitions themselves (the
  * TypeScript checker over the package's entry points), so that a test can hold a case for each and fail for one
  * added without it. An option is named by the exported function that takes it and its path in the argument:
- * `createX402Client(options).policy.maxFeeBps`, `authCaptureEvm(options).capturers`, `sanitize(max)`.
+ * `createX402Client(options).policy.maxFeeBps`, `authCaptureEvm(options).capturers`, `sanitize(max)`; an option of a
+ * method of what it returns as `createDiscoveryClient().list(query).limit`.
  *
- * Walked: each exported function's parameters, and within them the properties declared in src/ whose type is an
+ * Walked: each exported function's parameters and those of the methods of the object it returns (if declared in src/), and within them the properties declared in src/ whose type is an
  * options object (a type named `...Options`, `...Policy`, `...Query`, `...Sizing`, or written in place), to a depth
  * of three. A USD amount (`Money`) counts as a number. Not walked: the objects an option carries (a client, a signer, a store, a scheme): theirs are not options.
  */
@@ -53,7 +54,9 @@ export function optionsOfKind(): Map<string, OptionKind> {
     return kinds.size === 0 ? undefined : ([...kinds].sort().join("|") as OptionKind);
   };
   /** An options object: declared in src/, named as one or written in place, not a function. */
-  const isOptions = (type: ts.Type) => {
+  const isOptions = (type: ts.Type): boolean => {
+    // `Filter & { offset? }`: options if a part is.
+    if (type.isIntersection()) return type.types.some(isOptions);
     const symbol = type.getSymbol() ?? type.aliasSymbol;
     return (
       !!(type.flags & ts.TypeFlags.Object) &&
@@ -87,19 +90,32 @@ export function optionsOfKind(): Map<string, OptionKind> {
       if (!(symbol.flags & ts.SymbolFlags.Function) || !symbol.valueDeclaration) continue;
       const type = checker.getTypeOfSymbolAtLocation(symbol, symbol.valueDeclaration);
       for (const signature of type.getCallSignatures()) {
-        for (const parameter of signature.getParameters()) {
-          const name = `${symbol.name}(${parameter.name})`;
-          const parameterType = checker.getNonNullableType(
-            checker.getTypeOfSymbolAtLocation(parameter, parameter.valueDeclaration!),
-          );
-          const kind = kindOf(parameterType);
-          if (kind) found.set(name, kind);
-          else
-            for (const part of parameterType.isUnion() ? parameterType.types : [parameterType])
-              if (isOptions(part)) walk(name, part, 0);
+        parameters(symbol.name, signature);
+        // The methods of what it returns (a client's, a scheme's): their options too.
+        const returned = signature.getReturnType();
+        if (!ours(returned.getSymbol()?.declarations?.[0])) continue;
+        for (const method of checker.getPropertiesOfType(returned)) {
+          const declaration = method.valueDeclaration ?? method.declarations?.[0];
+          if (!ours(declaration)) continue;
+          const methodType = checker.getTypeOfSymbolAtLocation(method, declaration!);
+          for (const call of methodType.getCallSignatures()) parameters(`${symbol.name}().${method.name}`, call);
         }
       }
     }
   }
   return found;
+
+  function parameters(owner: string, signature: ts.Signature) {
+    for (const parameter of signature.getParameters()) {
+      const name = `${owner}(${parameter.name})`;
+      const parameterType = checker.getNonNullableType(
+        checker.getTypeOfSymbolAtLocation(parameter, parameter.valueDeclaration!),
+      );
+      const kind = kindOf(parameterType);
+      if (kind) found.set(name, kind);
+      else
+        for (const part of parameterType.isUnion() ? parameterType.types : [parameterType])
+          if (isOptions(part)) walk(name, part, 0);
+    }
+  }
 }

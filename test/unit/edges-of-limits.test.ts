@@ -43,10 +43,10 @@ async function verdict(client: X402Client, requirement: Record<string, unknown>)
   return options.length > 0 ? "payable" : rejected.map((r) => `${r.code}: ${r.reason}`).join("; ");
 }
 
-/** What constructing throws: its code and option, or "accepted". */
-function construction(make: () => unknown) {
+/** What constructing (or the call, if it answers a promise) throws: its code and option, or "accepted". */
+async function construction(make: () => unknown) {
   try {
-    make();
+    await make();
   } catch (error) {
     const { code, details } = error as { code?: string; details?: { option?: string } };
     return `${code}${details?.option ? ` (${details.option})` : ""}`;
@@ -311,6 +311,37 @@ const edges: Record<string, Edge> = {
     refused: (maxBytes: number) => createDiscoveryClient({ maxBytes }),
     option: "discovery.maxBytes",
   },
+  // A listing's page, and the iterations over pages: 0 items or pages is refused when asked (no "all").
+  "createDiscoveryClient().list(filter).limit": {
+    refused: (limit: number) => createDiscoveryClient().list({ limit }),
+    option: "discovery.limit",
+  },
+  "createDiscoveryClient().list(filter).offset": { notALimit: "a position in the listing: 0 is its start" },
+  ...Object.fromEntries(
+    (["resources", "search"] as const).flatMap((method) =>
+      (["limit", "maxItems", "maxPages"] as const).map((option) => [
+        `createDiscoveryClient().${method}(options).${option}`,
+        {
+          refused: (value: number) => {
+            const client = createDiscoveryClient();
+            const listings =
+              method === "search"
+                ? client.search("weather", { [option]: value })
+                : client.resources({ [option]: value });
+            return listings[Symbol.asyncIterator]().next();
+          },
+          option: `discovery.${option}`,
+        },
+      ]),
+    ),
+  ),
+  "memoryBudgetStore().reserve(amount)": { notALimit: "an amount reserved: 0 reserves nothing" },
+  "memoryBudgetStore().commit(amount)": { notALimit: "an amount spent: 0 spends nothing" },
+  "redisBudgetStore().reserve(amount)": { notALimit: "an amount reserved: 0 reserves nothing" },
+  "redisBudgetStore().commit(amount)": { notALimit: "an amount spent: 0 spends nothing" },
+  "permit2Allowance().prepare(declared)": {
+    notALimit: "the extensions a challenge declares (the client's call, not an option): [] declares none",
+  },
   "sanitize(max)": {
     none() {
       expect(sanitize("text", 0)).toBeUndefined();
@@ -356,14 +387,14 @@ describe("every list or number option of the public API has its edge registered"
   });
 });
 
-describe("[] and 0 refused at construction", () => {
+describe("[] and 0 refused at construction (or when a method is called with it)", () => {
   const refused = Object.entries(edges).filter(([, edge]) => "refused" in edge) as [
     string,
     { refused: (edge: unknown) => unknown; option: string; edge?: unknown },
   ][];
-  it.each(refused)("%s", (name, { refused: make, option, edge }) => {
+  it.each(refused)("%s", async (name, { refused: make, option, edge }) => {
     const value = edge ?? (found.get(name) === "list" ? [] : 0);
-    expect(construction(() => make(value))).toBe(
+    expect(await construction(() => make(value))).toBe(
       option === "undefined" ? "INVALID_CONFIG" : `INVALID_CONFIG (${option})`,
     );
   });
