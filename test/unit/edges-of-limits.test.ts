@@ -9,6 +9,8 @@ import { readFileSync } from "node:fs";
 import { privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { budget, createX402Client, quoteCache, type SpendPolicy, type X402Client } from "../../src";
+import { main } from "../../src/cli";
+import { EXIT } from "../../src/cli/exit";
 import { createDiscoveryClient, sanitize } from "../../src/discovery";
 import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import {
@@ -25,7 +27,7 @@ import { exactSvm, uptoSvm } from "../../src/svm";
 import { PRICE, createBatchSeller } from "../support/batch-seller";
 import { useMswServer } from "../support/msw";
 import { type OptionKind, optionsOfKind } from "../support/option-kinds";
-import { SELLER, countingSigner, v2Challenge, v2Requirement } from "../support/seller";
+import { PATH, SELLER, countingSigner, createSeller, v2Challenge, v2Requirement } from "../support/seller";
 import { DEVNET, buyer, fakeRpc, svmRequirement } from "../support/svm";
 import { ANVIL_KEY_0, VECTOR_NOW_MS, countingBytes } from "../support/vectors";
 import { fetchWrapper } from "../support/wrappers";
@@ -402,6 +404,101 @@ describe("[] and 0 refused at construction (or when a method is called with it)"
 
 describe("[] and 0 mean none", () => {
   const none = Object.entries(edges).filter(([, edge]) => "none" in edge) as [string, { none: () => unknown }][];
+  it.each(none)("%s", async (_, { none: check }) => {
+    await check();
+  });
+});
+
+// ---------------------------------------------------------------- the command line
+
+/**
+ * The CLI's options that take a number or an amount (`<usd>`, `<seconds>`, `<n>`) or may be repeated (`collect`),
+ * found in its commander definitions (src/cli/index.ts), named by their command.
+ */
+function cliOptions(): string[] {
+  const text = readFileSync(new URL("../../src/cli/index.ts", import.meta.url), "utf8");
+  const found: string[] = [];
+  let command = "x402-pay";
+  for (const line of text.split("\n")) {
+    const named = /\.command\("(\w+)"\)/.exec(line);
+    if (named) command = `x402-pay ${named[1]}`;
+    const option = /\.option\("(?:-\w, )?(--[\w-]+) <(\w+)>"(.*)$/.exec(line);
+    if (option && (["usd", "seconds", "n"].includes(option[2]!) || /\bcollect\b/.test(option[3]!)))
+      found.push(`${command} ${option[1]} <${option[2]}>`);
+  }
+  return found;
+}
+
+/** The CLI run in this process; what it said and its exit code. */
+async function cli(args: string[], env: Record<string, string> = {}) {
+  let said = "";
+  const code = await main(args, {
+    env,
+    writeOut: (chunk) => void (said += String(chunk)),
+    writeErr: (text) => void (said += text),
+    errIsTTY: false,
+    readStdin: async () => new Uint8Array(),
+    signal: new AbortController().signal,
+  });
+  return { code, said };
+}
+
+const FACILITATOR = "https://facilitator.example";
+const cliEdges: Record<string, Edge> = {
+  "x402-pay --max <usd>": {
+    async none() {
+      // 0 (or $0): a cap of nothing, never "no cap".
+      for (const max of ["0", "$0"]) {
+        const seller = createSeller();
+        server.use(seller.handler);
+        const { code, said } = await cli(["--max", max, url], { EVM_PRIVATE_KEY: ANVIL_KEY_0 });
+        expect(code).toBe(EXIT.refused);
+        expect(said).toContain("over policy.maxAmountPerPayment ($0)");
+        expect(seller.payments).toHaveLength(0);
+      }
+    },
+  },
+  "x402-pay --header <header>": { notALimit: "repeated to add headers: none given adds none" },
+  "x402-pay --network <caip2>": {
+    notALimit: "repeated to list networks; not given is no restriction, and there is no way to give an empty list",
+  },
+  "x402-pay --max-time <seconds>": {
+    notALimit: "a time bound, not money: 0 is documented as no limit (as curl's --max-time), in --help and docs/cli.md",
+  },
+  "x402-pay discover --max <usd>": {
+    notALimit: "the same cap as the paying form's --max (policy.maxAmountPerPayment), whose $0 edge is tested above",
+  },
+  "x402-pay discover --max-items <n>": {
+    async none() {
+      expect(await cli(["discover", FACILITATOR, "--max-items", "0"])).toEqual({
+        code: EXIT.usage,
+        said: "x402-pay: --max-items must be a whole number above 0.\n",
+      });
+    },
+  },
+  "x402-pay discover --max-pages <n>": {
+    async none() {
+      expect(await cli(["discover", FACILITATOR, "--max-pages", "0"])).toEqual({
+        code: EXIT.usage,
+        said: "x402-pay: --max-pages must be a whole number above 0.\n",
+      });
+    },
+  },
+  "x402-pay discover --max-time <seconds>": {
+    notALimit: "a time bound, not money: 0 is documented as no limit (as curl's --max-time)",
+  },
+};
+const url = `${SELLER}${PATH}`;
+
+describe("the CLI: every option that takes a number, an amount or a list has its edge", () => {
+  it("none lacks one, none is stale", () => {
+    const options = cliOptions();
+    expect(options).toContain("x402-pay --max <usd>");
+    expect(options.filter((o) => !(o in cliEdges))).toEqual([]);
+    expect(Object.keys(cliEdges).filter((o) => !options.includes(o))).toEqual([]);
+  });
+
+  const none = Object.entries(cliEdges).filter(([, edge]) => "none" in edge) as [string, { none: () => unknown }][];
   it.each(none)("%s", async (_, { none: check }) => {
     await check();
   });
