@@ -3,6 +3,7 @@
  * each of several requirements is judged on its own (the first refused does not stand for the rest, the first allowed
  * does not let the rest in); each refusal is named.
  */
+import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { useMswServer } from "../support/msw";
 import {
@@ -12,6 +13,7 @@ import {
   PAY_TO,
   SELLER,
   createSeller,
+  encodeHeader,
   payingClient,
   v2Challenge,
   v2Requirement,
@@ -80,5 +82,25 @@ describe.each(wrappers)("$name: repeats in one challenge", (wrapper) => {
     const { client, signs } = payingClient({ policy });
     expect((await wrapper.send(client, { url })).status).toBe(200);
     expect(signs).toHaveLength(1);
+  });
+
+  it("a 402 carrying two PAYMENT-REQUIRED headers (two challenges): neither is paid, nothing signed", async () => {
+    const seller = createSeller({
+      intercept: () => {
+        const headers = new Headers();
+        headers.append("PAYMENT-REQUIRED", encodeHeader(v2Challenge()));
+        headers.append(
+          "PAYMENT-REQUIRED",
+          encodeHeader(v2Challenge({ accepts: [v2Requirement({ payTo: OTHER_PAY_TO })] })),
+        );
+        return HttpResponse.json({}, { status: 402, headers });
+      },
+    });
+    server.use(seller.handler);
+    const { client, signs } = payingClient();
+    const error = await rejection(wrapper.send(client, { url }));
+    expect(error.code).toBe("INVALID_CHALLENGE");
+    expect(signs).toHaveLength(0);
+    expect(seller.requests).toHaveLength(1);
   });
 });
