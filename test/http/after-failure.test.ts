@@ -154,6 +154,25 @@ describe("batch-settlement: a refund after a lost answer signs for what was char
     expect(open()).toBe(0);
   });
 
+  it("an answer lost after the seller served and charged: the refund is corrected to the seller's count, no more", async () => {
+    const { seller, client, scheme, vouchers, open } = batch();
+    const pay = (lose = false) =>
+      wrapFetchWithPayment(async (input, init) => {
+        const answer = await globalThis.fetch(input, init);
+        if (lose && new Headers(init?.headers).has("payment-signature")) throw new TypeError("fetch failed");
+        return answer;
+      }, client)(seller.url);
+    for (let i = 0; i < 3; i++) expect((await pay()).status).toBe(200);
+    await expect(pay(true)).rejects.toMatchObject({ code: "PAYMENT_OUTCOME_UNKNOWN" });
+    const fetch = (input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init);
+    const result = await scheme.refund(seller.url, { fetch });
+    // The seller served 4 calls: the refund is for its count (held up by our own signature of 4), never above.
+    expect(result).toMatchObject({ refunded: String(6n * PRICE), balance: String(4n * PRICE) });
+    expect(seller.vouchers.at(-1)).toMatchObject({ kind: "refund", max: 4n * PRICE });
+    expect(vouchers().every((max) => max <= 4n * PRICE)).toBe(true);
+    expect(open()).toBe(0);
+  });
+
   it("after the refund, the next call pays on the channel from what was charged", async () => {
     const { seller, scheme, pay, open } = batch();
     for (let i = 0; i < 2; i++) await pay();
