@@ -86,6 +86,41 @@ describe("fileChannelStore: a holder writes only while its lock is fresh with a 
   });
 });
 
+describe("fileChannelStore: a stalled holder's lock is broken at lockTtlMs after its last renewal, not before", () => {
+  const TTL = 30_000;
+
+  it.each([
+    [TTL, "waits"],
+    [TTL + 1, "takes it"],
+  ])("a waiter %s ms after the holder's last renewal: %s", async (later, expected) => {
+    const dir = mkdtempSync(join(tmpdir(), "x402-stale-"));
+    dirs.push(dir);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    // A whole second: a file system's modification times hold it exactly.
+    const renewed = Math.ceil((Date.now() + 5_000) / 1000) * 1000;
+    const stalled = fileChannelStore(dir, { lockTtlMs: TTL, sync: false });
+    const holder = await stalled.hold(CHANNEL);
+    // Its last renewal, by its clock: the save confirms (and renews) the lock.
+    vi.setSystemTime(renewed);
+    await holder.save({ balance: "10", charged: "1", signed: "1" });
+    vi.setSystemTime(renewed + later);
+    const waiter = fileChannelStore(dir, { lockTtlMs: TTL, sync: false });
+    const controller = new AbortController();
+    const taking = waiter.hold(CHANNEL, controller.signal).then(
+      async (hold) => {
+        expect(hold.state).toMatchObject({ balance: "10", charged: "1", signed: "1" });
+        await hold.release();
+        return "takes it";
+      },
+      (error: { code?: string }) => (error.code === "ABORTED" ? "waits" : String(error)),
+    );
+    // Taking it needs no time bound; waiting is seen over several rounds of the waiter's backoff (2 to 25 ms).
+    if (expected === "waits") setTimeout(() => controller.abort(), 300);
+    expect(await taking).toBe(expected);
+    vi.useRealTimers();
+  });
+});
+
 describe("budget windows: a payment counts until exactly windowMs after it, not one ms more", () => {
   it.each([
     [59_999, { spent: 700, reserved: 0 }],
