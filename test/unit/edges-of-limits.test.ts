@@ -503,3 +503,30 @@ describe("the CLI: every option that takes a number, an amount or a list has its
     await check();
   });
 });
+
+describe("batchSettlementEvm's deposit sizing is checked at construction, not at the first deposit", () => {
+  const make = (deposit: unknown) => () => batchSettlementEvm({ signer: account, deposit: deposit as never });
+
+  it.each([
+    [{ multiple: 1.5 }],
+    [{ multiple: -1 }],
+    [{ multiple: "10" }],
+    [{ multiple: Number.NaN }],
+    [{ amount: "1.5" }],
+    [{ amount: 5 }],
+    [{ amount: "" }],
+    [{}],
+    [{ multiple: 1, amount: "1" }],
+    [null],
+    [5],
+  ])("%j: INVALID_CONFIG", async (deposit) => {
+    expect(await construction(make(deposit))).toBe("INVALID_CONFIG (deposit)");
+  });
+
+  it.each([[undefined], [{ multiple: 0 }], [{ multiple: 10 }], [{ amount: "0" }], [{ amount: "1000000" }], [() => 5n]])(
+    "%j: accepted",
+    async (deposit) => {
+      expect(await construction(make(deposit))).toBe("accepted");
+    },
+  );
+});
