@@ -85,6 +85,11 @@ export function routeChainReads(
     const problem = "rpc is missing; pass an http(s) URL, a viem PublicClient, or a map { [network]: rpc }";
     throw new InvalidConfigError(`${owner}: ${problem}.`, { details: { option: "rpc" } });
   }
+  // The most setTimeout takes: a longer delay (or 0, or none) would end every read at once.
+  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= 2 ** 31 - 1)) {
+    const problem = `rpcTimeoutMs must be a whole number of milliseconds from 1 to 2^31 - 1, not ${timeoutMs}`;
+    throw new InvalidConfigError(`${owner}: ${problem}.`, { details: { option: "rpcTimeoutMs" } });
+  }
   const route = routeRpcs(evmFamily(owner), option);
   return (network, signal) => {
     const endpoint = route(network);

@@ -329,6 +329,8 @@ describe("the tool guard and the request (the mutation run's cases)", () => {
       options: { maxAmountPerTool: { t: "$0.009" } },
       reason: '0.01 USDC is over mcp.maxAmountPerTool for "t" ($0.009)',
     },
+    // A cap of $0 is no payment at all, never "no cap".
+    { options: { maxAmountPerTool: { t: "$0" } }, reason: '0.01 USDC is over mcp.maxAmountPerTool for "t" ($0)' },
     {
       options: { maxAmountPerTool: { "*": "$0.009", other: price } },
       reason: '0.01 USDC is over mcp.maxAmountPerTool for "t" ($0.009)',

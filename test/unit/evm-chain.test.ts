@@ -9,7 +9,14 @@ import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { createX402Client } from "../../src";
 import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
-import { PERMIT2_ADDRESS, exactEvm, permit2Allowance, type EvmRequester } from "../../src/evm";
+import {
+  PERMIT2_ADDRESS,
+  batchSettlementEvm,
+  evmSettlement,
+  exactEvm,
+  permit2Allowance,
+  type EvmRequester,
+} from "../../src/evm";
 import { useMswServer } from "../support/msw";
 import { ANVIL_KEY_0, evmVectors } from "../support/vectors";
 import { countingSigner } from "../support/wallets";
@@ -271,5 +278,28 @@ describe("configuration, checked when permit2Allowance is called", () => {
 
   it("plain http URLs are accepted (a local node)", () => {
     expect(() => permit2Allowance({ rpc: "http://127.0.0.1:8545" })).not.toThrow();
+  });
+
+  // Else a read would end at once (0, none, or past what setTimeout takes): every chain read an RPC failure.
+  it.each([0, -1, 1.5, Number.NaN, 2 ** 31])("rpcTimeoutMs %s: INVALID_CONFIG, for each EVM reader", (rpcTimeoutMs) => {
+    const rpc = "https://rpc.example";
+    const problem = `rpcTimeoutMs must be a whole number of milliseconds from 1 to 2^31 - 1, not ${rpcTimeoutMs}.`;
+    for (const [owner, make] of [
+      ["permit2Allowance", () => permit2Allowance({ rpc, rpcTimeoutMs })],
+      ["evmSettlement", () => evmSettlement({ rpc, rpcTimeoutMs })],
+      ["batchSettlementEvm", () => batchSettlementEvm({ signer: account, rpc, rpcTimeoutMs })],
+    ] as const)
+      expect(make).toThrow(
+        expect.objectContaining({
+          code: "INVALID_CONFIG",
+          message: `${owner}: ${problem}`,
+          details: { option: "rpcTimeoutMs" },
+        }),
+      );
+  });
+
+  it("rpcTimeoutMs at its edges, 1 and 2^31 - 1, is accepted", () => {
+    for (const rpcTimeoutMs of [1, 2 ** 31 - 1])
+      expect(() => permit2Allowance({ rpc: "https://rpc.example", rpcTimeoutMs })).not.toThrow();
   });
 });

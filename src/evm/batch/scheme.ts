@@ -69,6 +69,12 @@ export function batchSettlementEvm(options: BatchSettlementEvmOptions): BatchSet
   const salt = options.salt ?? ZERO_SALT;
   if (!/^0x[0-9a-fA-F]{64}$/.test(salt))
     throw new InvalidConfigError("batchSettlementEvm: salt must be 32 bytes of hex.", { details: { option: "salt" } });
+  if (!isSizing(options.deposit))
+    throw new InvalidConfigError(
+      "batchSettlementEvm: deposit must be { multiple } (a whole number from 0), { amount } (base units, such as " +
+        '"1000000") or a function.',
+      { details: { option: "deposit" } },
+    );
   if (typeof store?.hold !== "function")
     throw new InvalidConfigError("batchSettlementEvm: storage must be a channel store { hold, peek }.", {
       details: { option: "storage" },
@@ -113,6 +119,17 @@ export function batchSettlementEvm(options: BatchSettlementEvmOptions): BatchSet
     withdrawal: (url, withdrawalOptions) => prepareWithdrawal(tools, { url, channelOf, options: withdrawalOptions }),
   };
   return scheme;
+}
+
+/** A deposit sizing `sizeDeposit` can use (or none): checked here, not at the first deposit. */
+function isSizing(sizing: unknown): boolean {
+  if (sizing === undefined || typeof sizing === "function") return true;
+  const { multiple, amount } = (sizing ?? {}) as { multiple?: unknown; amount?: unknown };
+  if (typeof sizing !== "object" || sizing === null || (multiple === undefined) === (amount === undefined))
+    return false;
+  return multiple === undefined
+    ? typeof amount === "string" && /^[0-9]{1,78}$/.test(amount)
+    : Number.isSafeInteger(multiple) && (multiple as number) >= 0;
 }
 
 /** Why a batch-settlement requirement cannot be paid, else `undefined`. */
