@@ -446,3 +446,5 @@ export async function quoteListing(
   });
   return { listing, payable: options[0], options, rejected };
 }
+// The types x402-pay's entries share (the client, contracts, stores, wire shapes, errors): every entry names them.
+export type * from "../entries/types";

@@ -18,6 +18,7 @@ export {
   toEvmSigner,
   normalizeSignature,
   type EvmSigner,
+  type TransactionToSign,
   type EvmMessageSigner,
   type EvmSignerInput,
   type WalletClientLike,
@@ -44,3 +45,5 @@ export {
   type WithdrawalOptions,
   type ChannelConfig,
 } from "./batch";
+// The types x402-pay's entries share (the client, contracts, stores, wire shapes, errors): every entry names them.
+export type * from "../entries/types";
