@@ -1,8 +1,9 @@
 /**
- * The types every entry shares: the client, the plug-in and scheme contracts, the stores, the handshake's options, the
- * wire shapes and the errors. Each entry's signatures reach some of them (a wrapper takes an \`X402Client\`, whose hooks
- * see \`AnyX402Error\`), and a user of that entry must be able to name what it hands them: so every entry re-exports
- * these (\`export type *\`), the same declarations everywhere. Types only: nothing here is code.
+ * The types every entry shares: the client, the plug-in and scheme contracts, the stores, the handshake's options,
+ * the wire shapes and the errors. Each entry's signatures reach some of them (a wrapper takes an `X402Client`, whose
+ * hooks see `AnyX402Error`), and a user of that entry must be able to name what it hands them: so every entry
+ * re-exports these (`export type *`), the same declarations everywhere. Types only, the error classes too: to throw
+ * one or test it with `instanceof`, import it from `x402-pay/errors` (or branch on `error.code`).
  */
 export type {
   X402Client,
