@@ -5,8 +5,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
+import { distProgram, problemsOf } from "../support/dist-types";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const app = `${root}test/support/authors-app.ts`;
@@ -18,25 +18,14 @@ describe("a scheme, a plug-in and a channel store written against the public ent
   });
 
   it("type-check against dist's declarations under strict and exactOptionalPropertyTypes", () => {
-    const program = ts.createProgram([app], {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
+    const program = distProgram([app], {
       types: ["node"],
       strict: true,
       exactOptionalPropertyTypes: true,
       noUncheckedIndexedAccess: true,
       skipLibCheck: true,
-      noEmit: true,
-      baseUrl: root,
-      paths: { "x402-pay": ["dist/index.d.ts"], "x402-pay/*": ["dist/*.d.ts"] },
     });
-    const problems = ts
-      .getPreEmitDiagnostics(program)
-      .map(
-        (d) => `${d.file?.fileName.replace(root, "") ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
-      );
+    const problems = problemsOf(program);
     const read = program.getSourceFiles().map((file) => file.fileName.replace(root, ""));
     expect(problems).toEqual([]);
     // What it compiled against: the published declarations, never src.
