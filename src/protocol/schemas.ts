@@ -317,6 +317,7 @@ type Decoded<T> = { [K in keyof T]: K extends (typeof SETTLEMENT_TEXT_FIELDS)[nu
 type Flat<T> = T extends object ? { [K in keyof T]: Flat<T[K]> } : T;
 
 /** Each written-out wire type (wire-types.ts) is what its schema reads: checked by `tsc`, nothing at run time. */
+// biome-ignore lint/correctness/noUnusedVariables: read by tsc only, which checks each `Holds`
 type WireTypesMatchSchemas = [
   Holds<Same<Flat<W.ResourceInfo>, Flat<z.infer<typeof ResourceInfoSchema>>>>,
   Holds<Same<Flat<W.PaymentRequirementsV2>, Flat<z.infer<typeof PaymentRequirementsV2Schema>>>>,
