@@ -3,7 +3,7 @@
 // (strict, exactOptionalPropertyTypes) and run by Node against an msw seller, its imports resolved through
 // package.json "exports" to dist (the tsconfig `paths` to src are not used).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { distProgram, problemsOf } from "../support/dist-types";
@@ -38,11 +38,16 @@ describe("a scheme, a plug-in and a channel store written against the public ent
     const dir = `${root}node_modules/.cache/x402-pay-authors-${process.pid}/`;
     mkdirSync(dir, { recursive: true });
     writeFileSync(`${dir}tsconfig.json`, JSON.stringify({ compilerOptions: { target: "ES2022", module: "ESNext" } }));
-    const out = execFileSync(process.execPath, ["--import", "tsx", app], {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, TSX_TSCONFIG_PATH: `${dir}tsconfig.json` },
-    });
+    let out: string;
+    try {
+      out = execFileSync(process.execPath, ["--import", "tsx", app], {
+        cwd: root,
+        encoding: "utf8",
+        env: { ...process.env, TSX_TSCONFIG_PATH: `${dir}tsconfig.json` },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     const run = JSON.parse(out.trim().split("\n").at(-1) ?? "{}");
     expect(run.resolved).toBe(`file://${root}dist/index.js`);
     expect(run.statuses).toEqual([200, 200]);
