@@ -11,10 +11,18 @@ export {
   type ResolvedPolicy,
   type AssetCap,
   type PaymentCeiling,
+  type ClientHooks,
 } from "./client";
 export type {
   PaymentScheme,
   PaymentContext,
+  OpenContext,
+  OpenPayment,
+  OpenOutcome,
+  ChannelSnapshot,
+  ChannelPaymentKind,
+  PaymentFlow,
+  MaybePromise,
   SettlementQuery,
   SettlementStatus,
   X402Request,
@@ -47,9 +55,24 @@ export type {
   PayingStack,
   PayingFetch,
   PayingAxios,
+  ChannelStore,
+  ChannelState,
+  ChannelHold,
 } from "./contracts";
 // Plug-ins, each in its own folder: a bundle holds only those it imports.
-export { signInWithX, type SignInWithXOptions } from "./extensions/sign-in-with-x";
+export {
+  signInWithX,
+  type SignInWithXOptions,
+  type EvmMessageSignerInput,
+  type MessageWalletClientLike,
+  type SolanaMessageSignerInput,
+  type SignableMessageLike,
+  type KitMessagePartialSignerLike,
+  type KitMessageModifyingSignerLike,
+} from "./extensions/sign-in-with-x";
+// The wallets sign-in takes, structurally (the same declarations as x402-pay/evm's and x402-pay/svm's).
+export type { EvmMessageSigner, Hex } from "./evm";
+export type { WalletStandardWalletLike, WalletStandardAccountLike } from "./svm";
 export { builderCode } from "./extensions/builder-code";
 export {
   budget,
@@ -72,7 +95,7 @@ export {
   type SpendRow,
   type SpendQuery,
 } from "./extensions/ledger";
-export { quoteCache, type QuoteCacheOptions } from "./extensions/quote-cache";
+export { quoteCache, type QuoteCacheOptions, type QuoteCache } from "./extensions/quote-cache";
 export { checkSettlement, type SettlementSource } from "./settlement";
 export {
   handlePaymentRequired,
@@ -82,7 +105,54 @@ export {
   type PaymentRequestOptions,
   type ResendablePayment,
 } from "./handshake";
-export { X402Error, isX402Error, type AnyX402Error, type X402ErrorCode, type ErrorPhase } from "./errors";
+export {
+  X402Error,
+  isX402Error,
+  type AnyX402Error,
+  type X402ErrorCode,
+  type ErrorPhase,
+  type X402ErrorOptions,
+  type RequestDetails,
+  type PaymentDetails,
+  type RejectedRequirement,
+  type RejectedDetails,
+  type Permit2AllowanceDetails,
+  type PaymentIdConflictDetails,
+  type OutcomeUnknownDetails,
+  type PendingDetails,
+  type SignInRefusal,
+  type SignInRefusedDetails,
+  type BudgetExceededDetails,
+  type DiscoveryFailedDetails,
+  type ChannelDisputedDetails,
+} from "./errors";
+// The classes of `AnyX402Error`, by type: to name them in a signature. To throw or `instanceof`, import them from
+// `x402-pay/errors` (or branch on `error.code`).
+export type {
+  InvalidConfigError,
+  InvalidChallengeError,
+  ChallengeNotFoundError,
+  NoPayableRequirementError,
+  PaymentRefusedError,
+  UserRejectedError,
+  SigningError,
+  RpcError,
+  UnpayableRequirementError,
+  PaymentAlreadyAttemptedError,
+  BodyNotReplayableError,
+  PaymentAbortedError,
+  PaymentNotSentError,
+  PaymentRejectedError,
+  Permit2AllowanceError,
+  PaymentIdConflictError,
+  PaymentOutcomeUnknownError,
+  PaymentPendingError,
+  SignInRefusedError,
+  BudgetExceededError,
+  BudgetUnavailableError,
+  DiscoveryFailedError,
+  ChannelDisputedError,
+} from "./errors";
 export type {
   PaymentRequiredV1,
   PaymentRequiredV2,
@@ -92,4 +162,10 @@ export type {
   PaymentPayloadV2,
   SettleResponse,
   ResourceInfo,
+  PaymentChallenge,
+  PaymentRequirement,
+  InvalidRequirement,
+  SchemePayload,
+  KnownAsset,
+  Money,
 } from "./protocol";

@@ -313,3 +313,5 @@ function isStream(data: unknown): boolean {
   // Node >= 20 and browsers have ReadableStream.
   return typeof (data as { pipe?: unknown } | null | undefined)?.pipe === "function" || data instanceof ReadableStream;
 }
+// The types x402-pay's entries share (the client, contracts, stores, wire shapes, errors): every entry names them.
+export type * from "../entries/types";

@@ -1,6 +1,7 @@
 /** What a client is made of once its options are checked: shared by its modules. */
 import type {
   EscrowTerms,
+  MaybePromise,
   PaymentFlow,
   PaymentScheme,
   PaymentSnapshot,
@@ -11,8 +12,6 @@ import type {
 import type { AnyX402Error } from "../errors";
 import type { KnownAsset, PaymentChallenge, PaymentRequirement } from "../protocol";
 import type { ResolvedPolicy } from "./policy";
-
-type MaybePromise<T> = T | Promise<T>;
 
 /** A requirement that can be paid: the scheme that will pay it and the asset the policy priced. */
 export interface PaymentOption {

@@ -27,6 +27,7 @@ export type {
 } from "./payment";
 export {
   PLUGIN_STEPS,
+  type MaybePromise,
   type X402Plugin,
   type ExtensionContext,
   type EnrichContext,

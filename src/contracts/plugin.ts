@@ -12,7 +12,8 @@
 import type { KnownAsset, PaymentChallenge, PaymentRequirement, SettleResponse } from "../protocol";
 import type { ChannelRefund, PaymentOutcome, PaymentTerms, X402Request } from "./payment";
 
-type MaybePromise<T> = T | Promise<T>;
+/** A value, or a promise of it: what a hook or a plug-in step may return. */
+export type MaybePromise<T> = T | Promise<T>;
 
 /** What a 402 step sees: the plug-in's own declaration in the 402, the challenge and the request. */
 export interface ExtensionContext {

@@ -2,7 +2,7 @@
  * One class per case a caller acts on differently, each with its literal `code` and typed `details`,
  * so `switch (error.code)` narrows. `isX402Error(e)` narrows to their union, `AnyX402Error`.
  */
-import { X402Error, type ErrorPhase, type X402ErrorCode, type X402ErrorOptions } from "./base";
+import { X402Error, type X402ErrorCode, type X402ErrorOptions } from "./base";
 
 /** Where in the request an error arose. */
 export interface RequestDetails {
@@ -42,59 +42,43 @@ export interface RejectedRequirement {
   readonly reason: string;
 }
 
-/** The constructor of an error class whose only difference is its name, code and phase. */
+/** The constructor of an error class that takes a message and options (every class here but two). */
 export interface X402ErrorClass<C extends X402ErrorCode, D extends object> {
   new (message: string, options?: X402ErrorOptions<D>): X402Error<C, D>;
   readonly prototype: X402Error<C, D>;
 }
 
-/** `INVALID_CONFIG` → `InvalidConfigError`. */
-const nameOf = (code: string) =>
-  `${code.toLowerCase().replace(/(?:^|_)(.)/g, (_, letter: string) => letter.toUpperCase())}Error`;
-
-function defineError<C extends X402ErrorCode, D extends object>(
-  code: C,
-  phase: ErrorPhase,
-  name = nameOf(code),
-  className = name,
-): X402ErrorClass<C, D> {
-  const kind = { name, code, phase };
-  const defined = class extends X402Error<C, D> {
-    constructor(message: string, options?: X402ErrorOptions<D>) {
-      super(kind, message, options);
-    }
-  };
-  // The class's own name, as `error.constructor.name` and debuggers show it.
-  return Object.defineProperty(defined, "name", { value: className });
-}
-
 /** The options, a wallet or the policy given to x402-pay are unusable. Thrown at construction where possible. */
-export const InvalidConfigError: X402ErrorClass<"INVALID_CONFIG", { readonly option?: string }> =
-  /* @__PURE__ */ defineError("INVALID_CONFIG", "config");
-export type InvalidConfigError = X402Error<"INVALID_CONFIG", { readonly option?: string }>;
+export class InvalidConfigError extends X402Error<"INVALID_CONFIG", { readonly option?: string }> {
+  constructor(message: string, options?: X402ErrorOptions<{ readonly option?: string }>) {
+    super({ name: "InvalidConfigError", code: "INVALID_CONFIG", phase: "config" }, message, options);
+  }
+}
 
 /**
  * A 402 arrived but its challenge is malformed: bad base64, not JSON, wrong version, bad shape, too large or too deep.
  */
-export const InvalidChallengeError: X402ErrorClass<"INVALID_CHALLENGE", RequestDetails> = /* @__PURE__ */ defineError(
-  "INVALID_CHALLENGE",
-  "challenge",
-);
-export type InvalidChallengeError = X402Error<"INVALID_CHALLENGE", RequestDetails>;
+export class InvalidChallengeError extends X402Error<"INVALID_CHALLENGE", RequestDetails> {
+  constructor(message: string, options?: X402ErrorOptions<RequestDetails>) {
+    super({ name: "InvalidChallengeError", code: "INVALID_CHALLENGE", phase: "challenge" }, message, options);
+  }
+}
 
 /** A 402 arrived with no challenge that can be read (an HTML paywall; CORS hiding PAYMENT-REQUIRED). */
-export const ChallengeNotFoundError: X402ErrorClass<"CHALLENGE_NOT_FOUND", RequestDetails> =
-  /* @__PURE__ */ defineError("CHALLENGE_NOT_FOUND", "challenge");
-export type ChallengeNotFoundError = X402Error<"CHALLENGE_NOT_FOUND", RequestDetails>;
+export class ChallengeNotFoundError extends X402Error<"CHALLENGE_NOT_FOUND", RequestDetails> {
+  constructor(message: string, options?: X402ErrorOptions<RequestDetails>) {
+    super({ name: "ChallengeNotFoundError", code: "CHALLENGE_NOT_FOUND", phase: "challenge" }, message, options);
+  }
+}
 
 /** How many rejected requirements a message names before it only counts the rest. */
 const NAMED_IN_MESSAGE = 3;
 
 /** No offered requirement can be paid. `details.rejected` lists every one with its reason. */
-export class NoPayableRequirementError extends /* @__PURE__ */ defineError<
+export class NoPayableRequirementError extends X402Error<
   "NO_PAYABLE_REQUIREMENT",
   RequestDetails & { readonly rejected: readonly RejectedRequirement[] }
->("NO_PAYABLE_REQUIREMENT", "select") {
+> {
   declare readonly rejected: readonly RejectedRequirement[];
   constructor(rejected: readonly RejectedRequirement[], options: X402ErrorOptions<RequestDetails> = {}) {
     // However long the list, the message names the first few and counts the rest.
@@ -109,10 +93,14 @@ export class NoPayableRequirementError extends /* @__PURE__ */ defineError<
       rejected.length === 0
         ? "the server offered no payment requirements"
         : named.join("; ") + (more > 0 ? `; and ${more} more` : "");
-    super(`Nothing payable: ${summary}.`, {
-      ...options,
-      details: { ...options.details, rejected },
-    });
+    super(
+      { name: "NoPayableRequirementError", code: "NO_PAYABLE_REQUIREMENT", phase: "select" },
+      `Nothing payable: ${summary}.`,
+      {
+        ...options,
+        details: { ...options.details, rejected },
+      },
+    );
     this.rejected = rejected;
   }
 }
@@ -124,85 +112,89 @@ export function clip(value: unknown, max = 200): string {
 }
 
 /** `selectRequirement` or `onBeforePayment` refused (or threw), so nothing was signed. */
-export const PaymentRefusedError: X402ErrorClass<"PAYMENT_REFUSED", RequestDetails> = /* @__PURE__ */ defineError(
-  "PAYMENT_REFUSED",
-  "select",
-);
-export type PaymentRefusedError = X402Error<"PAYMENT_REFUSED", RequestDetails>;
+export class PaymentRefusedError extends X402Error<"PAYMENT_REFUSED", RequestDetails> {
+  constructor(message: string, options?: X402ErrorOptions<RequestDetails>) {
+    super({ name: "PaymentRefusedError", code: "PAYMENT_REFUSED", phase: "select" }, message, options);
+  }
+}
 
 /**
  * The wallet's user declined to sign (EIP-1193 code 4001, viem's `UserRejectedRequestError`, ...). Nothing was sent.
  */
-export const UserRejectedError: X402ErrorClass<"USER_REJECTED", RequestDetails> = /* @__PURE__ */ defineError(
-  "USER_REJECTED",
-  "sign",
-);
-export type UserRejectedError = X402Error<"USER_REJECTED", RequestDetails>;
+export class UserRejectedError extends X402Error<"USER_REJECTED", RequestDetails> {
+  constructor(message: string, options?: X402ErrorOptions<RequestDetails>) {
+    super({ name: "UserRejectedError", code: "USER_REJECTED", phase: "sign" }, message, options);
+  }
+}
 
 /** The wallet failed to sign, or the requirement could not be turned into a payload. Nothing was sent. */
-export const SigningError: X402ErrorClass<"SIGNING_FAILED", RequestDetails> = /* @__PURE__ */ defineError(
-  "SIGNING_FAILED",
-  "sign",
-  "SigningError",
-);
-export type SigningError = X402Error<"SIGNING_FAILED", RequestDetails>;
+export class SigningError extends X402Error<"SIGNING_FAILED", RequestDetails> {
+  constructor(message: string, options?: X402ErrorOptions<RequestDetails>) {
+    super({ name: "SigningError", code: "SIGNING_FAILED", phase: "sign" }, message, options);
+  }
+}
 
 /** A chain read (Solana RPC) failed or timed out while building the payment. Nothing was sent. */
-export const RpcError: X402ErrorClass<
+export class RpcError extends X402Error<
   "RPC_FAILED",
   RequestDetails & { readonly rpcUrl?: string; readonly rpcMethod: string }
-> = /* @__PURE__ */ defineError("RPC_FAILED", "sign", "RpcError");
-export type RpcError = X402Error<
-  "RPC_FAILED",
-  RequestDetails & { readonly rpcUrl?: string; readonly rpcMethod: string }
->;
+> {
+  constructor(
+    message: string,
+    options?: X402ErrorOptions<RequestDetails & { readonly rpcUrl?: string; readonly rpcMethod: string }>,
+  ) {
+    super({ name: "RpcError", code: "RPC_FAILED", phase: "sign" }, message, options);
+  }
+}
 
 /**
  * The chosen requirement turned out to be unpayable while building the payment (the mint does not
  * exist, a wallet changed the transaction in a way the facilitator refuses). Nothing was sent.
  */
-export const UnpayableRequirementError: X402ErrorClass<"UNPAYABLE_REQUIREMENT", RequestDetails> =
-  /* @__PURE__ */ defineError("UNPAYABLE_REQUIREMENT", "sign");
-export type UnpayableRequirementError = X402Error<"UNPAYABLE_REQUIREMENT", RequestDetails>;
+export class UnpayableRequirementError extends X402Error<"UNPAYABLE_REQUIREMENT", RequestDetails> {
+  constructor(message: string, options?: X402ErrorOptions<RequestDetails>) {
+    super({ name: "UnpayableRequirementError", code: "UNPAYABLE_REQUIREMENT", phase: "sign" }, message, options);
+  }
+}
 
 /** A request that already carried a payment header got a 402; x402-pay never signs a second time. */
-export const PaymentAlreadyAttemptedError: X402ErrorClass<
+export class PaymentAlreadyAttemptedError extends X402Error<
   "PAYMENT_ALREADY_ATTEMPTED",
   RequestDetails & { readonly reason?: string }
-> = /* @__PURE__ */ defineError("PAYMENT_ALREADY_ATTEMPTED", "send");
-export type PaymentAlreadyAttemptedError = X402Error<
-  "PAYMENT_ALREADY_ATTEMPTED",
-  RequestDetails & { readonly reason?: string }
->;
+> {
+  constructor(message: string, options?: X402ErrorOptions<RequestDetails & { readonly reason?: string }>) {
+    super({ name: "PaymentAlreadyAttemptedError", code: "PAYMENT_ALREADY_ATTEMPTED", phase: "send" }, message, options);
+  }
+}
 
 /**
  * The request cannot be sent again exactly as it was (a stream body; a redirect the browser hides). Nothing was signed.
  */
-export const BodyNotReplayableError: X402ErrorClass<"BODY_NOT_REPLAYABLE", RequestDetails> =
-  /* @__PURE__ */ defineError("BODY_NOT_REPLAYABLE", "send");
-export type BodyNotReplayableError = X402Error<"BODY_NOT_REPLAYABLE", RequestDetails>;
+export class BodyNotReplayableError extends X402Error<"BODY_NOT_REPLAYABLE", RequestDetails> {
+  constructor(message: string, options?: X402ErrorOptions<RequestDetails>) {
+    super({ name: "BodyNotReplayableError", code: "BODY_NOT_REPLAYABLE", phase: "send" }, message, options);
+  }
+}
 
 /**
  * The request's AbortSignal fired before the paid request left: nothing was sent, nothing can settle.
  * Its `name` is `"AbortError"`, like fetch's; `cause` is the signal's reason.
  */
-export const PaymentAbortedError: X402ErrorClass<"ABORTED", RequestDetails> = /* @__PURE__ */ defineError(
-  "ABORTED",
-  "send",
-  "AbortError",
-  "PaymentAbortedError",
-);
-export type PaymentAbortedError = X402Error<"ABORTED", RequestDetails>;
+export class PaymentAbortedError extends X402Error<"ABORTED", RequestDetails> {
+  constructor(message: string, options?: X402ErrorOptions<RequestDetails>) {
+    super({ name: "AbortError", code: "ABORTED", phase: "send" }, message, options);
+  }
+}
 
 /**
  * The browser refused to send the paid request (a CORS preflight that does not allow the payment header). Nothing was
  * sent.
  */
-export const PaymentNotSentError: X402ErrorClass<"PAYMENT_NOT_SENT", PaymentDetails> = /* @__PURE__ */ defineError(
-  "PAYMENT_NOT_SENT",
-  "send",
-);
-export type PaymentNotSentError = X402Error<"PAYMENT_NOT_SENT", PaymentDetails>;
+export class PaymentNotSentError extends X402Error<"PAYMENT_NOT_SENT", PaymentDetails> {
+  constructor(message: string, options?: X402ErrorOptions<PaymentDetails>) {
+    super({ name: "PaymentNotSentError", code: "PAYMENT_NOT_SENT", phase: "send" }, message, options);
+  }
+}
 
 export interface RejectedDetails extends PaymentDetails {
   /** The server's reason code, as sent (e.g. `invalid_exact_evm_insufficient_balance`). */
@@ -213,13 +205,10 @@ export interface RejectedDetails extends PaymentDetails {
 }
 
 /** The server refused the signed payment (a 402 or 412 after paying, or a failed settlement). Nothing was charged. */
-export class PaymentRejectedError extends /* @__PURE__ */ defineError<"PAYMENT_REJECTED", RejectedDetails>(
-  "PAYMENT_REJECTED",
-  "settle",
-) {
+export class PaymentRejectedError extends X402Error<"PAYMENT_REJECTED", RejectedDetails> {
   declare readonly reason: string;
   constructor(sentence: string, options: X402ErrorOptions<RejectedDetails>) {
-    super(sentence, options);
+    super({ name: "PaymentRejectedError", code: "PAYMENT_REJECTED", phase: "settle" }, sentence, options);
     this.reason = options.details!.reason;
   }
 }
@@ -251,9 +240,11 @@ export interface Permit2AllowanceDetails extends Partial<RejectedDetails> {
 export const PERMIT2_APPROVAL_HINT =
   "Send permit2ApprovalTransaction({ token, amount }) from x402-pay/evm once from that wallet, then retry.";
 
-export const Permit2AllowanceError: X402ErrorClass<"PERMIT2_ALLOWANCE_REQUIRED", Permit2AllowanceDetails> =
-  /* @__PURE__ */ defineError("PERMIT2_ALLOWANCE_REQUIRED", "settle", "Permit2AllowanceError");
-export type Permit2AllowanceError = X402Error<"PERMIT2_ALLOWANCE_REQUIRED", Permit2AllowanceDetails>;
+export class Permit2AllowanceError extends X402Error<"PERMIT2_ALLOWANCE_REQUIRED", Permit2AllowanceDetails> {
+  constructor(message: string, options?: X402ErrorOptions<Permit2AllowanceDetails>) {
+    super({ name: "Permit2AllowanceError", code: "PERMIT2_ALLOWANCE_REQUIRED", phase: "settle" }, message, options);
+  }
+}
 
 export interface PaymentIdConflictDetails extends PaymentDetails {
   /** The payment-identifier id the server already holds with another payment. */
@@ -267,9 +258,11 @@ export interface PaymentIdConflictDetails extends PaymentDetails {
  * refused this one, so nothing was charged for it. The earlier payment under that id may have been:
  * resend its own header (`x402: resendPayment(error)`) to be served from the server's idempotency cache.
  */
-export const PaymentIdConflictError: X402ErrorClass<"PAYMENT_ID_CONFLICT", PaymentIdConflictDetails> =
-  /* @__PURE__ */ defineError("PAYMENT_ID_CONFLICT", "settle");
-export type PaymentIdConflictError = X402Error<"PAYMENT_ID_CONFLICT", PaymentIdConflictDetails>;
+export class PaymentIdConflictError extends X402Error<"PAYMENT_ID_CONFLICT", PaymentIdConflictDetails> {
+  constructor(message: string, options?: X402ErrorOptions<PaymentIdConflictDetails>) {
+    super({ name: "PaymentIdConflictError", code: "PAYMENT_ID_CONFLICT", phase: "settle" }, message, options);
+  }
+}
 
 export interface OutcomeUnknownDetails extends PaymentDetails {
   /** The status of the paid response, when one came. */
@@ -301,9 +294,11 @@ export interface OutcomeUnknownDetails extends PaymentDetails {
  * `details.paymentHeader` holds the exact signed header to reconcile or resend (`x402: resendPayment(error)`):
  * resending it cannot pay twice (the nonce is one-time).
  */
-export const PaymentOutcomeUnknownError: X402ErrorClass<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails> =
-  /* @__PURE__ */ defineError("PAYMENT_OUTCOME_UNKNOWN", "send");
-export type PaymentOutcomeUnknownError = X402Error<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails>;
+export class PaymentOutcomeUnknownError extends X402Error<"PAYMENT_OUTCOME_UNKNOWN", OutcomeUnknownDetails> {
+  constructor(message: string, options?: X402ErrorOptions<OutcomeUnknownDetails>) {
+    super({ name: "PaymentOutcomeUnknownError", code: "PAYMENT_OUTCOME_UNKNOWN", phase: "send" }, message, options);
+  }
+}
 
 export interface PendingDetails extends PaymentDetails {
   /** The transaction the server says was broadcast: it may still land. */
@@ -324,11 +319,11 @@ export interface PendingDetails extends PaymentDetails {
  * move: the amount stays counted by budgets, and the ledger records it as `pending` with the hash.
  * `checkSettlement(client, error)` looks the transaction up on the chain and says whether it settled.
  */
-export const PaymentPendingError: X402ErrorClass<"PAYMENT_PENDING", PendingDetails> = /* @__PURE__ */ defineError(
-  "PAYMENT_PENDING",
-  "settle",
-);
-export type PaymentPendingError = X402Error<"PAYMENT_PENDING", PendingDetails>;
+export class PaymentPendingError extends X402Error<"PAYMENT_PENDING", PendingDetails> {
+  constructor(message: string, options?: X402ErrorOptions<PendingDetails>) {
+    super({ name: "PaymentPendingError", code: "PAYMENT_PENDING", phase: "settle" }, message, options);
+  }
+}
 
 /** Why a sign-in-with-x challenge was refused before anything was signed (`SignInRefusedError.reason`). */
 export type SignInRefusal =
@@ -360,11 +355,11 @@ export interface SignInRefusedDetails extends RequestDetails {
  * stale, expired, with a weak nonce or malformed; or, on a route with no payment option, one no
  * registered wallet can sign. Nothing was signed and nothing was paid. `details.reason` says which.
  */
-export const SignInRefusedError: X402ErrorClass<"SIGN_IN_REFUSED", SignInRefusedDetails> = /* @__PURE__ */ defineError(
-  "SIGN_IN_REFUSED",
-  "challenge",
-);
-export type SignInRefusedError = X402Error<"SIGN_IN_REFUSED", SignInRefusedDetails>;
+export class SignInRefusedError extends X402Error<"SIGN_IN_REFUSED", SignInRefusedDetails> {
+  constructor(message: string, options?: X402ErrorOptions<SignInRefusedDetails>) {
+    super({ name: "SignInRefusedError", code: "SIGN_IN_REFUSED", phase: "challenge" }, message, options);
+  }
+}
 
 /** A budget's state when a payment did not fit: USD amounts as `"$4.99"`. */
 export interface BudgetExceededDetails extends RequestDetails {
@@ -382,18 +377,23 @@ export interface BudgetExceededDetails extends RequestDetails {
  * The payment does not fit a cumulative budget (`createX402Client({ budget })`). Refused before any wallet prompt:
  * nothing was signed.
  */
-export const BudgetExceededError: X402ErrorClass<"BUDGET_EXCEEDED", BudgetExceededDetails> =
-  /* @__PURE__ */ defineError("BUDGET_EXCEEDED", "select");
-export type BudgetExceededError = X402Error<"BUDGET_EXCEEDED", BudgetExceededDetails>;
+export class BudgetExceededError extends X402Error<"BUDGET_EXCEEDED", BudgetExceededDetails> {
+  constructor(message: string, options?: X402ErrorOptions<BudgetExceededDetails>) {
+    super({ name: "BudgetExceededError", code: "BUDGET_EXCEEDED", phase: "select" }, message, options);
+  }
+}
 
 /**
  * A budget's store failed or did not answer in time (Redis down): budgets fail closed, so nothing was signed or paid.
  */
-export const BudgetUnavailableError: X402ErrorClass<
+export class BudgetUnavailableError extends X402Error<
   "BUDGET_UNAVAILABLE",
   RequestDetails & { readonly budget: string }
-> = /* @__PURE__ */ defineError("BUDGET_UNAVAILABLE", "select");
-export type BudgetUnavailableError = X402Error<"BUDGET_UNAVAILABLE", RequestDetails & { readonly budget: string }>;
+> {
+  constructor(message: string, options?: X402ErrorOptions<RequestDetails & { readonly budget: string }>) {
+    super({ name: "BudgetUnavailableError", code: "BUDGET_UNAVAILABLE", phase: "select" }, message, options);
+  }
+}
 
 /**
  * What a failed discovery read names: the URL, the HTTP status if one came, and a bounded, sanitised excerpt of the
@@ -409,9 +409,11 @@ export interface DiscoveryFailedDetails {
  * A facilitator's discovery endpoint failed: unreachable, too slow, too large, not 2xx, or not a discovery page.
  * Nothing is paid by discovering.
  */
-export const DiscoveryFailedError: X402ErrorClass<"DISCOVERY_FAILED", DiscoveryFailedDetails> =
-  /* @__PURE__ */ defineError("DISCOVERY_FAILED", "discover");
-export type DiscoveryFailedError = X402Error<"DISCOVERY_FAILED", DiscoveryFailedDetails>;
+export class DiscoveryFailedError extends X402Error<"DISCOVERY_FAILED", DiscoveryFailedDetails> {
+  constructor(message: string, options?: X402ErrorOptions<DiscoveryFailedDetails>) {
+    super({ name: "DiscoveryFailedError", code: "DISCOVERY_FAILED", phase: "discover" }, message, options);
+  }
+}
 
 export interface ChannelDisputedDetails extends RequestDetails {
   /** The batch-settlement channel (its id, lower-case hex). */
@@ -427,9 +429,11 @@ export interface ChannelDisputedDetails extends RequestDetails {
  * not ours, a state the chain contradicts): x402-pay signs no more vouchers on it. Nothing more was paid; refund or
  * withdraw what the channel holds.
  */
-export const ChannelDisputedError: X402ErrorClass<"CHANNEL_DISPUTED", ChannelDisputedDetails> =
-  /* @__PURE__ */ defineError("CHANNEL_DISPUTED", "settle");
-export type ChannelDisputedError = X402Error<"CHANNEL_DISPUTED", ChannelDisputedDetails>;
+export class ChannelDisputedError extends X402Error<"CHANNEL_DISPUTED", ChannelDisputedDetails> {
+  constructor(message: string, options?: X402ErrorOptions<ChannelDisputedDetails>) {
+    super({ name: "ChannelDisputedError", code: "CHANNEL_DISPUTED", phase: "settle" }, message, options);
+  }
+}
 
 /** Every error x402-pay throws; `switch (error.code)` narrows to one of them. */
 export type AnyX402Error =

@@ -18,6 +18,7 @@ export {
   toEvmSigner,
   normalizeSignature,
   type EvmSigner,
+  type TransactionToSign,
   type EvmMessageSigner,
   type EvmSignerInput,
   type WalletClientLike,
@@ -45,3 +46,5 @@ export {
   type ChannelConfig,
 } from "./batch";
 export type { PayingStack, PayingFetch, PayingAxios } from "../contracts";
+// The types x402-pay's entries share (the client, contracts, stores, wire shapes, errors): every entry names them.
+export type * from "../entries/types";

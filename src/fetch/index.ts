@@ -24,7 +24,6 @@ import { throwIfAborted } from "../errors";
 import { drain } from "../io";
 import { PAYMENT_HEADERS } from "../protocol";
 
-type Fetch = typeof globalThis.fetch;
 /** A fetch that pays: `fetch`'s call signature, with x402-pay's options for this request in `init.x402`. */
 export type PaidFetch = (
   input: RequestInfo | URL,
@@ -56,7 +55,7 @@ interface Call {
  * the 402 came (method, URL, headers, body bytes; streams too, `duplex: "half"` is set for you).
  * `init.x402`, checked before anything is sent: `{ paymentId, maxAmount }`, or `resendPayment(error)`.
  */
-export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFetch {
+export function wrapFetchWithPayment(fetchFn: typeof globalThis.fetch, client: X402Client): PaidFetch {
   engineOf(client);
   return async function fetchWithPayment(input, init) {
     const { paymentId, resend, maxAmount, session } = readPaymentOptions(init?.x402);
@@ -264,3 +263,5 @@ function requestOptions(request: Request, signalled: boolean): RequestInit {
   if (request.referrer !== "about:client") options.referrer = request.referrer;
   return options;
 }
+// The types x402-pay's entries share (the client, contracts, stores, wire shapes, errors): every entry names them.
+export type * from "../entries/types";

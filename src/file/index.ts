@@ -74,3 +74,5 @@ function parse(line: string): LedgerRecord | undefined {
     return undefined;
   }
 }
+// The types x402-pay's entries share (the client, contracts, stores, wire shapes, errors): every entry names them.
+export type * from "../entries/types";

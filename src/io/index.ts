@@ -4,7 +4,7 @@
  * router that gives each network its RPC (EVM reads and Solana alike), every read through it bounded.
  */
 export { ReadError, bodySource, drain, readBounded, readBytes, readResponse, type ReadLimits } from "./read";
-export { jsonRpcPost } from "./rpc";
+export { jsonRpcPost, type RpcName } from "./rpc";
 export {
   checkServed,
   readVia,

@@ -12,7 +12,16 @@ import {
   type PaymentCeiling,
   type X402Client,
 } from "../client";
-import { checkOptions, every, fail, is, nonEmpty, type PaymentSnapshot, type X402Request } from "../contracts";
+import {
+  checkOptions,
+  every,
+  fail,
+  is,
+  nonEmpty,
+  type MaybePromise,
+  type PaymentSnapshot,
+  type X402Request,
+} from "../contracts";
 import { handlePaymentRequired, type Transport } from "../handshake";
 import {
   PAYMENT_HEADERS,
@@ -25,14 +34,14 @@ import {
   type PaymentRequirement,
 } from "../protocol";
 
+// The types the signatures below use, so a user can name them from this entry.
+
 /** `_meta` key of the payment a tool call carries (a PaymentPayload object, not base64). */
 export const MCP_PAYMENT_META_KEY = "x402/payment";
 /** `_meta` key of the settlement a paid tool result reports. */
 export const MCP_PAYMENT_RESPONSE_META_KEY = "x402/payment-response";
 /** JSON-RPC error code of the payment-required error form. */
 export const MCP_PAYMENT_REQUIRED_CODE = 402;
-
-type MaybePromise<T> = T | Promise<T>;
 
 /** What the SDK's `Client.callTool` takes and gives, as far as paying needs it. */
 export interface McpCallToolParams {
@@ -297,3 +306,5 @@ function identity(mcp: McpClientLike, server: string | URL | undefined): string 
     .replace(/^[-.]+|[-.]+$/g, "");
   return `mcp://${name || "server"}`;
 }
+// The types x402-pay's entries share (the client, contracts, stores, wire shapes, errors): every entry names them.
+export type * from "../entries/types";

@@ -10,6 +10,7 @@
  * fixed sentence.
  */
 import * as z from "zod/mini";
+import type * as W from "./wire-types";
 import {
   isAtomicAmount,
   isBuilderCodeText,
@@ -289,27 +290,51 @@ export const DiscoverySearchPageSchema = object({
   pagination: nullish(object({ limit: optional(count), cursor: nullish(text) })),
 });
 
-export type ResourceInfo = z.infer<typeof ResourceInfoSchema>;
-export type PaymentRequirementsV2 = z.infer<typeof PaymentRequirementsV2Schema>;
-export type PaymentRequirementsV1 = z.infer<typeof PaymentRequirementsV1Schema>;
-export type PaymentRequiredV2 = z.infer<typeof PaymentRequiredV2Schema>;
-export type PaymentRequiredV1 = z.infer<typeof PaymentRequiredV1Schema>;
-export type PaymentPayloadV2 = z.infer<typeof PaymentPayloadV2Schema>;
-export type PaymentPayloadV1 = z.infer<typeof PaymentPayloadV1Schema>;
-export type SignInWithXChain = z.infer<typeof SignInWithXChainSchema>;
-export type SignInWithXDeclaration = z.infer<typeof SignInWithXDeclarationSchema>;
-export type SignInWithXPayload = z.infer<typeof SignInWithXPayloadSchema>;
-export type PaymentIdentifierDeclaration = z.infer<typeof PaymentIdentifierDeclarationSchema>;
-export type PaymentIdentifierPayload = z.infer<typeof PaymentIdentifierPayloadSchema>;
-export type BuilderCode = z.infer<typeof BuilderCodeSchema>;
-export type DiscoveryResource = z.infer<typeof DiscoveryResourceSchema>;
-type SettleResponseWire = z.infer<typeof SettleResponseSchema>;
-/** A settlement as `decodeSettlement` returns it: a text field sent as `null` is absent. */
-export type SettleResponse = {
-  [K in keyof SettleResponseWire]: K extends (typeof SETTLEMENT_TEXT_FIELDS)[number]
-    ? Exclude<SettleResponseWire[K], null>
-    : SettleResponseWire[K];
-};
+export type {
+  ResourceInfo,
+  PaymentRequirementsV2,
+  PaymentRequirementsV1,
+  PaymentRequiredV2,
+  PaymentRequiredV1,
+  PaymentPayloadV2,
+  PaymentPayloadV1,
+  SignInWithXChain,
+  SignInWithXDeclaration,
+  SignInWithXPayload,
+  PaymentIdentifierDeclaration,
+  PaymentIdentifierPayload,
+  BuilderCode,
+  DiscoveryResource,
+  SettleResponse,
+} from "./wire-types";
+
+/** True when A and B are the same type (not only assignable to each other). */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Holds<T extends true> = T;
+/** A settlement as decoded: the text fields' `null` dropped (`decodeSettlement`). */
+type Decoded<T> = { [K in keyof T]: K extends (typeof SETTLEMENT_TEXT_FIELDS)[number] ? Exclude<T[K], null> : T[K] };
+/** T with every object type in it written out, so an interface and an inferred object type can be the same. */
+type Flat<T> = T extends object ? { [K in keyof T]: Flat<T[K]> } : T;
+
+/** Each written-out wire type (wire-types.ts) is what its schema reads: checked by `tsc`, nothing at run time. */
+// biome-ignore lint/correctness/noUnusedVariables: read by tsc only, which checks each `Holds`
+type WireTypesMatchSchemas = [
+  Holds<Same<Flat<W.ResourceInfo>, Flat<z.infer<typeof ResourceInfoSchema>>>>,
+  Holds<Same<Flat<W.PaymentRequirementsV2>, Flat<z.infer<typeof PaymentRequirementsV2Schema>>>>,
+  Holds<Same<Flat<W.PaymentRequirementsV1>, Flat<z.infer<typeof PaymentRequirementsV1Schema>>>>,
+  Holds<Same<Flat<W.PaymentRequiredV2>, Flat<z.infer<typeof PaymentRequiredV2Schema>>>>,
+  Holds<Same<Flat<W.PaymentRequiredV1>, Flat<z.infer<typeof PaymentRequiredV1Schema>>>>,
+  Holds<Same<Flat<W.PaymentPayloadV2>, Flat<z.infer<typeof PaymentPayloadV2Schema>>>>,
+  Holds<Same<Flat<W.PaymentPayloadV1>, Flat<z.infer<typeof PaymentPayloadV1Schema>>>>,
+  Holds<Same<Flat<W.SettleResponse>, Flat<Decoded<z.infer<typeof SettleResponseSchema>>>>>,
+  Holds<Same<Flat<W.SignInWithXChain>, Flat<z.infer<typeof SignInWithXChainSchema>>>>,
+  Holds<Same<Flat<W.SignInWithXDeclaration>, Flat<z.infer<typeof SignInWithXDeclarationSchema>>>>,
+  Holds<Same<Flat<W.SignInWithXPayload>, Flat<z.infer<typeof SignInWithXPayloadSchema>>>>,
+  Holds<Same<Flat<W.PaymentIdentifierDeclaration>, Flat<z.infer<typeof PaymentIdentifierDeclarationSchema>>>>,
+  Holds<Same<Flat<W.PaymentIdentifierPayload>, Flat<z.infer<typeof PaymentIdentifierPayloadSchema>>>>,
+  Holds<Same<Flat<W.BuilderCode>, Flat<z.infer<typeof BuilderCodeSchema>>>>,
+  Holds<Same<Flat<W.DiscoveryResource>, Flat<z.infer<typeof DiscoveryResourceSchema>>>>,
+];
 
 /**
  * The first problem `value` has against `schema`, the field's path in front (`resource.url must not

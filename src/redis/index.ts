@@ -7,3 +7,5 @@ export { redisLedger, type RedisLedgerOptions } from "./ledger";
 export { redisSignInStore, type RedisSignInStoreOptions } from "./siwx";
 export type { RedisClientLike } from "./client";
 export { redisChannelStore, type RedisChannelStoreOptions } from "./channels";
+// The types x402-pay's entries share (the client, contracts, stores, wire shapes, errors): every entry names them.
+export type * from "../entries/types";

@@ -7,8 +7,8 @@ export {
   type WalletStandardAccountLike,
 } from "./wallet-standard";
 export { svmSettlement, type SvmSettlement } from "./settlement";
-export { DEFAULT_SOLANA_RPC_URLS, type SolanaRpcLike } from "./rpc";
-export type { SolanaRpcOption } from "./endpoints";
+export { DEFAULT_SOLANA_RPC_URLS, type SolanaRpcLike, type PendingRpcRequest } from "./rpc";
+export type { SolanaRpcOption, SolanaEndpoint } from "./endpoints";
 export {
   TOKEN_PROGRAM,
   TOKEN_2022_PROGRAM,
@@ -17,3 +17,6 @@ export {
   findAssociatedTokenAddress,
 } from "./transaction";
 export { SOLANA_MAINNET, SOLANA_DEVNET, SOLANA_TESTNET, SVM_V1_NETWORKS, SVM_KNOWN_ASSETS } from "./networks";
+export type { RpcEndpoint, RpcFamily, RpcName } from "../io";
+// The types x402-pay's entries share (the client, contracts, stores, wire shapes, errors): every entry names them.
+export type * from "../entries/types";

@@ -3,31 +3,21 @@
  * connections (as two processes would share it): what the first paid for, the second signs in to
  * without paying. A Redis that is gone knows nothing: the request pays, without waiting.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createX402Client, signInWithX } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { fetchWrapper } from "../support/wrappers";
 import { redisSignInStore } from "../../src/redis";
 import { paidKey } from "../../src/extensions/sign-in-with-x/store";
 import { useMswServer } from "../support/msw";
-import { connectRedis, startRedis, type RedisServer } from "../support/redis";
+import { connectRedis, startRedis, useRedis } from "../support/redis";
 import { countingEvmWallet, createSiwxSeller } from "../support/siwx";
 import { account, countingSigner } from "../support/wallets";
 
-const msw = useMswServer();
-let server: RedisServer;
-let redis: Awaited<ReturnType<typeof connectRedis>>;
-let run = 0;
-const fresh = () => `test:siwx:${++run}:`;
+/** The server, a client, and a fresh key prefix per test, so tests share the server and not their keys. */
+const live = useRedis((run) => `test:siwx:${run}:`);
 
-beforeAll(async () => {
-  server = await startRedis();
-  redis = await connectRedis(server.url);
-});
-afterAll(async () => {
-  redis?.destroy();
-  await server?.stop();
-});
+const msw = useMswServer();
 
 /** A client paying `exact` with a counting signer and signing in with a counting wallet, remembering in `store`. */
 function buyer(store: ReturnType<typeof redisSignInStore>) {
@@ -44,15 +34,15 @@ describe("redisSignInStore", () => {
   it("two clients share it: the first pays for a route, the second signs in to it without paying", async () => {
     const seller = createSiwxSeller();
     msw.use(seller.handler);
-    const prefix = fresh();
-    const other = await connectRedis(server.url);
+    const prefix = live.fresh();
+    const other = await connectRedis(live.server.url);
     try {
-      const first = buyer(redisSignInStore(redis, { prefix }));
+      const first = buyer(redisSignInStore(live.redis, { prefix }));
       const second = buyer(redisSignInStore(other, { prefix }));
 
       expect((await fetchWrapper.send(first.client, { url: seller.url })).status).toBe(200);
       expect(seller.counts).toEqual({ payments: 1, signIns: 0 });
-      expect(await redis.get(`${prefix}${paidKey(seller.url, account.address)}`)).toBe("eip155:84532");
+      expect(await live.redis.get(`${prefix}${paidKey(seller.url, account.address)}`)).toBe("eip155:84532");
 
       const reply = await fetchWrapper.send(second.client, { url: seller.url });
       expect(reply.status).toBe(200);
@@ -65,13 +55,13 @@ describe("redisSignInStore", () => {
   });
 
   it("ttlSeconds: a remembered route expires; without it, it stays", async () => {
-    const prefix = fresh();
-    await redisSignInStore(redis, { prefix, ttlSeconds: 60 }).set("route payer", "eip155:84532");
-    await redisSignInStore(redis, { prefix: `${prefix}forever:` }).set("route payer", "eip155:84532");
-    expect(await redis.ttl(`${prefix}route payer`)).toBeGreaterThan(0);
-    expect(await redis.ttl(`${prefix}forever:route payer`)).toBe(-1);
-    expect(await redisSignInStore(redis, { prefix }).get("route payer")).toBe("eip155:84532");
-    expect(await redisSignInStore(redis, { prefix }).get("never paid")).toBeNull();
+    const prefix = live.fresh();
+    await redisSignInStore(live.redis, { prefix, ttlSeconds: 60 }).set("route payer", "eip155:84532");
+    await redisSignInStore(live.redis, { prefix: `${prefix}forever:` }).set("route payer", "eip155:84532");
+    expect(await live.redis.ttl(`${prefix}route payer`)).toBeGreaterThan(0);
+    expect(await live.redis.ttl(`${prefix}forever:route payer`)).toBe(-1);
+    expect(await redisSignInStore(live.redis, { prefix }).get("route payer")).toBe("eip155:84532");
+    expect(await redisSignInStore(live.redis, { prefix }).get("never paid")).toBeNull();
   });
 
   it("a Redis that is gone knows nothing: the read fails at once, and the request pays as on a first visit", async () => {
@@ -101,7 +91,7 @@ describe("redisSignInStore", () => {
     [{ timeoutMs: Infinity }, "redisSignInStore.timeoutMs"],
     [{ ttl: 5 }, "redisSignInStore.ttl"],
   ])("options %j: INVALID_CONFIG naming %s", (options, option) => {
-    expect(() => redisSignInStore(redis, options as never)).toThrow(
+    expect(() => redisSignInStore(live.redis, options as never)).toThrow(
       expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }),
     );
   });

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { createClient } from "redis";
+import { afterAll, beforeAll } from "vitest";
 import { killOnExit, spawnWithWatchdog } from "../localnet/cleanup";
 
 export interface RedisServer {
@@ -146,6 +147,37 @@ export async function connectRedis(url: string) {
   client.on("error", () => undefined);
   await client.connect();
   return client;
+}
+
+/**
+ * A redis-server and a client of it for this test file: started before its tests, stopped after. `fresh()` gives each
+ * test its own key prefix (`prefix` of a count), so tests share the server and not their keys.
+ */
+export function useRedis(prefix: (run: number) => string) {
+  let server: RedisServer | undefined;
+  let client: Awaited<ReturnType<typeof connectRedis>> | undefined;
+  let run = 0;
+  beforeAll(async () => {
+    server = await startRedis();
+    client = await connectRedis(server.url);
+  });
+  afterAll(async () => {
+    client?.destroy();
+    await server?.stop();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("useRedis: the server starts in beforeAll; use it within a test");
+    return value;
+  };
+  return {
+    get server(): RedisServer {
+      return started(server);
+    },
+    get redis(): Awaited<ReturnType<typeof connectRedis>> {
+      return started(client);
+    },
+    fresh: () => prefix(++run),
+  };
 }
 
 /** A loopback port nothing listens on now. */

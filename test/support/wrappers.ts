@@ -4,6 +4,8 @@ import type { PaymentRequestOptions, X402Client } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { wrapFetchWithPayment } from "../../src/fetch";
 
+export { rejection } from "./throws";
+
 export interface Reply {
   readonly status: number;
   header(name: string): string | null;
@@ -80,13 +82,3 @@ export const axiosWrapper: Wrapper = {
 };
 
 export const wrappers: readonly Wrapper[] = [fetchWrapper, axiosWrapper];
-
-/** The error a promise rejects with; fails the test if it resolves. */
-export async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected the request to fail");
-}

@@ -35,6 +35,19 @@ describe("API reports (docs/api, from dist built by npm test)", () => {
       " `npm run build && npm run api` and commit the report with it";
     expect(reports.get(name), hint).toBe(committed.get(name));
   });
+
+  it.each(names)("%s: every type its signatures use is exported (no ae-forgotten-export)", (name) => {
+    const forgotten = [...(reports.get(name) ?? "").matchAll(/The symbol "([^"]+)" needs to be exported/g)].map(
+      (match) => match[1],
+    );
+    const hint =
+      `docs/api/${name}.api.md: ${[...new Set(forgotten)].join(", ")} ` +
+      `${forgotten.length === 1 ? "is" : "are"} used by a public signature of ${name} but not exported, so its ` +
+      "users cannot name them. Export each type from that entry (a type shared by the entries goes in " +
+      "src/entries/types.ts, which every entry re-exports; keep one declaration), or stop using it there, then run " +
+      "`npm run build && npm run api`";
+    expect(forgotten, hint).toEqual([]);
+  });
 });
 
 describe("the root entry", () => {

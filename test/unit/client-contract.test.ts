@@ -11,6 +11,7 @@ import { encodeBase64Json, parseChallenge, type PaymentRequirement } from "../..
 import { evmVectors } from "../support/vectors";
 import { engineOf } from "../../src/client";
 import { budget } from "../../src";
+import { rejection, thrownBy } from "../support/throws";
 
 const base = evmVectors.exact_eip3009.requirements;
 const request = { url: "https://api.example.com/premium-data", method: "POST" };
@@ -30,25 +31,6 @@ function scheme(networks: string[] = ["eip155:*"], over: Partial<PaymentScheme> 
     knownAssets: [{ network: base.network, address: base.asset, decimals: 6, symbol: "USDC" }],
     ...over,
   };
-}
-
-/** The error a promise rejects with; fails the test if it resolves. */
-const rejection = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: any) => error,
-  );
-
-/** The error `make` throws; fails the test if it throws none. */
-function thrownBy(make: () => unknown): any {
-  try {
-    make();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected an error, nothing was thrown");
 }
 
 describe("schemes and extensions are checked at construction", () => {

@@ -16,18 +16,9 @@ import { exactSvm } from "../../src/svm";
 import { buyer } from "../support/svm";
 import { account } from "../support/wallets";
 import { engineOf } from "../../src/client";
+import { thrownBy } from "../support/throws";
 
 const evm = exactEvm({ signer: account });
-
-/** The error `make` throws; fails the test if it throws none. */
-function thrownBy(make: () => unknown): any {
-  try {
-    make();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected INVALID_CONFIG, nothing was thrown");
-}
 
 /** Asserts `make` throws INVALID_CONFIG for `option`, with a message matching `message`. */
 function expectConfigError(make: () => unknown, option: string, message: RegExp) {

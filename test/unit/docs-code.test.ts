@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "nod
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { distProgram } from "../support/dist-types";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const pages = [
@@ -137,19 +138,12 @@ describe("code blocks of README.md and docs/*.md", () => {
         "export {};",
       ].join("\n"),
     );
-    const program = ts.createProgram([`${root}docs/prelude.d.ts`, ...files.keys()], {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
+    // The package's exports, as a user's bundler resolves them: each entry's `import` types in dist/.
+    const program = distProgram([`${root}docs/prelude.d.ts`, ...files.keys()], {
       types: ["node"],
       typeRoots: [`${root}node_modules/@types`],
       strict: true,
       skipLibCheck: true,
-      noEmit: true,
-      baseUrl: root,
-      // The package's exports, as a user's bundler resolves them: each entry's `import` types in dist/.
-      paths: { "x402-pay": ["dist/index.d.ts"], "x402-pay/*": ["dist/*.d.ts"] },
     });
     const problems = ts.getPreEmitDiagnostics(program).map((d) => {
       const text = ts.flattenDiagnosticMessageText(d.messageText, "\n");

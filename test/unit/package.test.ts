@@ -4,8 +4,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
-import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
+import { distProgram, problemsOf } from "../support/dist-types";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const subpaths = [
@@ -324,24 +324,13 @@ describe("type declarations (dist)", () => {
     const dir = `${root}node_modules/.cache/x402-pay-dts-check/`;
     mkdirSync(dir, { recursive: true });
     writeFileSync(`${dir}app.ts`, app);
-    const program = ts.createProgram([`${dir}app.ts`], {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
+    const program = distProgram([`${dir}app.ts`], {
       types: [],
       strict: true,
       skipLibCheck: false,
       exactOptionalPropertyTypes: true,
-      noEmit: true,
-      baseUrl: root,
-      paths: { "x402-pay": ["dist/index.d.ts"], "x402-pay/*": ["dist/*.d.ts"] },
     });
-    const problems = ts
-      .getPreEmitDiagnostics(program)
-      .map(
-        (d) => `${d.file?.fileName.replace(root, "") ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
-      );
+    const problems = problemsOf(program);
     expect(problems).toEqual([]);
   }, 60_000);
 });

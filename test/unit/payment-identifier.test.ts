@@ -24,6 +24,7 @@ import { readPaymentOptions, resendPayment } from "../../src/handshake";
 import { paymentIdOf } from "../../src/protocol";
 import { evmVectors } from "../support/vectors";
 import { engineOf } from "../../src/client";
+import { rejection, thrownBy } from "../support/throws";
 
 const requirement = evmVectors.exact_eip3009.requirements;
 const request = { url: "https://api.example.com/premium-data", method: "GET" };
@@ -67,23 +68,6 @@ function scheme(): PaymentScheme & { calls: number } {
     },
   };
   return s;
-}
-
-const rejection = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: any) => error,
-  );
-
-function thrownBy(make: () => unknown): any {
-  try {
-    make();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected an error, nothing was thrown");
 }
 
 describe("payment ids", () => {

@@ -4,25 +4,13 @@
  * keys that expire with their window, exact sums up to the largest limit, the script reloaded after
  * SCRIPT FLUSH, and failing closed: a server that is gone or paused rejects, bounded.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { BudgetEntry } from "../../src";
 import { redisBudgetStore } from "../../src/redis";
-import { connectRedis, startRedis, type RedisServer } from "../support/redis";
+import { connectRedis, startRedis, useRedis } from "../support/redis";
 
-let server: RedisServer;
-let redis: Awaited<ReturnType<typeof connectRedis>>;
-let run = 0;
-/** A fresh key prefix per test, so tests share the server and not their budgets. */
-const fresh = () => `test:${++run}:`;
-
-beforeAll(async () => {
-  server = await startRedis();
-  redis = await connectRedis(server.url);
-});
-afterAll(async () => {
-  redis?.destroy();
-  await server?.stop();
-});
+/** The server, a client, and a fresh key prefix per test, so tests share the server and not their keys. */
+const live = useRedis((run) => `test:${run}:`);
 
 const entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({
   key: "b:client",
@@ -33,34 +21,37 @@ const entry = (over: Partial<BudgetEntry> = {}): BudgetEntry => ({
 
 describe("redis budget store: in Redis", () => {
   it("a window runs on Redis's clock: its keys expire with it, and what it has passed no longer counts", async () => {
-    const prefix = fresh();
-    const store = redisBudgetStore(redis, { prefix });
+    const prefix = live.fresh();
+    const store = redisBudgetStore(live.redis, { prefix });
     const e = entry({ key: "w:client", windowMs: 200 });
     await store.reserve(e, "a", 400);
     await store.commit(e, "a", 400);
     await store.reserve(e, "b", 100);
-    expect(await redis.keys(`${prefix}*`)).toEqual(
+    expect(await live.redis.keys(`${prefix}*`)).toEqual(
       expect.arrayContaining([`${prefix}{w:client}`, `${prefix}{w:client}:times`]),
     );
-    for (const key of await redis.keys(`${prefix}*`)) expect(await redis.pTTL(key)).toBeGreaterThan(0);
+    for (const key of await live.redis.keys(`${prefix}*`)) expect(await live.redis.pTTL(key)).toBeGreaterThan(0);
     await vi.waitFor(async () => expect(await store.usage(e)).toEqual({ spent: 0, reserved: 0 }), {
       timeout: 10_000,
       interval: 50,
     });
-    await vi.waitFor(async () => expect(await redis.keys(`${prefix}*`)).toEqual([]), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await live.redis.keys(`${prefix}*`)).toEqual([]), {
+      timeout: 10_000,
+      interval: 50,
+    });
   });
 
   it("a budget without a window keeps its keys for good", async () => {
-    const prefix = fresh();
-    const store = redisBudgetStore(redis, { prefix });
+    const prefix = live.fresh();
+    const store = redisBudgetStore(live.redis, { prefix });
     await store.reserve(entry(), "a", 10);
     await store.commit(entry(), "a", 10);
-    expect(await redis.keys(`${prefix}*`)).toEqual([`${prefix}{b:client}`]);
-    expect(await redis.pTTL(`${prefix}{b:client}`)).toBe(-1);
+    expect(await live.redis.keys(`${prefix}*`)).toEqual([`${prefix}{b:client}`]);
+    expect(await live.redis.pTTL(`${prefix}{b:client}`)).toBe(-1);
   });
 
   it("sums stay exact up to the largest limit ($9 billion in micro-dollars), and a payment of 0 reserves and releases", async () => {
-    const store = redisBudgetStore(redis, { prefix: fresh() });
+    const store = redisBudgetStore(live.redis, { prefix: live.fresh() });
     const e = entry({ limit: 9e15, windowMs: 60_000 });
     expect((await store.reserve(e, "a", 9e15 - 1)).ok).toBe(true);
     expect((await store.reserve(e, "b", 2)).ok).toBe(false);
@@ -77,15 +68,15 @@ describe("redis budget store: in Redis", () => {
   });
 
   it("after SCRIPT FLUSH (a restarted or failed-over Redis) the script is sent again", async () => {
-    const store = redisBudgetStore(redis, { prefix: fresh() });
+    const store = redisBudgetStore(live.redis, { prefix: live.fresh() });
     await store.reserve(entry(), "a", 1);
-    await redis.scriptFlush();
+    await live.redis.scriptFlush();
     expect(await store.reserve(entry(), "b", 1)).toEqual({ ok: true, spent: 0, reserved: 1 });
     expect(await store.usage(entry())).toEqual({ spent: 0, reserved: 2 });
   });
 
   it("a reservation id taken already is refused, and the budget is unchanged", async () => {
-    const store = redisBudgetStore(redis, { prefix: fresh() });
+    const store = redisBudgetStore(live.redis, { prefix: live.fresh() });
     await store.reserve(entry(), "a", 5);
     await expect(store.reserve(entry(), "a", 5)).rejects.toThrow(/reservation a exists/);
     expect(await store.usage(entry())).toEqual({ spent: 0, reserved: 5 });
@@ -100,10 +91,10 @@ describe("redis budget store: in Redis", () => {
     [entry({ windowMs: 0 }), 1],
     [entry({ key: 7 as never }), 1],
   ])("%j, amount %d: rejected with a TypeError, nothing written", async (bad, amount) => {
-    const prefix = fresh();
-    const store = redisBudgetStore(redis, { prefix });
+    const prefix = live.fresh();
+    const store = redisBudgetStore(live.redis, { prefix });
     await expect(store.reserve(bad, "a", amount)).rejects.toThrow(TypeError);
-    expect(await redis.keys(`${prefix}*`)).toEqual([]);
+    expect(await live.redis.keys(`${prefix}*`)).toEqual([]);
   });
 
   it.each([
@@ -115,7 +106,7 @@ describe("redis budget store: in Redis", () => {
     [{ url: "redis://x" }, "redisBudgetStore.url"],
     [null, "redisBudgetStore"],
   ])("options %j: INVALID_CONFIG naming %s", (options, option) => {
-    expect(() => redisBudgetStore(redis, options as never)).toThrow(
+    expect(() => redisBudgetStore(live.redis, options as never)).toThrow(
       expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }),
     );
   });
@@ -136,7 +127,7 @@ describe("redis budget store: failing closed, never hanging", () => {
     const own = await startRedis();
     const client = await connectRedis(own.url);
     try {
-      const store = redisBudgetStore(client, { prefix: fresh(), timeoutMs: 600_000 });
+      const store = redisBudgetStore(client, { prefix: live.fresh(), timeoutMs: 600_000 });
       expect((await store.reserve(entry(), "a", 1)).ok).toBe(true);
       await own.stop();
       await vi.waitFor(() => expect(client.isReady).toBe(false));
@@ -150,8 +141,8 @@ describe("redis budget store: failing closed, never hanging", () => {
   });
 
   it("a server that does not answer (CLIENT PAUSE): the reserve rejects after timeoutMs, and its release follows it, so nothing stays reserved", async () => {
-    const control = await connectRedis(server.url);
-    const store = redisBudgetStore(redis, { prefix: fresh(), timeoutMs: 100 });
+    const control = await connectRedis(live.server.url);
+    const store = redisBudgetStore(live.redis, { prefix: live.fresh(), timeoutMs: 100 });
     try {
       await control.sendCommand(["CLIENT", "PAUSE", "60000", "WRITE"]);
       await expect(store.reserve(entry(), "a", 1)).rejects.toMatchObject({
@@ -171,7 +162,7 @@ describe("redis budget store: each window's length", () => {
     "window %i ms: a reservation and a commit count for the window, and not one ms more",
     async (windowMs) => {
       let now = 1_700_000_000_000;
-      const store = redisBudgetStore(redis, { prefix: fresh(), now: () => now });
+      const store = redisBudgetStore(live.redis, { prefix: live.fresh(), now: () => now });
       const e = entry({ windowMs });
       await store.reserve(e, "a", 600);
       await store.commit(e, "a", 600);

@@ -3,25 +3,14 @@
  * appended across several pages and from another connection, spendBy / unreconciled / reconcile over
  * it, another writer's entries skipped, and a server that is gone failing the call at once.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { LedgerRecord } from "../../src";
 import { redisLedger } from "../../src/redis";
 import { USDC_BASE_SEPOLIA } from "../support/seller";
-import { connectRedis, startRedis, type RedisServer } from "../support/redis";
+import { connectRedis, startRedis, useRedis } from "../support/redis";
 
-let server: RedisServer;
-let redis: Awaited<ReturnType<typeof connectRedis>>;
-let run = 0;
-const fresh = () => `test:ledger:${++run}`;
-
-beforeAll(async () => {
-  server = await startRedis();
-  redis = await connectRedis(server.url);
-});
-afterAll(async () => {
-  redis?.destroy();
-  await server?.stop();
-});
+/** The server, a client, and a fresh key prefix per test, so tests share the server and not their keys. */
+const live = useRedis((run) => `test:ledger:${run}`);
 
 const record = (i: number, over: Partial<LedgerRecord> = {}): LedgerRecord => ({
   id: `r${i}`,
@@ -46,13 +35,13 @@ async function all(ledger: { records(): AsyncIterable<LedgerRecord> }) {
 
 describe("redis ledger", () => {
   it("one stream entry per record, read back in order over several pages, by another connection too", async () => {
-    const key = fresh();
-    const ledger = redisLedger(redis, { key });
+    const key = live.fresh();
+    const ledger = redisLedger(live.redis, { key });
     const records = Array.from({ length: 1201 }, (_, i) => record(i));
     for (const r of records) await ledger.append(r);
-    expect(await redis.xLen(key)).toBe(1201);
+    expect(await live.redis.xLen(key)).toBe(1201);
     expect(await all(ledger)).toEqual(records);
-    const other = await connectRedis(server.url);
+    const other = await connectRedis(live.server.url);
     try {
       expect(await all(redisLedger(other, { key }))).toEqual(records);
     } finally {
@@ -61,27 +50,30 @@ describe("redis ledger", () => {
   });
 
   it("an empty stream has no records; the default key is x402:ledger", async () => {
-    expect(await all(redisLedger(redis, { key: fresh() }))).toEqual([]);
-    await redisLedger(redis).append(record(1));
-    expect((await redis.xRange("x402:ledger", "-", "+"))!.map((entry) => JSON.parse(entry.message.record!))).toEqual([
-      record(1),
-    ]);
+    expect(await all(redisLedger(live.redis, { key: live.fresh() }))).toEqual([]);
+    await redisLedger(live.redis).append(record(1));
+    expect(
+      (await live.redis.xRange("x402:ledger", "-", "+"))!.map((entry) => JSON.parse(entry.message.record!)),
+    ).toEqual([record(1)]);
   });
 
   it("named, it is the plug-in `ledger <name>` (a second ledger of one client); a name that is no name is refused", () => {
-    expect([redisLedger(redis).name, redisLedger(redis, { name: "fleet" }).name]).toEqual(["ledger", "ledger fleet"]);
-    expect(() => redisLedger(redis, { name: "" })).toThrow(
+    expect([redisLedger(live.redis).name, redisLedger(live.redis, { name: "fleet" }).name]).toEqual([
+      "ledger",
+      "ledger fleet",
+    ]);
+    expect(() => redisLedger(live.redis, { name: "" })).toThrow(
       expect.objectContaining({ code: "INVALID_CONFIG", message: expect.stringMatching(/^redisLedger\.name: /) }),
     );
   });
 
   it("entries that are not records (another writer's) are skipped", async () => {
-    const key = fresh();
-    const ledger = redisLedger(redis, { key });
+    const key = live.fresh();
+    const ledger = redisLedger(live.redis, { key });
     await ledger.append(record(1));
-    await redis.xAdd(key, "*", { other: "field" });
-    await redis.xAdd(key, "*", { record: "not json" });
-    await redis.xAdd(key, "*", { record: '{"no":"id"}' });
+    await live.redis.xAdd(key, "*", { other: "field" });
+    await live.redis.xAdd(key, "*", { record: "not json" });
+    await live.redis.xAdd(key, "*", { record: '{"no":"id"}' });
     await ledger.append(record(2));
     expect(await all(ledger)).toEqual([record(1), record(2)]);
   });
@@ -107,7 +99,7 @@ describe("redis ledger", () => {
     [{ timeoutMs: -1 }, "redisLedger.timeoutMs"],
     [{ stream: "x" }, "redisLedger.stream"],
   ])("options %j: INVALID_CONFIG naming %s", (options, option) => {
-    expect(() => redisLedger(redis, options as never)).toThrow(
+    expect(() => redisLedger(live.redis, options as never)).toThrow(
       expect.objectContaining({ code: "INVALID_CONFIG", details: { option } }),
     );
   });

@@ -20,3 +20,5 @@ export {
   type OfferReview,
   type CheckedReceipt,
 } from "./offer-receipt";
+// The types x402-pay's entries share (the client, contracts, stores, wire shapes, errors): every entry names them.
+export type * from "../../entries/types";

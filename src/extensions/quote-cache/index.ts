@@ -1,1 +1,1 @@
-export { quoteCache, type QuoteCacheOptions } from "./quote-cache";
+export { quoteCache, type QuoteCacheOptions, type QuoteCache } from "./quote-cache";

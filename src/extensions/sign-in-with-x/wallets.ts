@@ -21,7 +21,7 @@ export interface MessageWalletClientLike {
 export type EvmMessageSignerInput = EvmMessageSigner | MessageWalletClientLike;
 
 /** A message as kit's signers take it (`SignableMessage`). */
-interface SignableMessageLike {
+export interface SignableMessageLike {
   readonly content: Uint8Array;
   readonly signatures: Readonly<Record<string, Uint8Array>>;
 }
