@@ -15,15 +15,10 @@ import {
 import type { PaymentTerms, X402Request } from "./payment";
 import type { SessionPayment, SessionRequest } from "./scheme";
 
-/** The request options a session request travels with (`x402` on fetch's init or axios's config). */
-interface SessionOptions {
-  readonly session: SessionRequest;
-}
-
 /** A fetch from `wrapFetchWithPayment(fetch, client)`. */
 export type PayingFetch = (
   input: string,
-  init: { method: string; signal?: AbortSignal | undefined; x402: SessionOptions },
+  init: { method: string; signal?: AbortSignal | undefined; x402: { readonly session: SessionRequest } },
 ) => Promise<{ readonly status: number; readonly body?: { cancel(): Promise<void> } | null }>;
 
 /** An axios instance from `wrapAxiosWithPayment(instance, client)`. */
@@ -32,7 +27,7 @@ export interface PayingAxios {
     url: string;
     method: string;
     signal?: AbortSignal | undefined;
-    x402: SessionOptions;
+    x402: { readonly session: SessionRequest };
     validateStatus: () => boolean;
   }): Promise<{ readonly status: number }>;
 }
