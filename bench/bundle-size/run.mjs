@@ -224,7 +224,7 @@ function pct(part, whole) {
   return `${((part / whole) * 100).toFixed(1)}%`;
 }
 
-if (!args.has("--no-build")) execSync("npx tsup --silent", { cwd: root, stdio: "inherit" });
+if (!args.has("--no-build")) execSync("npm run build --silent", { cwd: root, stdio: "inherit" });
 if (args.has("--update-budgets")) await updateBudgets();
 else if (process.argv.some((a) => a.startsWith("--contributors"))) await contributors();
 else await report();
