@@ -1,64 +1,8 @@
 // The root entry: what a user of the wrappers needs. The client and its types, the plug-ins, receipts
 // and errors' base. Error classes are in `x402-pay/errors`, protocol helpers in `x402-pay/protocol`.
-export {
-  createX402Client,
-  type X402Client,
-  type X402ClientOptions,
-  type Quote,
-  type PaymentOption,
-  type BeforePaymentResult,
-  type SpendPolicy,
-  type ResolvedPolicy,
-  type AssetCap,
-  type PaymentCeiling,
-  type ClientHooks,
-} from "./client";
-export type {
-  PaymentScheme,
-  PaymentContext,
-  OpenContext,
-  OpenPayment,
-  OpenOutcome,
-  ChannelSnapshot,
-  ChannelPaymentKind,
-  PaymentFlow,
-  MaybePromise,
-  SettlementQuery,
-  SettlementStatus,
-  X402Request,
-  RequestGuard,
-  PaymentTerms,
-  EscrowTerms,
-  PaymentSnapshot,
-  PaymentReceipt,
-  PaymentOutcome,
-  SignedPayment,
-  X402Plugin,
-  ExtensionContext,
-  EnrichContext,
-  SettlementContext,
-  RequirementReview,
-  ReserveContext,
-  Reservation,
-  BudgetStore,
-  BudgetEntry,
-  BudgetUsage,
-  HoldChange,
-  HoldAnswer,
-  ChannelRefund,
-  Ledger,
-  LedgerRecord,
-  LedgerOutcome,
-  SignInStore,
-  SessionRequest,
-  SessionPayment,
-  PayingStack,
-  PayingFetch,
-  PayingAxios,
-  ChannelStore,
-  ChannelState,
-  ChannelHold,
-} from "./contracts";
+export { createX402Client } from "./client";
+// How a scheme sends the requests its state builds (a refund): through the stack you pay with.
+export type { PayingStack, PayingFetch, PayingAxios } from "./contracts";
 // Plug-ins, each in its own folder: a bundle holds only those it imports.
 export {
   signInWithX,
@@ -97,75 +41,8 @@ export {
 } from "./extensions/ledger";
 export { quoteCache, type QuoteCacheOptions, type QuoteCache } from "./extensions/quote-cache";
 export { checkSettlement, type SettlementSource } from "./settlement";
-export {
-  handlePaymentRequired,
-  resendPayment,
-  getPaymentReceipt,
-  type Transport,
-  type PaymentRequestOptions,
-  type ResendablePayment,
-} from "./handshake";
-export {
-  X402Error,
-  isX402Error,
-  type AnyX402Error,
-  type X402ErrorCode,
-  type ErrorPhase,
-  type X402ErrorOptions,
-  type RequestDetails,
-  type PaymentDetails,
-  type RejectedRequirement,
-  type RejectedDetails,
-  type Permit2AllowanceDetails,
-  type PaymentIdConflictDetails,
-  type OutcomeUnknownDetails,
-  type PendingDetails,
-  type SignInRefusal,
-  type SignInRefusedDetails,
-  type BudgetExceededDetails,
-  type DiscoveryFailedDetails,
-  type ChannelDisputedDetails,
-} from "./errors";
-// The classes of `AnyX402Error`, by type: to name them in a signature. To throw or `instanceof`, import them from
-// `x402-pay/errors` (or branch on `error.code`).
-export type {
-  InvalidConfigError,
-  InvalidChallengeError,
-  ChallengeNotFoundError,
-  NoPayableRequirementError,
-  PaymentRefusedError,
-  UserRejectedError,
-  SigningError,
-  RpcError,
-  UnpayableRequirementError,
-  PaymentAlreadyAttemptedError,
-  BodyNotReplayableError,
-  PaymentAbortedError,
-  PaymentNotSentError,
-  PaymentRejectedError,
-  Permit2AllowanceError,
-  PaymentIdConflictError,
-  PaymentOutcomeUnknownError,
-  PaymentPendingError,
-  SignInRefusedError,
-  BudgetExceededError,
-  BudgetUnavailableError,
-  DiscoveryFailedError,
-  ChannelDisputedError,
-} from "./errors";
-export type {
-  PaymentRequiredV1,
-  PaymentRequiredV2,
-  PaymentRequirementsV1,
-  PaymentRequirementsV2,
-  PaymentPayloadV1,
-  PaymentPayloadV2,
-  SettleResponse,
-  ResourceInfo,
-  PaymentChallenge,
-  PaymentRequirement,
-  InvalidRequirement,
-  SchemePayload,
-  KnownAsset,
-  Money,
-} from "./protocol";
+export { handlePaymentRequired, resendPayment, getPaymentReceipt } from "./handshake";
+export { X402Error, isX402Error } from "./errors";
+// The types every entry shares (the client, the contracts and stores, the handshake's options, the wire shapes, and
+// the error classes and their details, by type: to throw one or test `instanceof`, import it from `x402-pay/errors`).
+export type * from "./entries/types";

@@ -1,6 +1,7 @@
 /** Making a payment: choose, reserve, approve, sign, enrich and assemble, or throw a typed error. */
 import {
   checkOptions,
+  termsOf,
   checkPaymentId,
   type OpenPayment,
   type PaymentScheme,
@@ -13,7 +14,6 @@ import { InvalidConfigError, NoPayableRequirementError, PaymentRefusedError, req
 import {
   buildPaymentPayload,
   encodeBase64Json,
-  formatUnits,
   paymentHeaderName,
   type PaymentChallenge,
   type PaymentRequirement,
@@ -142,42 +142,6 @@ async function choose(setup: Setup, challenge: PaymentChallenge, request: X402Re
     });
   }
   return chosen;
-}
-
-/** What a payment of `requirement` pays, frozen: what the hooks see and a receipt starts from. */
-function termsOf(
-  requirement: PaymentRequirement,
-  request: X402Request,
-  {
-    payer,
-    asset,
-    session,
-    flow,
-    escrow,
-  }: Pick<PaymentOption, "asset" | "flow" | "escrow"> & { payer: string; session: OpenPayment | undefined },
-): PaymentTerms {
-  // An escrowed payment is a most too: the operator captures what it charges and voids the rest.
-  const upTo = requirement.scheme === "upto" || escrow !== undefined;
-  const displayAmount =
-    asset && `${upTo ? "up to " : ""}${formatUnits(BigInt(requirement.amount), asset.decimals)} ${asset.symbol}`;
-  return Object.freeze({
-    x402Version: requirement.x402Version,
-    url: request.url,
-    method: request.method,
-    requirement: requirement.raw,
-    scheme: requirement.scheme,
-    network: requirement.network,
-    amount: requirement.amount,
-    upTo,
-    displayAmount,
-    asset: requirement.asset,
-    payTo: requirement.payTo,
-    payer,
-    ...(session?.deposit !== undefined && { deposit: session.deposit }),
-    ...(session && { kind: session.kind }),
-    flow,
-    ...(escrow && { escrow }),
-  });
 }
 
 /**

@@ -12,6 +12,7 @@ export {
   type SessionRequest,
   type SessionPayment,
 } from "./scheme";
+export { termsOf } from "./terms";
 export { sendSessionRequest, toSessionPayment, type PayingStack, type PayingFetch, type PayingAxios } from "./session";
 export { PAYMENT_FLOWS, type PaymentFlow } from "./payment";
 export type {

@@ -12,8 +12,9 @@ import {
   type PaymentRequirement,
   type SchemePayload,
 } from "../protocol";
-import type { PaymentTerms, X402Request } from "./payment";
+import type { X402Request } from "./payment";
 import type { SessionPayment, SessionRequest } from "./scheme";
+import { termsOf } from "./terms";
 
 /** A fetch from `wrapFetchWithPayment(fetch, client)`. */
 export type PayingFetch = (
@@ -84,21 +85,8 @@ export function toSessionPayment(
 ): SessionPayment {
   const { requirement, payer } = signed;
   const envelope = buildPaymentPayload(challenge, requirement, signed.payload);
-  const terms: PaymentTerms = Object.freeze({
-    x402Version: requirement.x402Version,
-    url: request.url,
-    method: request.method,
-    requirement: requirement.raw,
-    scheme: requirement.scheme,
-    network: requirement.network,
-    amount: requirement.amount,
-    upTo: false,
-    displayAmount: undefined,
-    asset: requirement.asset,
-    payTo: requirement.payTo,
-    payer,
-    flow: "authorization",
-  });
+  // It pays nothing of the wallet's: no amount shown, the requirement's terms named as errors and receipts name them.
+  const terms = termsOf(requirement, request, { payer, asset: undefined, flow: "authorization" });
   return {
     headerName: paymentHeaderName(requirement.x402Version),
     headerValue: encodeBase64Json(envelope),
