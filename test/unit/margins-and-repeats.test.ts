@@ -227,10 +227,15 @@ const shapes = () => [
   { shape: "EVM 64 hex", key: () => randomBytes(32).toString("hex") },
   { shape: "Solana base58 secret key", key: () => getBase58Decoder().decode(new Uint8Array(randomBytes(64))) },
   { shape: "JSON byte array", key: () => JSON.stringify([...randomBytes(40)]) },
-  { shape: "a run of 64 letters and digits", key: () => randomBytes(48).toString("base64").replace(/[+/=]/g, "A") },
+  // The library's redaction leaves a run of letters and digits alone (an id, a hash): only the CLI hides those.
+  {
+    shape: "a run of 64 letters and digits",
+    key: () => randomBytes(48).toString("base64").replace(/[+/=]/g, "A"),
+    cliOnly: true,
+  },
 ];
 
-describe.each(shapes())("redaction of two keys in one text: $shape", ({ shape, key }) => {
+describe.each(shapes())("redaction of two keys in one text: $shape", ({ key, cliOnly }) => {
   const [first, second] = [key(), key()];
   const text = `first ${first} and then ${second}.`;
 
@@ -244,9 +249,10 @@ describe.each(shapes())("redaction of two keys in one text: $shape", ({ shape, k
     hidesAll(shown(text), [first, second]);
   });
 
-  it.skipIf(shape === "a run of 64 letters and digits")("the library's redaction hides both", () => {
-    hidesAll(redactSecrets(text), [first, second]);
-  });
+  if (!cliOnly)
+    it("the library's redaction hides both", () => {
+      hidesAll(redactSecrets(text), [first, second]);
+    });
 
   it("three keys, one text: none is shown", () => {
     const third = key();
