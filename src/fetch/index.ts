@@ -69,7 +69,8 @@ export function wrapFetchWithPayment(fetchFn: Fetch, client: X402Client): PaidFe
     // x402-pay's options stay here: the fetch below (perhaps another wrapper) never sees them.
     const signalled = init?.signal != null || input instanceof Request;
     const base = { ...init, x402: undefined, ...requestOptions(request, signalled) } as RequestInit;
-    const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
+    const send: Send = (to, options) =>
+      fetchFn(to.url, { ...base, method: to.method, headers: to.headers, body: to.body, ...options });
     try {
       const guard = ceilingGuard(maxAmount);
       return await paying(client, { request, send, paymentId, guard, session }, resend ?? plan?.prepaid);
@@ -100,6 +101,8 @@ async function paying(client: X402Client, call: Call, resend: PaymentRequestOpti
  * Firefox has no `Request.body` (always undefined there), and trusting it sent POSTs without their body.
  */
 async function bytesOf(request: Request): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  // `null` (not Firefox's undefined) says there is none: nothing to read.
+  if (request.body === null) return undefined;
   const bytes = new Uint8Array(await request.arrayBuffer());
   return bytes.length > 0 ? bytes : undefined;
 }
@@ -156,7 +159,7 @@ function transportOf(call: Call, { sent, notReplayable }: Standing): Transport<R
       settledOnTheWay.set(response, settled);
       return response;
     },
-    status: (response) => response.status,
+    status: statusOf,
     redirected: (response) => response.redirected,
     header: (response, name) => response.headers.get(name) ?? settledOnTheWay.get(response)?.[name] ?? null,
     body: (response) => response.body,
@@ -164,10 +167,14 @@ function transportOf(call: Call, { sent, notReplayable }: Standing): Transport<R
   };
 }
 
+/** A fetch answer's status. */
+const statusOf = (response: Response) => response.status;
+
 /** fetch's sends, for the handshake's redirect loop: `redirect: "manual"`, each hop as the rules say. */
-const hopsOf = (send: Send): Hops<Response, Sent> => ({
-  send: (sent) => send(sent, { redirect: "manual" }),
-  status: (response) => response.status,
+const hopsOf = (send: Send): Hops<Response, Sent> => ({ ...HOPS, send: (sent) => send(sent, { redirect: "manual" }) });
+/** The loop's steps that are the same for every request (made once). */
+const HOPS: Omit<Hops<Response, Sent>, "send"> = {
+  status: statusOf,
   header: (response, name) => response.headers.get(name),
   discard,
   next: (sent, hop) => ({
@@ -177,7 +184,7 @@ const hopsOf = (send: Send): Hops<Response, Sent> => ({
     body: hop.dropBody ? undefined : sent.body,
   }),
   beforeHop: connectionFreed,
-});
+};
 
 /** fetch's `redirect` mode as the loop's rules: `manual` follows none, `error` fails on one, else 20 at most. */
 function rulesOf(mode: RequestRedirect, guarded: readonly string[]): RedirectRules {
