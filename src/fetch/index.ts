@@ -254,19 +254,31 @@ function copyHeaders(headers: Headers, names: readonly string[] = []): Headers {
   return copy;
 }
 
+/** fetch's own defaults for what a `Request` normalises: a value equal to its default is left to fetch. */
+const DEFAULTS = {
+  credentials: "same-origin",
+  cache: "default",
+  redirect: "follow",
+  integrity: "",
+  keepalive: false,
+  referrerPolicy: "",
+  mode: "cors",
+} as const;
+
 /**
- * Everything a `Request` normalised from `(input, init)`, as init options for `fetch(url, init)`. Its
- * signal only when the caller gave one (in `init` or a `Request`): a fetch handed a signal follows it,
- * which costs each send a listener, and the `Request`'s own signal never aborts by itself.
+ * What a `Request` normalised from `(input, init)` that differs from fetch's defaults, as init options for
+ * `fetch(url, init)` (each option given costs Node's fetch a conversion per send). Its signal only when the caller
+ * gave one (in `init` or a `Request`): a fetch handed a signal follows it, which costs each send a listener, and the
+ * `Request`'s own signal never aborts by itself.
  */
 function requestOptions(request: Request, signalled: boolean): RequestInit {
   const options: Record<string, unknown> = {};
   if (signalled) options.signal = request.signal;
-  // The method is left out: every send gives its own.
-  for (const key of ["credentials", "cache", "redirect", "integrity", "keepalive", "referrerPolicy"] as const) {
-    options[key] = request[key];
+  // The method is left out: every send gives its own; a navigation's mode too (fetch refuses it).
+  for (const key of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]) {
+    const value = request[key];
+    if (value !== DEFAULTS[key] && value !== "navigate") options[key] = value;
   }
-  if (request.mode && request.mode !== "navigate") options.mode = request.mode;
   // "" is no referrer; "about:client" (the default) is left to fetch.
   if (request.referrer !== "about:client") options.referrer = request.referrer;
   return options;
