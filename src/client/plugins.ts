@@ -19,12 +19,12 @@ export async function review(
   request: X402Request,
 ): Promise<RequirementReview[]> {
   const refused: RequirementReview[] = [];
-  const translated = withCaip2(challenge, setup.v1Networks);
+  let translated: PaymentChallenge | undefined;
   for (const plugin of serving(setup, challenge)) {
     if (!plugin.reviewRequirements) continue;
     const context = {
       declaration: challenge.extensions![plugin.key!],
-      challenge: translated,
+      challenge: (translated ??= withCaip2(challenge, setup.v1Networks)),
       request,
       signal: request.signal,
     };

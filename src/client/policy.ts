@@ -296,10 +296,11 @@ export function paymentLimit(
 }
 
 function checkResourceHost(resourceUrl: unknown, requestUrl: string): string | undefined {
-  // Equivalent for mutation: without this check `new URL(undefined, request)` resolves to the request's own
+  // The usual case, the request's own URL echoed, passes on one parse (a host is its own host).
+  // Equivalent for mutation: without the type check `new URL(undefined, request)` resolves to the request's own
   // host, which passes too.
   // Stryker disable next-line ConditionalExpression: equivalent (above)
-  if (typeof resourceUrl !== "string") return undefined;
+  if (typeof resourceUrl !== "string" || (resourceUrl === requestUrl && URL.canParse(requestUrl))) return undefined;
   let resource: URL;
   try {
     // Relative to the request, so a protocol-relative `//elsewhere.example/x` names its host too.

@@ -24,8 +24,8 @@ export async function report(
   const { onPaymentSettled, onPaymentFailed } = setup.hooks;
   await observe([
     ...setup.plugins
-      .filter((plugin) => plugin.key === undefined || declares(outcome.challenge, plugin.key))
-      .map((plugin) => () => plugin.onOutcome?.(outcome)),
+      .filter((plugin) => plugin.onOutcome && (plugin.key === undefined || declares(outcome.challenge, plugin.key)))
+      .map((plugin) => () => plugin.onOutcome!(outcome)),
     outcome.settled ? () => onPaymentSettled?.(outcome.receipt) : () => onPaymentFailed?.(outcome.error),
   ]);
 }

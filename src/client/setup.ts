@@ -60,6 +60,6 @@ export interface Setup {
 export const declares = (challenge: PaymentChallenge | undefined, key: string | undefined): boolean =>
   key !== undefined && !!challenge?.extensions && Object.hasOwn(challenge.extensions, key);
 
-/** The plug-ins whose key the challenge declares, in order. */
-export const serving = (setup: Setup, challenge: PaymentChallenge | undefined): X402Plugin[] =>
-  setup.plugins.filter((plugin) => declares(challenge, plugin.key));
+/** The plug-ins whose key the challenge declares, in order (none, at once, when it declares nothing). */
+export const serving = (setup: Setup, challenge: PaymentChallenge | undefined): readonly X402Plugin[] =>
+  challenge?.extensions ? setup.plugins.filter((plugin) => declares(challenge, plugin.key)) : [];

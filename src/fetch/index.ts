@@ -68,7 +68,8 @@ export function wrapFetchWithPayment(fetchFn: typeof globalThis.fetch, client: X
     // x402-pay's options stay here: the fetch below (perhaps another wrapper) never sees them.
     const signalled = init?.signal != null || input instanceof Request;
     const base = { ...init, x402: undefined, ...requestOptions(request, signalled) } as RequestInit;
-    const send: Send = ({ url, ...sent }, options) => fetchFn(url, { ...base, ...sent, ...options });
+    const send: Send = (to, options) =>
+      fetchFn(to.url, { ...base, method: to.method, headers: to.headers, body: to.body, ...options });
     try {
       const guard = ceilingGuard(maxAmount);
       return await paying(client, { request, send, paymentId, guard, session }, resend ?? plan?.prepaid);
@@ -99,6 +100,8 @@ async function paying(client: X402Client, call: Call, resend: PaymentRequestOpti
  * Firefox has no `Request.body` (always undefined there), and trusting it sent POSTs without their body.
  */
 async function bytesOf(request: Request): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  // `null` (not Firefox's undefined) says there is none: nothing to read.
+  if (request.body === null) return undefined;
   const bytes = new Uint8Array(await request.arrayBuffer());
   return bytes.length > 0 ? bytes : undefined;
 }
@@ -155,7 +158,7 @@ function transportOf(call: Call, { sent, notReplayable }: Standing): Transport<R
       settledOnTheWay.set(response, settled);
       return response;
     },
-    status: (response) => response.status,
+    status: statusOf,
     redirected: (response) => response.redirected,
     header: (response, name) => response.headers.get(name) ?? settledOnTheWay.get(response)?.[name] ?? null,
     body: (response) => response.body,
@@ -163,10 +166,14 @@ function transportOf(call: Call, { sent, notReplayable }: Standing): Transport<R
   };
 }
 
+/** A fetch answer's status. */
+const statusOf = (response: Response) => response.status;
+
 /** fetch's sends, for the handshake's redirect loop: `redirect: "manual"`, each hop as the rules say. */
-const hopsOf = (send: Send): Hops<Response, Sent> => ({
-  send: (sent) => send(sent, { redirect: "manual" }),
-  status: (response) => response.status,
+const hopsOf = (send: Send): Hops<Response, Sent> => ({ ...HOPS, send: (sent) => send(sent, { redirect: "manual" }) });
+/** The loop's steps that are the same for every request (made once). */
+const HOPS: Omit<Hops<Response, Sent>, "send"> = {
+  status: statusOf,
   header: (response, name) => response.headers.get(name),
   discard,
   next: (sent, hop) => ({
@@ -176,7 +183,7 @@ const hopsOf = (send: Send): Hops<Response, Sent> => ({
     body: hop.dropBody ? undefined : sent.body,
   }),
   beforeHop: connectionFreed,
-});
+};
 
 /** fetch's `redirect` mode as the loop's rules: `manual` follows none, `error` fails on one, else 20 at most. */
 function rulesOf(mode: RequestRedirect, guarded: readonly string[]): RedirectRules {
@@ -246,19 +253,31 @@ function copyHeaders(headers: Headers, names: readonly string[] = []): Headers {
   return copy;
 }
 
+/** fetch's own defaults for what a `Request` normalises: a value equal to its default is left to fetch. */
+const DEFAULTS = {
+  credentials: "same-origin",
+  cache: "default",
+  redirect: "follow",
+  integrity: "",
+  keepalive: false,
+  referrerPolicy: "",
+  mode: "cors",
+} as const;
+
 /**
- * Everything a `Request` normalised from `(input, init)`, as init options for `fetch(url, init)`. Its
- * signal only when the caller gave one (in `init` or a `Request`): a fetch handed a signal follows it,
- * which costs each send a listener, and the `Request`'s own signal never aborts by itself.
+ * What a `Request` normalised from `(input, init)` that differs from fetch's defaults, as init options for
+ * `fetch(url, init)` (each option given costs Node's fetch a conversion per send). Its signal only when the caller
+ * gave one (in `init` or a `Request`): a fetch handed a signal follows it, which costs each send a listener, and the
+ * `Request`'s own signal never aborts by itself.
  */
 function requestOptions(request: Request, signalled: boolean): RequestInit {
   const options: Record<string, unknown> = {};
   if (signalled) options.signal = request.signal;
-  // The method is left out: every send gives its own.
-  for (const key of ["credentials", "cache", "redirect", "integrity", "keepalive", "referrerPolicy"] as const) {
-    options[key] = request[key];
+  // The method is left out: every send gives its own; a navigation's mode too (fetch refuses it).
+  for (const key of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]) {
+    const value = request[key];
+    if (value !== DEFAULTS[key] && value !== "navigate") options[key] = value;
   }
-  if (request.mode && request.mode !== "navigate") options.mode = request.mode;
   // "" is no referrer; "about:client" (the default) is left to fetch.
   if (request.referrer !== "about:client") options.referrer = request.referrer;
   return options;
