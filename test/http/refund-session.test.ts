@@ -10,7 +10,7 @@ import { createX402Client, memoryLedger, type LedgerRecord } from "../../src";
 import { batchSettlementEvm, memoryChannelStore } from "../../src/evm";
 import { BATCH_PATH, PRICE, createBatchSeller } from "../support/batch-seller";
 import { useMswServer } from "../support/msw";
-import { SELLER, countingSigner, decodeHeader, encodeHeader } from "../support/seller";
+import { SELLER, challengeResponse, countingSigner, decodeHeader, encodeHeader, v2Challenge } from "../support/seller";
 import { fetchWrapper, paidAxios, paidFetch, rejection } from "../support/wrappers";
 
 const server = useMswServer();
@@ -176,7 +176,94 @@ describe("a refund's failures are typed, and leave nothing held", () => {
   });
 });
 
+describe("a refund's edges", () => {
+  /** Answers the refund (a payment header whose payload is a refund) with `answer`, the rest as the seller does. */
+  const refundAnswered = (url: string, answer: () => Response) =>
+    server.use(
+      http.get(url, ({ request }) => {
+        const header = request.headers.get("payment-signature");
+        if (header && (decodeHeader(header) as { payload: { type: string } }).payload.type === "refund")
+          return answer();
+        return undefined;
+      }),
+    );
+
+  it("an amount that is not base units above 0: INVALID_CONFIG naming it, nothing sent", async () => {
+    const { seller, scheme, client } = setup();
+    await fetchWrapper.send(client, { url: seller.url });
+    const sent = watchPayments(seller.url);
+    for (const amount of ["0", "abc", "-5", "1.5"]) {
+      const error = await rejection(scheme.refund(seller.url, { through: paidFetch(client), amount }));
+      expect(error).toMatchObject({ code: "INVALID_CONFIG", details: { option: "amount" } });
+    }
+    expect(sent).toEqual([]);
+  });
+
+  it("an amount asks for that much: the refund's payload names it, the channel keeps the rest", async () => {
+    const { seller, scheme, client } = setup();
+    for (let i = 0; i < 2; i++) await fetchWrapper.send(client, { url: seller.url });
+    const sent = watchPayments(seller.url);
+    const result = await scheme.refund(seller.url, { through: paidAxios(client), amount: "3000" });
+    expect(result).toMatchObject({ refunded: "3000", balance: String(10n * PRICE - 3000n) });
+    expect(sent[0]).toMatchObject({ payload: { type: "refund", amount: "3000" } });
+  });
+
+  it("a channel holding nothing beyond what was charged: refused before anything is signed", async () => {
+    const { seller, scheme, client } = setup();
+    await fetchWrapper.send(client, { url: seller.url });
+    await scheme.refund(seller.url, { through: paidFetch(client) });
+    const sent = watchPayments(seller.url);
+    const error = await rejection(scheme.refund(seller.url, { through: paidFetch(client) }));
+    expect(error.message).toContain("holds nothing beyond what was charged");
+    expect(sent).toEqual([]);
+  });
+
+  it("a seller offering no batch-settlement there: UNPAYABLE_REQUIREMENT, nothing signed", async () => {
+    const { scheme, client, signs } = setup();
+    server.use(http.get(`${SELLER}/exact-only`, () => challengeResponse(v2Challenge())));
+    const error = await rejection(scheme.refund(`${SELLER}/exact-only`, { through: paidFetch(client) }));
+    expect(error.code).toBe("UNPAYABLE_REQUIREMENT");
+    expect(error.message).toContain("does not offer batch-settlement");
+    expect(signs).toHaveLength(0);
+  });
+
+  it("answered 200 without a settlement: PAYMENT_REJECTED naming the status; the channel's state is kept", async () => {
+    const { seller, scheme, client } = setup();
+    for (let i = 0; i < 2; i++) await fetchWrapper.send(client, { url: seller.url });
+    refundAnswered(seller.url, () => HttpResponse.json({ ok: true }));
+    const error = await rejection(scheme.refund(seller.url, { through: paidFetch(client) }));
+    expect(error).toMatchObject({ code: "PAYMENT_REJECTED", details: { status: 200, reason: "status 200" } });
+    server.resetHandlers(seller.handler);
+    expect(await scheme.refund(seller.url, { through: paidFetch(client) })).toMatchObject({
+      refunded: String(8n * PRICE),
+    });
+  });
+
+  it("answered 502 without a word: PAYMENT_OUTCOME_UNKNOWN (it may have been refunded), never a refusal", async () => {
+    const { seller, scheme, client, ledger } = setup();
+    for (let i = 0; i < 2; i++) await fetchWrapper.send(client, { url: seller.url });
+    refundAnswered(seller.url, () => new HttpResponse("bad gateway", { status: 502 }));
+    const error = await rejection(scheme.refund(seller.url, { through: paidFetch(client) }));
+    expect(error.code).toBe("PAYMENT_OUTCOME_UNKNOWN");
+    // Nothing is recorded as come back while it is not known to have.
+    expect((await recordsOf(ledger)).filter((r) => r.kind === "refund")).toEqual([]);
+  });
+});
+
 describe("a withdrawal asks the seller's terms through the paying stack", () => {
+  it("without an amount, it asks back what the chain says the seller has not claimed; without rpc it says so", async () => {
+    const { seller, scheme, client, signer } = setup();
+    for (let i = 0; i < 2; i++) await fetchWrapper.send(client, { url: seller.url });
+    const plan = await scheme.withdrawal(seller.url, { through: paidFetch(client) });
+    // The seller's stand-in chain: the deposit of 10 x the price, nothing claimed yet.
+    expect(plan.amount).toBe(String(10n * PRICE));
+    const blind = batchSettlementEvm({ signer });
+    const error = await rejection(blind.withdrawal(seller.url, { through: paidFetch(client) }));
+    expect(error).toMatchObject({ code: "INVALID_CONFIG", details: { option: "rpc" } });
+    const zero = await rejection(scheme.withdrawal(seller.url, { through: paidFetch(client), amount: "0" }));
+    expect(zero).toMatchObject({ code: "INVALID_CONFIG", details: { option: "amount" } });
+  });
+
   it("reads the channel from the 402, signs nothing, and forgets the channel", async () => {
     const { seller, scheme, client, signs } = setup();
     for (let i = 0; i < 2; i++) await fetchWrapper.send(client, { url: seller.url });
