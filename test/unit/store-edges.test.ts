@@ -132,6 +132,7 @@ describe.each([
   it.each([
     [59_999, { spent: 700, reserved: 0 }],
     [60_000, { spent: 0, reserved: 0 }],
+    [60_001, { spent: 0, reserved: 0 }],
   ])("%s ms after a payment", async (later, usage) => {
     let now = 1_000_000;
     const store = open(() => now);
