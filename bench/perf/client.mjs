@@ -4,6 +4,7 @@
 //   --task first  the same, for the first paid GETs to the seller (the bench counts their connections)
 // --side ours | reference pays /evm (cached: ours with the quote cache on); --side plain sends unpaid
 // GETs to /plain (cpu only). One JSON line.
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { evmFetch } from "./clients.mjs";
 
@@ -25,6 +26,20 @@ const [get, path] =
       : [await evmFetch(values.side), "/evm"];
 const url = `${values.base}${path}?who=${values.side}-${values.task}`;
 
+/**
+ * CPU µs of this process's main thread (the JavaScript), where Linux tells it (/proc, in clock ticks of 10 ms): the
+ * rest of the process's CPU is V8's own threads (optimising compilers, the collector's helpers). Else undefined.
+ */
+function mainThreadUs() {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
 /** One GET, its body read (so the connection is free again); its status. */
 async function request() {
   const response = await get(url);
@@ -36,9 +51,12 @@ let failed = 0;
 if (values.task === "cpu") {
   for (let i = 0; i < Number(values.warmup); i++) if ((await request()) !== 200) failed++;
   const before = process.cpuUsage();
+  const mainBefore = mainThreadUs();
   for (let i = 0; i < n; i++) if ((await request()) !== 200) failed++;
   const { user, system } = process.cpuUsage(before);
-  console.log(JSON.stringify({ failed, cpuUsPerRequest: (user + system) / n }));
+  const mainUs = mainThreadUs();
+  const mainThreadUsPerRequest = mainUs === undefined ? undefined : (mainUs - mainBefore) / n;
+  console.log(JSON.stringify({ failed, cpuUsPerRequest: (user + system) / n, mainThreadUsPerRequest }));
 } else {
   // The JS heap in use, sampled: what the client itself holds, beside the RSS (which also counts
   // undici's sockets and parsers, and memory V8 keeps after collecting).

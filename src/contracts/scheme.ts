@@ -198,13 +198,15 @@ export function schemesFor(
   version?: 1 | 2,
 ): PaymentScheme[] {
   // -1: does not match; else the specificity of its most specific matching network pattern.
-  const rank = (candidate: PaymentScheme) =>
-    candidate.scheme !== scheme || (version !== undefined && !candidate.x402Versions.includes(version))
-      ? -1
-      : Math.max(
-          -1,
-          ...candidate.networks.filter((pattern) => matchesPattern(pattern, network)).map(patternSpecificity),
-        );
+  const rank = (candidate: PaymentScheme) => {
+    let best = -1;
+    if (candidate.scheme !== scheme || (version !== undefined && !candidate.x402Versions.includes(version)))
+      return best;
+    for (const pattern of candidate.networks)
+      if (matchesPattern(pattern, network)) best = Math.max(best, patternSpecificity(pattern));
+    return best;
+  };
+  const ranked = schemes.map((candidate) => ({ candidate, rank: rank(candidate) })).filter((r) => r.rank >= 0);
   // A stable sort: among equally specific schemes, the first registered is asked first.
-  return schemes.filter((candidate) => rank(candidate) >= 0).sort((a, b) => rank(b) - rank(a));
+  return ranked.sort((a, b) => b.rank - a.rank).map((r) => r.candidate);
 }

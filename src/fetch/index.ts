@@ -66,8 +66,7 @@ export function wrapFetchWithPayment(fetchFn: typeof globalThis.fetch, client: X
     const planning = resend || session ? undefined : planRequest(client, request, carriesPayment);
     const plan = planning && (await planning);
     // x402-pay's options stay here: the fetch below (perhaps another wrapper) never sees them.
-    const signalled = init?.signal != null || input instanceof Request;
-    const base = { ...init, x402: undefined, ...requestOptions(request, signalled) } as RequestInit;
+    const base = { ...init, x402: undefined, ...requestOptions(request, input, init) } as RequestInit;
     const send: Send = (to, options) =>
       fetchFn(to.url, { ...base, method: to.method, headers: to.headers, body: to.body, ...options });
     try {
@@ -264,15 +263,21 @@ const DEFAULTS = {
   mode: "cors",
 } as const;
 
+/** The options a `Request` normalises besides those in DEFAULTS. */
+const NORMALISED = [...(Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]), "referrer"] as const;
+
 /**
  * What a `Request` normalised from `(input, init)` that differs from fetch's defaults, as init options for
  * `fetch(url, init)` (each option given costs Node's fetch a conversion per send). Its signal only when the caller
  * gave one (in `init` or a `Request`): a fetch handed a signal follows it, which costs each send a listener, and the
- * `Request`'s own signal never aborts by itself.
+ * `Request`'s own signal never aborts by itself. A URL whose `init` gives none of those options has them all at their
+ * defaults: nothing to read back.
  */
-function requestOptions(request: Request, signalled: boolean): RequestInit {
+function requestOptions(request: Request, input: RequestInfo | URL, init: RequestInit | undefined): RequestInit {
   const options: Record<string, unknown> = {};
-  if (signalled) options.signal = request.signal;
+  const url = typeof input === "string" || input instanceof URL;
+  if (init?.signal != null || !url) options.signal = request.signal;
+  if (url && !NORMALISED.some((key) => init?.[key] !== undefined)) return options;
   // The method is left out: every send gives its own; a navigation's mode too (fetch refuses it).
   for (const key of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]) {
     const value = request[key];

@@ -22,7 +22,11 @@ export async function readChallenge<R>(transport: Transport<R>, response: R): Pr
 
 /** The settlement the response reports (PAYMENT-RESPONSE first), if any. */
 export function readSettlement<R>(transport: Transport<R>, response: R): SettleResponse | undefined {
-  return SETTLEMENT_HEADERS.map((name) => decodeSettlement(transport.header(response, name))).find(Boolean);
+  for (const name of SETTLEMENT_HEADERS) {
+    const settlement = decodeSettlement(transport.header(response, name));
+    if (settlement) return settlement;
+  }
+  return undefined;
 }
 
 /** The server's reason code for a 402: a failed settlement's, else the challenge's `error`. */

@@ -4,7 +4,6 @@
  * cannot grow memory or hang the call). A failure is a `ReadError` saying which bound stopped it;
  * each caller says it in its own words (a 402's INVALID_CHALLENGE, an RPC's RPC_FAILED, ...).
  */
-import { raceAbort } from "../errors";
 import { concatBytes, utf8 } from "../protocol";
 
 /** Why a read stopped: too large, too slow, the caller's signal, or the source itself failed (`cause`). */
@@ -31,21 +30,32 @@ export interface ReadLimits {
 /**
  * Reads a web stream (chunks of bytes or text) to its end, handing each chunk to `take` as bytes.
  * The stream is released when reading stops, whatever stopped it; one someone already reads (locked)
- * is `unreadable`.
+ * is `unreadable`. The time bound and the signal stop a read by cancelling the reader, which ends
+ * the read pending on it: one timer and one listener a read, nothing allocated a chunk.
  */
 async function pump(stream: ReadableStream, limits: ReadLimits, take: (bytes: Uint8Array) => void) {
   const { maxBytes, timeoutMs, signal } = limits;
   let size = 0;
   let reader: ReadableStreamDefaultReader | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let late = false;
+  const stop = () => void reader?.cancel().catch(() => {});
   try {
     reader = stream.getReader();
-    const late = new Promise<never>((_, reject) => {
-      if (timeoutMs !== undefined) timer = setTimeout(() => reject(new ReadError("time")), timeoutMs);
-    });
-    if (limits.unref) (timer as { unref?: () => void } | undefined)?.unref?.();
+    if (signal?.aborted) throw new ReadError("aborted", { cause: signal.reason });
+    signal?.addEventListener("abort", stop, { once: true });
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        late = true;
+        stop();
+      }, timeoutMs);
+      if (limits.unref) (timer as { unref?: () => void }).unref?.();
+    }
     for (;;) {
-      const { done, value } = await raceAbort(Promise.race([reader.read(), late]), signal);
+      const { done, value } = await reader.read();
+      // Ended by the signal or the clock (the reader was cancelled), not by the stream.
+      if (signal?.aborted) throw new ReadError("aborted", { cause: signal.reason });
+      if (late) throw new ReadError("time");
       if (done) return;
       const bytes = toBytes(value);
       if ((size += bytes.length) > maxBytes) throw new ReadError("size");
@@ -54,10 +64,12 @@ async function pump(stream: ReadableStream, limits: ReadLimits, take: (bytes: Ui
   } catch (error) {
     // Stopped by the signal (or failed because of it, as fetch's body does): the caller's abort.
     if (signal?.aborted) throw new ReadError("aborted", { cause: signal.reason });
+    if (late) throw new ReadError("time");
     throw error instanceof ReadError ? error : new ReadError("unreadable", { cause: error });
   } finally {
     clearTimeout(timer);
-    reader?.cancel().catch(() => {});
+    signal?.removeEventListener("abort", stop);
+    stop();
   }
 }
 
@@ -69,6 +81,34 @@ export async function readBytes(stream: ReadableStream, limits: ReadLimits): Pro
   const chunks: Uint8Array[] = [];
   await pump(stream, limits, (bytes) => chunks.push(bytes));
   return chunks.length === 1 ? chunks[0]! : concatBytes(chunks);
+}
+
+/**
+ * A web stream's first `maxBytes` bytes (see `pump`): more is not read (the stream is let go), and `cut` says there
+ * was more.
+ */
+export async function readUpTo(
+  stream: ReadableStream,
+  limits: ReadLimits,
+): Promise<{ bytes: Uint8Array; cut: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let kept = 0;
+  const bytes = () => (chunks.length === 1 ? chunks[0]! : concatBytes(chunks));
+  try {
+    await pump(stream, { ...limits, maxBytes: Number.POSITIVE_INFINITY }, (chunk) => {
+      const room = limits.maxBytes - kept;
+      if (chunk.length > room) {
+        chunks.push(chunk.subarray(0, room));
+        throw new ReadError("size");
+      }
+      chunks.push(chunk);
+      kept += chunk.length;
+    });
+    return { bytes: bytes(), cut: false };
+  } catch (error) {
+    if (error instanceof ReadError && error.reason === "size") return { bytes: bytes(), cut: true };
+    throw error;
+  }
 }
 
 /** A web stream's text, decoded as UTF-8 as it arrives (see `pump`). */
