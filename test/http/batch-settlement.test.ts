@@ -169,6 +169,40 @@ describe("batch-settlement", () => {
     expect(seller.vouchers[0]).toMatchObject({ kind: "deposit" });
   });
 
+  /** The deposit the first call of a fresh channel authorises, with `deposit` sizing it. */
+  async function firstDeposit(deposit: BatchSettlementEvmOptions["deposit"], extra = {}, maxAmountPerPayment = "$1") {
+    const seller = createBatchSeller({ extra });
+    server.use(seller.handler);
+    const snapshots: PaymentSnapshot[] = [];
+    const client = createX402Client({
+      schemes: [batchSettlementEvm({ signer: countingSigner().signer, rpc: seller.rpc, deposit })],
+      policy: { maxAmountPerPayment },
+      onBeforePayment: (s) => void snapshots.push(s),
+    });
+    await fetchWrapper.send(client, { url: seller.url });
+    const [sent] = seller.vouchers;
+    expect(sent?.kind).toBe("deposit");
+    return snapshots[0]?.deposit;
+  }
+
+  it("a seller's minDeposit raises a smaller deposit to it, never past the policy; one that is no amount is ignored", async () => {
+    expect(await firstDeposit({ multiple: 2 }, { minDeposit: "7000" })).toBe("7000");
+    expect(await firstDeposit({ multiple: 20 }, { minDeposit: "7000" })).toBe("20000");
+    expect(await firstDeposit({ multiple: 2 }, { minDeposit: "7000" }, "$0.005")).toBe("5000");
+    for (const minDeposit of ["0", "-7000", "7000.5", "x7000", "7000x", `${"9".repeat(41)}`])
+      expect(await firstDeposit({ multiple: 2 }, { minDeposit })).toBe("2000");
+  });
+
+  it("a sizing function sees the call; its answer is raised to what the call needs and held to the policy", async () => {
+    const seen: unknown[] = [];
+    const told = (amount: bigint) => (context: unknown) => (seen.push(context), amount);
+    expect(await firstDeposit(told(500n), { minDeposit: "300" })).toBe(String(PRICE));
+    expect(seen[0]).toMatchObject({ price: PRICE, needed: PRICE, balance: 0n, minDeposit: 300n, limit: 1_000_000n });
+    expect(await firstDeposit(told(10n ** 12n))).toBe("1000000");
+    expect(await firstDeposit(told(4321n))).toBe("4321");
+    expect(await firstDeposit({ amount: "2500" })).toBe("2500");
+  });
+
   it("without chain reads, a corrective 402 is believed in nothing: the error asks for an rpc", async () => {
     const first = setup();
     await fetchWrapper.send(first.client, { url: first.seller.url });

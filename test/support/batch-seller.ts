@@ -51,11 +51,12 @@ export interface Lies {
   lostDeposit?: boolean;
 }
 
-export function createBatchSeller(options: { lies?: Lies; delayMs?: number } = {}) {
+export function createBatchSeller(options: { lies?: Lies; delayMs?: number; extra?: Record<string, unknown> } = {}) {
   const channels = new Map<string, Channel>();
   const vouchers: { channelId: string; max: bigint; kind: string }[] = [];
   let lies = options.lies ?? {};
-  const requirement = batchRequirement();
+  const base = batchRequirement();
+  const requirement = options.extra ? { ...base, extra: { ...base.extra, ...options.extra } } : base;
   const challenge = (extra?: Record<string, unknown>, error?: string) => ({
     x402Version: 2,
     ...(error && { error }),
