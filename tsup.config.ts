@@ -16,6 +16,8 @@ export default defineConfig([
       redis: "src/redis/index.ts",
       mcp: "src/mcp/index.ts",
       discovery: "src/discovery/index.ts",
+      "ai-sdk": "src/ai-sdk/index.ts",
+      langchain: "src/langchain/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
@@ -27,7 +29,7 @@ export default defineConfig([
     clean: false,
     target: "es2022",
     platform: "neutral",
-    external: ["viem", "axios", "@solana/kit", /^node:/],
+    external: ["viem", "axios", "@solana/kit", "ai", /^@langchain\//, /^node:/],
   },
   // The command line (`npx x402-pay`): Node only, ESM. What needs an optional peer (the Solana scheme
   // and @solana/kit, viem's accounts) is imported when used, so those modules go to chunks of their

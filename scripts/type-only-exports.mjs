@@ -26,7 +26,7 @@ function exportedNames(code) {
 
 let changed = 0;
 for (const file of readdirSync(dist)) {
-  const entry = /^([a-z]+)\.js$/.exec(file)?.[1];
+  const entry = /^([a-z-]+)\.js$/.exec(file)?.[1];
   if (!entry) continue;
   const values = exportedNames(readFileSync(`${dist}${file}`, "utf8"));
   for (const declarations of [`${entry}.d.ts`, `${entry}.d.cts`]) {

@@ -311,6 +311,25 @@ export const capabilities = [
     }),
   },
   {
+    // x402-pay/ai-sdk imports only types from \`ai\`: the app's own AI SDK is not in the row.
+    id: "ai-sdk",
+    name: "AI SDK paid fetch tool (x402-pay/ai-sdk; the app's own \`ai\` not counted)",
+    ours: oursEvm({
+      imports: `import { paidFetchTool } from "x402-pay/ai-sdk";`,
+      after: `globalThis.tools = { paid_fetch: paidFetchTool(client, { approval: "$0.10" }) };`,
+    }),
+  },
+  {
+    // x402-pay/langchain imports LangChain's tool() and, for approvals, LangGraph's interrupt(): the app's own.
+    id: "langchain",
+    name: "LangChain paid fetch tool (x402-pay/langchain; the app's own LangChain not counted)",
+    external: ["@langchain/core", "@langchain/langgraph"],
+    ours: oursEvm({
+      imports: `import { paidFetchTool } from "x402-pay/langchain";`,
+      after: `globalThis.tools = [paidFetchTool(client, { approval: "$0.10" })];`,
+    }),
+  },
+  {
     // A typical use of the schemas: checking what arrives and what is sent, with zod/mini.
     id: "schemas",
     name: "schemas (x402-pay/schemas: PaymentRequired and PaymentPayload v2)",
@@ -327,10 +346,31 @@ export const capabilities = [
  * x402-pay's own code and its dependencies (@noble/hashes, zod). Not here: x402-pay/file and
  * x402-pay/redis (Node only) and the command line.
  */
-const browserEntries = ["fetch", "axios", "evm", "svm", "offers", "schemas", "errors", "protocol", "discovery", "mcp"];
+const browserEntries = [
+  "fetch",
+  "axios",
+  "evm",
+  "svm",
+  "offers",
+  "schemas",
+  "errors",
+  "protocol",
+  "discovery",
+  "mcp",
+  "ai-sdk",
+  "langchain",
+];
 export const entries = ["x402-pay", ...browserEntries.map((name) => `x402-pay/${name}`)].map((spec) => ({
   id: spec,
   contents: `import * as entry from "${spec}"; globalThis.entry = entry;`,
 }));
 
-export const PEERS = ["viem", "@solana/kit", "axios", "@modelcontextprotocol/sdk"];
+export const PEERS = [
+  "viem",
+  "@solana/kit",
+  "axios",
+  "@modelcontextprotocol/sdk",
+  "ai",
+  "@langchain/core",
+  "@langchain/langgraph",
+];

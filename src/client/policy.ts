@@ -185,7 +185,7 @@ export function resolvePolicy(
  * `HTTPS://API.Example.com:443` → `https://api.example.com`; `mcp://weather` (an MCP server by name) as it is;
  * `undefined` for anything that is not an origin pattern.
  */
-function normalizeOrigin(origin: string): string | undefined {
+export function normalizeOrigin(origin: string): string | undefined {
   const match = /^(https?|mcp):\/\/([a-z0-9*]([-a-z0-9.*]*[a-z0-9*])?|\[[0-9a-f:.]+\])(?::([0-9]{1,5}|\*))?$/.exec(
     origin.toLowerCase(),
   );
@@ -197,13 +197,16 @@ function normalizeOrigin(origin: string): string | undefined {
 }
 
 /** The request's origin is not allowed: the reason, else `undefined`. */
-export function checkOrigin(policy: ResolvedPolicy, request: X402Request): string | undefined {
-  if (!policy.origins) return undefined;
-  const origin = originOf(request.url);
+export function checkOrigin(policy: ResolvedPolicy, request: Pick<X402Request, "url">): string | undefined {
+  if (!policy.origins || inOrigins(policy.origins, request.url)) return undefined;
+  return `origin ${originOf(request.url)} is not in policy.origins`;
+}
+
+/** Is the URL's origin one of `patterns` (normalised: `normalizeOrigin`)? */
+export function inOrigins(patterns: readonly string[], url: string): boolean {
+  const origin = originOf(url);
   // In an origin, `*` stands for host or port characters, never `:` or `/`.
-  return policy.origins.some((p) => matchesPattern(p, origin, "[^:/]"))
-    ? undefined
-    : `origin ${origin} is not in policy.origins`;
+  return patterns.some((p) => matchesPattern(p, origin, "[^:/]"));
 }
 
 /** Payees that are nobody's: the EVM zero address, and Solana's all-zero key (the system program). */

@@ -3,7 +3,7 @@
  * bodies, RPC answers, discovery pages, the CLI's files and input), JSON-RPC over fetch, and the
  * router that gives each network its RPC (EVM reads and Solana alike), every read through it bounded.
  */
-export { ReadError, bodySource, drain, readBounded, readBytes, readResponse, type ReadLimits } from "./read";
+export { ReadError, bodySource, drain, readBounded, readBytes, readResponse, readUpTo, type ReadLimits } from "./read";
 export { jsonRpcPost, type RpcName } from "./rpc";
 export {
   checkServed,

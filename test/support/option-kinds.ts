@@ -30,6 +30,8 @@ export const ENTRIES = [
   "src/redis/index.ts",
   "src/mcp/index.ts",
   "src/discovery/index.ts",
+  "src/ai-sdk/index.ts",
+  "src/langchain/index.ts",
 ];
 
 export type OptionKind = "list" | "number" | "list|number";

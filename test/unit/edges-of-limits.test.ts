@@ -26,6 +26,8 @@ import { redisBudgetStore, redisChannelStore, redisLedger, redisSignInStore } fr
 import { exactSvm, uptoSvm } from "../../src/svm";
 import { PRICE, createBatchSeller } from "../support/batch-seller";
 import { useMswServer } from "../support/msw";
+import { paidFetchTool } from "../../src/ai-sdk";
+import { createPaidFetch } from "../../src/agents";
 import { type OptionKind, optionsOfKind } from "../support/option-kinds";
 import { PATH, SELLER, countingSigner, createSeller, v2Challenge, v2Requirement } from "../support/seller";
 import { DEVNET, buyer, fakeRpc, svmRequirement } from "../support/svm";
@@ -35,6 +37,7 @@ import { fetchWrapper } from "../support/wrappers";
 const server = useMswServer();
 const account = privateKeyToAccount(ANVIL_KEY_0);
 const request = { url: `${SELLER}/edge`, method: "GET" };
+const payingClient = () => createX402Client({ schemes: [exactEvm({ signer: countingSigner().signer })] });
 
 /** What the client makes of a one-requirement challenge: "payable", or the reasons of its refusal. */
 async function verdict(client: X402Client, requirement: Record<string, unknown>) {
@@ -343,6 +346,45 @@ const edges: Record<string, Edge> = {
   "redisBudgetStore().commit(amount)": { notALimit: "an amount spent: 0 spends nothing" },
   "permit2Allowance().prepare(declared)": {
     notALimit: "the extensions a challenge declares (the client's call, not an option): [] declares none",
+  },
+  "paidFetchTool(options).maxBytes": {
+    refused: (maxBytes: number) => paidFetchTool(payingClient(), { maxBytes }),
+    option: "maxBytes",
+  },
+  "paidFetchTool(options).maxChars": {
+    refused: (maxChars: number) => paidFetchTool(payingClient(), { maxChars }),
+    option: "maxChars",
+  },
+  // A tool that may use no method could make no request: refused.
+  "paidFetchTool(options).methods": {
+    refused: (methods: never[]) => paidFetchTool(payingClient(), { methods }),
+    option: "methods",
+  },
+  // The model may set no header.
+  "paidFetchTool(options).allowHeaders": {
+    async none() {
+      const answer = await createPaidFetch(payingClient(), { allowHeaders: [] }).run({
+        url: request.url,
+        headers: { accept: "text/plain" },
+      });
+      expect(answer.error?.message).toBe('The header "accept" is not allowed (none).');
+    },
+  },
+  // Above $0: every payment is asked about.
+  "paidFetchTool(options).approval.above": {
+    async none() {
+      server.use(createSeller({ path: "/edge" }).handler);
+      const tool = createPaidFetch(payingClient(), { approval: { above: "$0" } });
+      expect(await tool.needsApproval({ url: request.url }, { callId: "edge-above" })).toBe(true);
+    },
+  },
+  // To no origin: no payment is asked about.
+  "paidFetchTool(options).approval.origins": {
+    async none() {
+      server.use(createSeller({ path: "/edge" }).handler);
+      const tool = createPaidFetch(payingClient(), { approval: { origins: [] } });
+      expect(await tool.needsApproval({ url: request.url }, { callId: "edge-origins" })).toBe(false);
+    },
   },
   "sanitize(max)": {
     none() {

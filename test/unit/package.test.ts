@@ -22,6 +22,8 @@ const subpaths = [
   "x402-pay/discovery",
   "x402-pay/errors",
   "x402-pay/protocol",
+  "x402-pay/ai-sdk",
+  "x402-pay/langchain",
 ];
 const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: "utf8" }).trim();
 
@@ -67,12 +69,25 @@ describe("package exports (dist, built by npm test)", () => {
     expect([...packagesOf("mcp.js")].filter((p) => p.startsWith("@modelcontextprotocol"))).toEqual([]);
   });
 
-  it("no entry (nor the command) loads an optional peer it does not need: viem, @solana/kit, axios, redis, MCP", () => {
+  it("no entry (nor the command) loads an optional peer it does not need: viem, @solana/kit, axios, redis, MCP, agent frameworks", () => {
     const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8"));
     const optional = Object.keys(pkg.peerDependenciesMeta).filter((name) => pkg.peerDependenciesMeta[name].optional);
-    expect(optional.sort()).toEqual(["@modelcontextprotocol/sdk", "@solana/kit", "axios", "redis", "viem"]);
+    expect(optional.sort()).toEqual([
+      "@langchain/core",
+      "@langchain/langgraph",
+      "@modelcontextprotocol/sdk",
+      "@solana/kit",
+      "ai",
+      "axios",
+      "redis",
+      "viem",
+    ]);
     // The peers an entry is for; every other entry loads none at the top (a dynamic import() is not followed).
-    const needs: Record<string, string[]> = { "./axios": ["axios"], "./svm": ["@solana/kit"] };
+    const needs: Record<string, string[]> = {
+      "./axios": ["axios"],
+      "./svm": ["@solana/kit"],
+      "./langchain": ["@langchain/core"],
+    };
     const files: [string, string][] = [["x402-pay (bin)", "cli.js"]];
     type Target = { import: { default: string }; require: { default: string } };
     for (const [subpath, target] of Object.entries(pkg.exports as Record<string, Target>)) {
@@ -101,6 +116,9 @@ describe("package exports (dist, built by npm test)", () => {
     }
     expect(packagesOf("schemas.js")).toContain("zod/mini");
     expect(packagesOf("schemas.cjs")).toContain("zod/mini");
+    // The agent tools describe their input to the model with a zod/mini schema (the frameworks read zod).
+    expect(packagesOf("ai-sdk.js")).toContain("zod/mini");
+    expect(packagesOf("langchain.js")).toContain("zod/mini");
   });
 
   it("x402-pay/redis stays in its entry: no other entry loads its code, and it imports no Redis client (it is given one)", () => {

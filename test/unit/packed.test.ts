@@ -28,9 +28,10 @@ const PEER_OF: Record<string, string> = {
   "x402-pay/axios": "axios",
   "x402-pay/svm": "@solana/kit",
   "x402-pay/offers": "viem",
+  "x402-pay/langchain": "@langchain/core",
 };
 /** Peers installed for the second round, at the versions this checkout has (so npm's cache has them). */
-const PEERS = ["viem", "axios", "@solana/kit"];
+const PEERS = ["viem", "axios", "@solana/kit", "@langchain/core"];
 /** What a package may hold besides dist/ and src/ (the sources its source maps name). */
 const TOP_FILES = ["package.json", "README.md", "LICENSE"];
 
@@ -191,7 +192,7 @@ describe("the tarball installed in a fresh project", () => {
     }
   }, 60_000);
 
-  it("with viem, axios and @solana/kit: every entry loads, types resolve, in both formats; the CLI runs", async () => {
+  it("with viem, axios, @solana/kit and @langchain/core: every entry loads, types resolve, in both formats; the CLI runs", async () => {
     const version = (peer: string): string =>
       JSON.parse(readFileSync(join(root, "node_modules", peer, "package.json"), "utf8")).version;
     const peers = PEERS.map((peer) => `${peer}@${version(peer)}`);
