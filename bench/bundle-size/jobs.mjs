@@ -311,9 +311,9 @@ export const capabilities = [
     }),
   },
   {
-    // x402-pay/ai-sdk imports only types from \`ai\`: the app's own AI SDK is not in the row.
+    // x402-pay/ai-sdk imports only types from `ai`: the app's own AI SDK is not in the row.
     id: "ai-sdk",
-    name: "AI SDK paid fetch tool (x402-pay/ai-sdk; the app's own \`ai\` not counted)",
+    name: "AI SDK paid fetch tool (x402-pay/ai-sdk; the app's own `ai` not counted)",
     ours: oursEvm({
       imports: `import { paidFetchTool } from "x402-pay/ai-sdk";`,
       after: `globalThis.tools = { paid_fetch: paidFetchTool(client, { approval: "$0.10" }) };`,

@@ -13,15 +13,7 @@ import {
   type PaidFetchToolOptions,
 } from "../agents";
 
-export type {
-  ApprovalRule,
-  ApprovalStore,
-  PaidFetchAnswer,
-  PaidFetchApproval,
-  PaidFetchInput,
-  PaidFetchMethod,
-  PaidFetchToolOptions,
-} from "../agents";
+export type * from "../entries/agents";
 
 /** The AI SDK tool, and what its approval request is about. */
 export type PaidFetchTool = Tool<PaidFetchInput, PaidFetchAnswer> & {

@@ -8,15 +8,7 @@ import { type DynamicStructuredTool, tool } from "@langchain/core/tools";
 import type { X402Client } from "../client";
 import { createPaidFetch, type PaidFetchApproval, type PaidFetchInput, type PaidFetchToolOptions } from "../agents";
 
-export type {
-  ApprovalRule,
-  ApprovalStore,
-  PaidFetchAnswer,
-  PaidFetchApproval,
-  PaidFetchInput,
-  PaidFetchMethod,
-  PaidFetchToolOptions,
-} from "../agents";
+export type * from "../entries/agents";
 
 /** What `interrupt()` carries to the person: the seller's price for this call. */
 export interface PaidFetchInterrupt extends PaidFetchApproval {

@@ -8,41 +8,12 @@ import { describe, expect, it } from "vitest";
 import { createPaidFetch, type PaidFetchApproval } from "../../src/agents";
 import { InvalidConfigError } from "../../src/entries/errors";
 import { budget, memoryLedger } from "../../src";
+import { PAID_ANSWER, raisingSeller } from "../support/agents";
 import { useMswServer } from "../support/msw";
-import {
-  OTHER,
-  PATH,
-  SELLER,
-  TX_HASH,
-  createSeller,
-  payingClient,
-  v2Challenge,
-  v2Requirement,
-} from "../support/seller";
+import { OTHER, PATH, SELLER, createSeller, payingClient } from "../support/seller";
 
 const server = useMswServer();
 const url = `${SELLER}${PATH}`;
-
-/** A seller asking `amounts[i]` base units of USDC (6 decimals) at its i-th 402 (the last one after that). */
-function pricedSeller(...amounts: string[]) {
-  let asked = 0;
-  const challenge = (amount: string) => v2Challenge({ accepts: [v2Requirement({ amount })] });
-  const seller = createSeller({
-    intercept: (request) => {
-      if (request.headers.has("payment-signature")) return undefined;
-      const amount = amounts[Math.min(asked++, amounts.length - 1)]!;
-      return HttpResponse.json(
-        {},
-        {
-          status: 402,
-          headers: { "PAYMENT-REQUIRED": Buffer.from(JSON.stringify(challenge(amount))).toString("base64") },
-        },
-      );
-    },
-  });
-  // The paid request is checked against the latest terms.
-  return seller;
-}
 
 describe("a paid call", () => {
   it("pays once and answers the body and what was paid, in USDC", async () => {
@@ -50,13 +21,7 @@ describe("a paid call", () => {
     server.use(seller.handler);
     const { client, signs } = payingClient();
     const answer = await createPaidFetch(client).run({ url });
-    expect(answer).toEqual({
-      ok: true,
-      status: 200,
-      contentType: "application/json",
-      body: { data: "premium" },
-      paid: `0.01 USDC on eip155:84532 (transaction ${TX_HASH})`,
-    });
+    expect(answer).toEqual(PAID_ANSWER);
     expect(signs).toHaveLength(1);
     expect(seller.payments).toHaveLength(1);
   });
@@ -160,7 +125,7 @@ describe("approval, decided on the quoted price", () => {
   });
 
   it("a seller that raises its price after the yes is refused, nothing signed", async () => {
-    server.use(pricedSeller("10000", "20000").handler);
+    server.use(raisingSeller("10000", "20000").handler);
     const { client, signs } = payingClient();
     const tool = createPaidFetch(client, { approval: "$0.005" });
     expect(await tool.needsApproval({ url }, { callId: "c3" })).toBe(true);
@@ -171,7 +136,7 @@ describe("approval, decided on the quoted price", () => {
   });
 
   it("asked again for the same call (a framework resuming), the first quote stands", async () => {
-    server.use(pricedSeller("10000", "20000").handler);
+    server.use(raisingSeller("10000", "20000").handler);
     const { client, signs } = payingClient();
     const tool = createPaidFetch(client, { approval: "$0.005" });
     expect(await tool.needsApproval({ url }, { callId: "c4" })).toBe(true);
@@ -205,7 +170,7 @@ describe("approval, decided on the quoted price", () => {
   });
 
   it("a run asked again after an interrupt (the tool runs from the top) pays the price first asked about", async () => {
-    server.use(pricedSeller("10000", "20000", "20000").handler);
+    server.use(raisingSeller("10000", "20000", "20000").handler);
     const { client, signs } = payingClient();
     const tool = createPaidFetch(client, { approval: "$0.005" });
     const interrupt = new Error("interrupted");

@@ -4,50 +4,17 @@
  * no network, no key) against msw sellers. The chain's side is in test/interop/agents.test.ts.
  */
 import { generateText, stepCountIs, type ModelMessage } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import type { MockLanguageModelV3 } from "ai/test";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { budget } from "../../src";
 import { paidFetchTool } from "../../src/ai-sdk";
+import { PAID_ANSWER, raisingSeller, scriptedModel } from "../support/agents";
 import { useMswServer } from "../support/msw";
-import {
-  PATH,
-  SELLER,
-  TX_HASH,
-  createSeller,
-  encodeHeader,
-  payingClient,
-  v2Challenge,
-  v2Requirement,
-} from "../support/seller";
+import { PATH, SELLER, createSeller, payingClient } from "../support/seller";
 
 const server = useMswServer();
 const url = `${SELLER}${PATH}`;
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-
-/** A model that calls paid_fetch with `input`, then answers "done": its prompts show what it read. */
-function scriptedModel(input: Record<string, unknown>) {
-  return new MockLanguageModelV3({
-    doGenerate: [
-      {
-        content: [{ type: "tool-call", toolCallId: "call-1", toolName: "paid_fetch", input: JSON.stringify(input) }],
-        finishReason: { unified: "tool-calls", raw: "tool_calls" },
-        usage,
-        warnings: [],
-      },
-      {
-        content: [{ type: "text", text: "done" }],
-        finishReason: { unified: "stop", raw: "stop" },
-        usage,
-        warnings: [],
-      },
-    ],
-  });
-}
-
 /** What the model read back from the tool on its turn `call` (the tool-result's output). */
 function toolOutput(model: MockLanguageModelV3, call: number) {
   const prompt = model.doGenerateCalls[call]!.prompt;
@@ -73,16 +40,7 @@ describe("x402-pay/ai-sdk: paidFetchTool in generateText", () => {
       stopWhen: stepCountIs(3),
     });
     expect(result.text).toBe("done");
-    expect(toolOutput(model, 1)).toEqual({
-      type: "json",
-      value: {
-        ok: true,
-        status: 200,
-        contentType: "application/json",
-        body: { data: "premium" },
-        paid: `0.01 USDC on eip155:84532 (transaction ${TX_HASH})`,
-      },
-    });
+    expect(toolOutput(model, 1)).toEqual({ type: "json", value: PAID_ANSWER });
     expect(signs).toHaveLength(1);
     expect(seller.payments).toHaveLength(1);
     // The model was shown the tool's JSON Schema, each field described.
@@ -160,15 +118,7 @@ describe("x402-pay/ai-sdk: paidFetchTool in generateText", () => {
   });
 
   it("a seller that raises its price after the yes is refused: nothing signed", async () => {
-    let asked = 0;
-    const seller = createSeller({
-      intercept: (request) => {
-        if (request.headers.has("payment-signature")) return undefined;
-        const amount = asked++ === 0 ? "10000" : "20000";
-        const challenge = v2Challenge({ accepts: [v2Requirement({ amount })] });
-        return HttpResponse.json({}, { status: 402, headers: { "PAYMENT-REQUIRED": encodeHeader(challenge) } });
-      },
-    });
+    const seller = raisingSeller("10000", "20000");
     const { signs, model } = await approvalRun(true, seller);
     expect(signs).toHaveLength(0);
     const output = toolOutput(model, 1) as { value: { error: { code: string }; paid: string } };

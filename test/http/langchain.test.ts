@@ -11,17 +11,9 @@ import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { budget } from "../../src";
 import { paidFetchTool, type PaidFetchInterrupt } from "../../src/langchain";
+import { PAID_ANSWER, raisingSeller } from "../support/agents";
 import { useMswServer } from "../support/msw";
-import {
-  PATH,
-  SELLER,
-  TX_HASH,
-  createSeller,
-  encodeHeader,
-  payingClient,
-  v2Challenge,
-  v2Requirement,
-} from "../support/seller";
+import { PATH, SELLER, createSeller, payingClient } from "../support/seller";
 
 const server = useMswServer();
 const url = `${SELLER}${PATH}`;
@@ -53,13 +45,7 @@ describe("x402-pay/langchain: paidFetchTool in createAgent", () => {
     const { agent, model } = agentWith(paidFetchTool(client), { url });
     const result = await agent.invoke(ask, thread("t1"));
     expect(result.messages.at(-1)!.content).toBe("done");
-    expect(toolRead(model).answer).toEqual({
-      ok: true,
-      status: 200,
-      contentType: "application/json",
-      body: { data: "premium" },
-      paid: `0.01 USDC on eip155:84532 (transaction ${TX_HASH})`,
-    });
+    expect(toolRead(model).answer).toEqual(PAID_ANSWER);
     expect(signs).toHaveLength(1);
     expect(seller.payments).toHaveLength(1);
   });
@@ -113,15 +99,7 @@ describe("x402-pay/langchain: paidFetchTool in createAgent", () => {
   });
 
   it("a seller that raises its price while the graph waits is refused: nothing signed", async () => {
-    let asked = 0;
-    const seller = createSeller({
-      intercept: (request) => {
-        if (request.headers.has("payment-signature")) return undefined;
-        const amount = asked++ === 0 ? "10000" : "20000";
-        const challenge = v2Challenge({ accepts: [v2Requirement({ amount })] });
-        return HttpResponse.json({}, { status: 402, headers: { "PAYMENT-REQUIRED": encodeHeader(challenge) } });
-      },
-    });
+    const seller = raisingSeller("10000", "20000");
     const { signs, model } = await approvalRun(true, "t6", seller);
     expect(signs).toHaveLength(0);
     expect(toolRead(model).answer.error.code).toBe("NO_PAYABLE_REQUIREMENT");

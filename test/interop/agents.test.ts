@@ -4,13 +4,13 @@ import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
 import { createAgent } from "langchain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createX402Client } from "../../src";
 import { paidFetchTool } from "../../src/ai-sdk";
 import { exactEvm } from "../../src/evm";
 import { paidFetchTool as langchainTool } from "../../src/langchain";
+import { scriptedModel } from "../support/agents";
 import { PRICE_ATOMIC, fundedBuyer, startInteropStack, type InteropStack } from "../localnet/index.js";
 
 let stack: InteropStack;
@@ -22,33 +22,13 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-
 describe("x402-pay/ai-sdk with the reference seller on anvil", () => {
   it("a model's paid_fetch call pays once: the chain moves exactly the price, and the model reads the transaction", async () => {
     const buyer = await fundedBuyer(stack.usdc);
     const before = await stack.usdc.usdcBalance(stack.seller.payTo);
     const client = createX402Client({ schemes: [exactEvm({ signer: buyer.account })] });
     const url = `${stack.seller.url}/weather`;
-    const model = new MockLanguageModelV3({
-      doGenerate: [
-        {
-          content: [{ type: "tool-call", toolCallId: "c1", toolName: "paid_fetch", input: JSON.stringify({ url }) }],
-          finishReason: { unified: "tool-calls", raw: "tool_calls" },
-          usage,
-          warnings: [],
-        },
-        {
-          content: [{ type: "text", text: "done" }],
-          finishReason: { unified: "stop", raw: "stop" },
-          usage,
-          warnings: [],
-        },
-      ],
-    });
+    const model = scriptedModel({ url });
     const result = await generateText({
       model,
       tools: { paid_fetch: paidFetchTool(client) },
