@@ -16,6 +16,8 @@ export interface PaidFetchAnswer {
   readonly contentType?: string | undefined;
   /** The body: parsed JSON when it is JSON and whole, else text; absent for a binary body or none. */
   readonly body?: unknown;
+  /** Where a redirect points: not followed where the client's policy names the origins the model may reach. */
+  readonly location?: string | undefined;
   /** What the model should know of the body: cut short, binary, empty. */
   readonly bodyNote?: string | undefined;
   /** What was paid, as a sentence: `"0.001 USDC on eip155:84532 (transaction 0x…)"`, or `"nothing"`. */
@@ -84,10 +86,12 @@ export async function responseAnswer(
   },
 ): Promise<PaidFetchAnswer> {
   const contentType = response.headers.get("content-type") ?? undefined;
+  const location = locationOf(response);
   const head = {
     ok: response.ok,
     status: response.status,
     ...(contentType && { contentType }),
+    ...(location && { location }),
     paid: paidOf(receipt, asset),
   };
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
@@ -132,6 +136,17 @@ export function paidOf(receipt: PaymentReceipt | undefined, asset: KnownAsset | 
   if (receipt.pending) return `${where}, pending: the transaction is not yet confirmed`;
   if (!receipt.settled) return `${where}, signed; the seller did not say it settled: the payment may have moved money`;
   return where;
+}
+
+/** Where a redirect answer points, resolved against the URL it answered (a browser hides it: none). */
+function locationOf(response: Response): string | undefined {
+  const location = response.status >= 300 && response.status < 400 ? response.headers.get("location") : null;
+  if (!location) return undefined;
+  try {
+    return new URL(location, response.url || undefined).href;
+  } catch {
+    return undefined;
+  }
 }
 
 const isJson = (type: string | undefined) => !!type && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);

@@ -116,7 +116,11 @@ export function createPaidFetch(client: X402Client, options: PaidFetchToolOption
       asset = decision.asset;
     }
     try {
-      const response = await paying(request.url, { ...init(request), signal, x402: { maxAmount: ceiling } });
+      const response = await paying(request.url, {
+        ...init(request, client),
+        signal,
+        x402: { maxAmount: ceiling },
+      });
       const receipt = getPaymentReceipt(response);
       const known = asset ?? (receipt && findKnownAsset(receipt.network, receipt.asset, knownAssets(client)));
       return await responseAnswer(response, { receipt, asset: known, bounds, signal });
@@ -175,7 +179,7 @@ async function decide(
   signal: AbortSignal | undefined,
 ): Promise<Decision> {
   try {
-    const response = await base(request.url, { ...init(request), signal });
+    const response = await base(request.url, { ...init(request, client), signal });
     if (response.status !== 402)
       return { answer: await responseAnswer(response, { receipt: undefined, asset: undefined, bounds, signal }) };
     const header = response.headers.get(PAYMENT_REQUIRED_HEADER);
@@ -217,11 +221,15 @@ async function decide(
   }
 }
 
-/** The request's method, headers and body as fetch takes them. */
-const init = ({ method, headers, body }: ToolRequest): RequestInit => ({
+/**
+ * The request's method, headers and body as fetch takes them. Where the policy names the origins the model may reach,
+ * no redirect is followed: the model reads where it points (`location`), and may ask for that, checked as any URL.
+ */
+const init = ({ method, headers, body }: ToolRequest, client: X402Client): RequestInit => ({
   method,
   headers,
   ...(body !== undefined && { body }),
+  ...(client.policy.origins && { redirect: "manual" as const }),
 });
 
 /** Does the rule ask a human about this price? A price it cannot read in USD is asked. */

@@ -308,6 +308,24 @@ describe("what the model may not do", () => {
     expect(tool.description).toContain(OTHER);
   });
 
+  it("where policy.origins names the reachable origins, a redirect is not followed: the model reads where it points", async () => {
+    const landed: string[] = [];
+    server.use(
+      http.get(url, () => new HttpResponse(null, { status: 307, headers: { location: `${OTHER}/landing` } })),
+      http.get(`${OTHER}/landing`, ({ request }) => (landed.push(request.url), HttpResponse.text("elsewhere"))),
+    );
+    const { client } = payingClient({ policy: { origins: [SELLER] } });
+    for (const tool of [createPaidFetch(client), createPaidFetch(client, { approval: "$0" })]) {
+      const answer = await tool.run({ url }, { callId: "r1", ask: () => true });
+      expect(answer).toMatchObject({ ok: false, status: 307, location: `${OTHER}/landing`, paid: "nothing" });
+    }
+    expect(landed).toEqual([]);
+    // Without origins in the policy, the model may reach any URL: the redirect is followed.
+    const open = await createPaidFetch(payingClient().client).run({ url });
+    expect(open).toMatchObject({ ok: true, body: "elsewhere" });
+    expect(landed).toHaveLength(1);
+  });
+
   it("an aborted call throws (the framework's run is cancelled): nothing sent", async () => {
     const seller = createSeller();
     server.use(seller.handler);

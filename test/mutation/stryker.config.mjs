@@ -23,6 +23,7 @@ const folders = [
   "redis",
   "mcp",
   "discovery",
+  "agents",
 ];
 
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
