@@ -180,6 +180,32 @@ describe("approval, decided on the quoted price", () => {
     expect(signs).toHaveLength(0);
   });
 
+  it("a decision kept for a call is used only for the same input: another input is decided anew", async () => {
+    const seller = createSeller({ path: `${PATH}*` });
+    server.use(seller.handler);
+    const { client, signs } = payingClient();
+    const tool = createPaidFetch(client, { approval: "$0.005" });
+    expect(await tool.needsApproval({ url }, { callId: "k1" })).toBe(true);
+    const answer = await tool.run({ url: `${url}?more=1` }, { callId: "k1" });
+    expect(answer.error?.code).toBe("APPROVAL_REQUIRED");
+    expect(signs).toHaveLength(0);
+  });
+
+  it("without a rule nothing is asked and nothing is sent to decide; approvalOf knows only asked prices", async () => {
+    const seller = createSeller();
+    server.use(
+      seller.handler,
+      http.get(`${SELLER}/free`, () => HttpResponse.text("free")),
+    );
+    const { client } = payingClient();
+    expect(await createPaidFetch(client).needsApproval({ url }, { callId: "n1" })).toBe(false);
+    expect(seller.requests).toHaveLength(0);
+    const tool = createPaidFetch(client, { approval: "$0.005" });
+    expect(await tool.needsApproval({ url: `${SELLER}/free` }, { callId: "n2" })).toBe(false);
+    expect(await tool.approvalOf("n2")).toBeUndefined();
+    expect(await tool.approvalOf("never")).toBeUndefined();
+  });
+
   it("origins: only payments to the listed origins are asked about", async () => {
     server.use(createSeller().handler);
     const { client } = payingClient();
