@@ -18,6 +18,7 @@ export default defineConfig([
       discovery: "src/discovery/index.ts",
       "ai-sdk": "src/ai-sdk/index.ts",
       langchain: "src/langchain/index.ts",
+      "openai-agents": "src/openai-agents/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
@@ -29,7 +30,7 @@ export default defineConfig([
     clean: false,
     target: "es2022",
     platform: "neutral",
-    external: ["viem", "axios", "@solana/kit", "ai", /^@langchain\//, /^node:/],
+    external: ["viem", "axios", "@solana/kit", "ai", /^@langchain\//, "@openai/agents", /^node:/],
   },
   // The command line (`npx x402-pay`): Node only, ESM. What needs an optional peer (the Solana scheme
   // and @solana/kit, viem's accounts) is imported when used, so those modules go to chunks of their

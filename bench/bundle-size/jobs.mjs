@@ -330,6 +330,16 @@ export const capabilities = [
     }),
   },
   {
+    // x402-pay/openai-agents imports the Agents SDK's tool(): the app's own SDK is not in the row.
+    id: "openai-agents",
+    name: "OpenAI Agents SDK paid fetch tool (x402-pay/openai-agents; the app's own SDK not counted)",
+    external: ["@openai/agents"],
+    ours: oursEvm({
+      imports: `import { paidFetchTool } from "x402-pay/openai-agents";`,
+      after: `globalThis.tools = [paidFetchTool(client, { approval: "$0.10" })];`,
+    }),
+  },
+  {
     // A typical use of the schemas: checking what arrives and what is sent, with zod/mini.
     id: "schemas",
     name: "schemas (x402-pay/schemas: PaymentRequired and PaymentPayload v2)",
@@ -359,6 +369,7 @@ const browserEntries = [
   "mcp",
   "ai-sdk",
   "langchain",
+  "openai-agents",
 ];
 export const entries = ["x402-pay", ...browserEntries.map((name) => `x402-pay/${name}`)].map((spec) => ({
   id: spec,
@@ -373,4 +384,5 @@ export const PEERS = [
   "ai",
   "@langchain/core",
   "@langchain/langgraph",
+  "@openai/agents",
 ];

@@ -3,6 +3,7 @@
  */
 export { createPaidFetch, type PaidFetch, type PaidFetchCall } from "./tool";
 export { paidOf, type PaidFetchAnswer } from "./answer";
+export { inputJsonSchema } from "./input";
 export type {
   ApprovalRule,
   ApprovalStore,

@@ -26,26 +26,49 @@ export interface PaidFetchInput {
   maxPrice?: string | undefined;
 }
 
-/** A field's description, as the model reads it in the tool's JSON Schema. */
-const said = (text: string) => z.describe(text);
+/** Each field's description, as the model reads it in the tool's JSON Schema. */
+const FIELDS = {
+  url: "The http(s) URL to request.",
+  method: "The HTTP method; GET when left out.",
+  headers: "Request headers (only those the tool allows).",
+  body: "The request body as text (JSON as a string).",
+  maxPrice:
+    'The most to pay for this request, in USD ("$0.01"): give the price you were told, if you were told one. ' +
+    "A request that asks more pays nothing.",
+} as const;
+const said = (field: keyof typeof FIELDS) => z.describe(FIELDS[field]);
 
 /** The input schema a framework shows the model (zod/mini: a JSON Schema for the model, the parse for the input). */
 export const inputSchema = z.object({
-  url: z.string().check(said("The http(s) URL to request.")),
-  method: z.optional(z.enum(METHODS).check(said("The HTTP method; GET when left out."))),
-  headers: z.optional(z.record(z.string(), z.string()).check(said("Request headers (only those the tool allows)."))),
-  body: z.optional(z.string().check(said("The request body as text (JSON as a string)."))),
-  maxPrice: z.optional(
-    z
-      .string()
-      .check(
-        said(
-          'The most to pay for this request, in USD ("$0.01"): give the price you were told, if you were told one. ' +
-            "A request that asks more pays nothing.",
-        ),
-      ),
-  ),
+  url: z.string().check(said("url")),
+  method: z.optional(z.enum(METHODS).check(said("method"))),
+  headers: z.optional(z.record(z.string(), z.string()).check(said("headers"))),
+  body: z.optional(z.string().check(said("body"))),
+  maxPrice: z.optional(z.string().check(said("maxPrice"))),
 });
+
+/**
+ * The same schema as JSON Schema, for a framework that takes only that (the OpenAI Agents SDK outside strict mode),
+ * written out rather than converted so the JSON Schema converter stays out of the bundle; a test holds it equal to
+ * zod's conversion of `inputSchema`. Extra properties are let through to the tool's own parse, which drops them.
+ */
+export const inputJsonSchema = {
+  type: "object" as const,
+  properties: {
+    url: { type: "string", description: FIELDS.url },
+    method: { type: "string", enum: METHODS, description: FIELDS.method },
+    headers: {
+      type: "object",
+      propertyNames: { type: "string" },
+      additionalProperties: { type: "string" },
+      description: FIELDS.headers,
+    },
+    body: { type: "string", description: FIELDS.body },
+    maxPrice: { type: "string", description: FIELDS.maxPrice },
+  },
+  required: ["url"],
+  additionalProperties: true as const,
+};
 
 /** What the human is asked to approve: the seller's price as its 402 quoted it, never what the model said. */
 export interface PaidFetchApproval {

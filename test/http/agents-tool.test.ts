@@ -5,7 +5,8 @@
  */
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
-import { createPaidFetch, type PaidFetchApproval } from "../../src/agents";
+import { toJSONSchema } from "zod/mini";
+import { createPaidFetch, inputJsonSchema, type PaidFetchApproval } from "../../src/agents";
 import { InvalidConfigError } from "../../src/entries/errors";
 import { budget, memoryLedger } from "../../src";
 import { PAID_ANSWER, raisingSeller } from "../support/agents";
@@ -298,6 +299,15 @@ describe("bodies the model reads", () => {
     const answer = await createPaidFetch(client, { maxChars: 10, maxBytes: 100 }).run({ url });
     expect(answer.body).toBe("b".repeat(10));
     expect(answer.bodyNote).toBe("cut short: the first 10 characters of more than 100 bytes");
+  });
+});
+
+describe("what the model reads of the input", () => {
+  it("the JSON Schema written out for the Agents SDK is zod's conversion of the input schema (extra keys let through)", () => {
+    const { inputSchema } = createPaidFetch(payingClient().client);
+    const { $schema, ...converted } = toJSONSchema(inputSchema) as Record<string, unknown>;
+    expect($schema).toMatch(/json-schema/);
+    expect(inputJsonSchema).toEqual({ ...converted, additionalProperties: true });
   });
 });
 

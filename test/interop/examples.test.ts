@@ -47,6 +47,18 @@ describe("examples", () => {
     expect(await evm.usdc.usdcBalance(buyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
   });
 
+  it("examples/langchain.ts: the graph interrupts on the price, yes pays once, no pays nothing", async () => {
+    const buyer = await fundedBuyer(evm.usdc);
+    const url = `${evm.seller.url}/weather`;
+    const yes = await run("examples/langchain.ts", [url, "yes"], { EVM_PRIVATE_KEY: buyer.privateKey });
+    expect(yes.stdout).toMatch(/^approval asked: pay 0\.001 USDC to 0x[0-9a-fA-F]{40} for .*\/weather\? yes$/m);
+    expect(yes.stdout).toMatch(/"paid":"0\.001 USDC on eip155:84532 \(transaction 0x[0-9a-f]{64}\)"/);
+    expect(await evm.usdc.usdcBalance(buyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
+    const no = await run("examples/langchain.ts", [url, "no"], { EVM_PRIVATE_KEY: buyer.privateKey });
+    expect(no.stdout).toMatch(/"code":"APPROVAL_DENIED"/);
+    expect(await evm.usdc.usdcBalance(buyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
+  });
+
   it("examples/solana.ts pays with SVM_PRIVATE_KEY", async () => {
     const buyer = await solana.fundedBuyer({ mints: [solana.tokens.usdc] });
     const key = getBase58Decoder().decode(buyer.secretKey);

@@ -12,7 +12,7 @@ import { execFile } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -94,13 +94,31 @@ const projectOf = (runtime: Runtime) => join(work, runtime === "bun" ? "bun" : "
 /** The Workers' bundles. */
 const workers: Partial<Record<Chain, string>> = {};
 
+/**
+ * The agent frameworks that need Node 22, at pinned versions (the SDKs' own `openai` 7 and `ai` 7 declare Node >= 22:
+ * npm on Node 20 installs them with an engine warning, and Node 22 runs them). zod at this checkout's version.
+ */
+const NODE22_FRAMEWORKS = ["@openai/agents@0.20.0", "ai@7.0.173"];
+/** The agent-door scripts, the user's TypeScript checked against the real frameworks, and the Node 22 example. */
+const AGENT_FILES = [
+  ...["agents-common.mjs", "agents-openai.mjs", "agents-ai7.mjs", "agents-types.ts"].map((file) => join(here, file)),
+  join(root, "examples", "openai-agents.mjs"),
+];
+
 /** A project with the clients, the tarball and the peers at this checkout's versions (so the caches have them). */
-async function project(dir: string, tarball: string, install: (packages: string[]) => Promise<unknown>) {
+async function project(
+  dir: string,
+  tarball: string,
+  install: (packages: string[]) => Promise<unknown>,
+  extra: { files: string[]; packages: string[] } = { files: [], packages: [] },
+) {
   mkdirSync(dir);
   writeFileSync(join(dir, "package.json"), JSON.stringify({ private: true }));
   const files = ["client.mjs", "client.cjs", ...Object.values(WORKERS).map(({ script }) => `${script}.mjs`)];
-  for (const file of files) copyFileSync(join(here, file), join(dir, file));
-  await install([tarball, ...["viem", "@solana/kit"].map((name) => `${name}@${installedVersion(name)}`)]);
+  for (const file of [...files.map((name) => join(here, name)), ...extra.files])
+    copyFileSync(file, join(dir, basename(file)));
+  const peers = ["viem", "@solana/kit"].map((name) => `${name}@${installedVersion(name)}`);
+  await install([tarball, ...peers, ...extra.packages]);
 }
 
 beforeAll(async () => {
@@ -111,8 +129,12 @@ beforeAll(async () => {
   const tarball = join(work, filename);
   const npm = (async () => {
     const dir = projectOf("node22");
-    await project(dir, tarball, (packages) =>
-      exec("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...packages], { cwd: dir }),
+    const agents = { files: AGENT_FILES, packages: [...NODE22_FRAMEWORKS, `zod@${installedVersion("zod")}`] };
+    await project(
+      dir,
+      tarball,
+      (packages) => exec("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", ...packages], { cwd: dir }),
+      agents,
     );
     for (const [chain, { script, flags }] of Object.entries(WORKERS))
       workers[chain as Chain] = await bundleWorker(dir, script, flags);
@@ -226,4 +248,141 @@ describe("runtime matrix", () => {
     },
     60_000,
   );
+});
+
+/** What a case of the agent scripts saw: signatures, requests (paid ones apart) and the rest of what it printed. */
+type AgentCase = { address: `0x${string}`; signed: number; sent: number; paidSent: number } & Record<string, any>;
+
+describe("agent frameworks that need Node 22, in their own loops", () => {
+  /** Runs an agent script on Node 22 with 14 funded buyers; its cases, and each buyer's balance change. */
+  async function runAgents(script: string) {
+    const { usdc, seller } = stack;
+    if (!usdc) throw new Error("the stack runs without EVM");
+    // One mint after the other: the minter's transactions take nonces in turn.
+    const buyers = [];
+    for (let i = 0; i < 14; i++) buyers.push(await fundedBuyer(usdc));
+    const env = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? work,
+      X402_URL: `${seller.url}/weather`,
+      BUYER_KEYS: buyers.map((b) => b.privateKey).join(","),
+    };
+    const { stdout } = await exec(runtimes.node22.bin, [script], { cwd: projectOf("node22"), env, timeout: 90_000 });
+    const cases = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as Record<string, AgentCase>;
+    const spent = async (name: string) => 1_000_000n - (await usdc.usdcBalance(cases[name]!.address));
+    return { cases, spent };
+  }
+  const PAID = /^0\.001 USDC on eip155:84532 \(transaction 0x[0-9a-f]{64}\)$/;
+
+  it("the OpenAI Agents SDK's run pays once, stops for approval above the rule, and pays nothing refused", async () => {
+    const { cases, spent } = await runAgents("agents-openai.mjs");
+    const { paid, budget, below, approved, rejected, raised, hostile, aborted } = cases as Record<string, AgentCase>;
+    // The model's next turn reads the body and what was paid; the chain moved exactly the price.
+    expect(paid).toMatchObject({ signed: 1, paidSent: 1, finalOutput: "done", interruptions: [] });
+    expect(paid!.read).toMatchObject({ ok: true, status: 200, body: { report: { weather: "sunny" } } });
+    expect(paid!.read.paid).toMatch(PAID);
+    expect(await spent("paid")).toBe(PRICE_ATOMIC);
+    // A budget below the price: the model reads the refusal; nothing was signed.
+    expect(budget).toMatchObject({ signed: 0, paidSent: 0, read: { ok: false, paid: "nothing" } });
+    expect(budget!.read.error).toMatchObject({
+      code: "NO_PAYABLE_REQUIREMENT",
+      message: expect.stringContaining("budget"),
+    });
+    // Below the approval rule: paid without an interruption.
+    expect(below).toMatchObject({ signed: 1, paidSent: 1, interruptions: [], read: { ok: true } });
+    expect(await spent("below")).toBe(PRICE_ATOMIC);
+    // Above it: the run stops on the seller's quoted price; approved (through a state saved as text), paid once.
+    expect(approved).toMatchObject({
+      signed: 1,
+      paidSent: 1,
+      interruptions: [{ name: "paid_fetch", callId: "call-1" }],
+    });
+    expect(approved!.approvals).toEqual([expect.objectContaining({ price: "0.001 USDC", amount: "1000" })]);
+    expect(approved!.read.paid).toMatch(PAID);
+    expect(await spent("approved")).toBe(PRICE_ATOMIC);
+    // Rejected: nothing signed or paid, and the model reads the person's message.
+    expect(rejected).toMatchObject({ signed: 0, paidSent: 0, read: "The user said no." });
+    expect(rejected!.interruptions).toHaveLength(1);
+    // A seller that asks twice the approved price on the paid retry is refused before signing.
+    expect(raised).toMatchObject({ signed: 0, paidSent: 0, read: { ok: false, paid: "nothing" } });
+    expect(raised!.read.error.message).toContain("over x402.maxAmount (0.001 USDC)");
+    // 10 MB telling the model to pay someone: cut to the tool's bound, read as data, nothing signed.
+    expect(hostile).toMatchObject({ signed: 0, paidSent: 0, bodyLength: 4000, read: { paid: "nothing" } });
+    expect(hostile!.read.bodyNote).toMatch(/^cut short/);
+    // The run aborted while the model's turn was made: nothing was sent.
+    expect(aborted).toMatchObject({ threw: true, sent: 0, signed: 0, error: "the user stopped the run" });
+    for (const name of ["budget", "rejected", "raised", "hostile", "aborted"]) expect(await spent(name)).toBe(0n);
+  }, 120_000);
+
+  it("the AI SDK 7's generateText pays once, asks above the rule, and pays nothing denied or raised", async () => {
+    const { cases, spent } = await runAgents("agents-ai7.mjs");
+    const { paid, budget, approved, denied, raised, aborted } = cases as Record<string, AgentCase>;
+    expect(paid).toMatchObject({ signed: 1, paidSent: 1, text: "done", asked: 0, read: { type: "json" } });
+    expect(paid!.read.value.paid).toMatch(PAID);
+    expect(await spent("paid")).toBe(PRICE_ATOMIC);
+    expect(budget).toMatchObject({ signed: 0, paidSent: 0, read: { value: { ok: false, paid: "nothing" } } });
+    expect(budget!.read.value.error.code).toBe("NO_PAYABLE_REQUIREMENT");
+    expect(approved).toMatchObject({ signed: 1, paidSent: 1, asked: 1, text: "done" });
+    expect(approved!.approvals).toEqual([expect.objectContaining({ price: "0.001 USDC", amount: "1000" })]);
+    expect(approved!.read.value.paid).toMatch(PAID);
+    expect(await spent("approved")).toBe(PRICE_ATOMIC);
+    // Denied: the tool never ran past the quote; the model reads the SDK's denial with the person's reason.
+    expect(denied).toMatchObject({ signed: 0, paidSent: 0, asked: 1 });
+    expect(denied!.read).toEqual({ type: "execution-denied", reason: "The user said no." });
+    expect(raised).toMatchObject({ signed: 0, paidSent: 0, asked: 1 });
+    expect(raised!.read.value.error.message).toContain("over x402.maxAmount (0.001 USDC)");
+    expect(aborted).toMatchObject({ threw: true, sent: 0, signed: 0, error: "the user stopped the run" });
+    for (const name of ["budget", "denied", "raised", "aborted"]) expect(await spent(name)).toBe(0n);
+  }, 120_000);
+
+  it("x402-pay/openai-agents loads on Node 22 with import and require, with the real SDK beside it", async () => {
+    const names = "console.log(Object.keys(m).sort().join(','))";
+    const forms = [
+      ["--input-type=module", "-e", `const m = await import("x402-pay/openai-agents"); ${names}`],
+      ["-e", `const m = require("x402-pay/openai-agents"); ${names}`],
+    ];
+    for (const args of forms) {
+      const { stdout } = await exec(runtimes.node22.bin, args, { cwd: projectOf("node22") });
+      expect(stdout.trim()).toBe("paidFetchTool");
+    }
+  }, 60_000);
+
+  it("examples/openai-agents.mjs on Node 22: the run stops on the price, yes pays once, no pays nothing", async () => {
+    const { usdc, seller } = stack;
+    if (!usdc) throw new Error("the stack runs without EVM");
+    const buyer = await fundedBuyer(usdc);
+    const example = (answer: string) =>
+      exec(runtimes.node22.bin, ["openai-agents.mjs", `${seller.url}/weather`, answer], {
+        cwd: projectOf("node22"),
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? work, EVM_PRIVATE_KEY: buyer.privateKey },
+        timeout: 50_000,
+      });
+    const yes = await example("yes");
+    expect(yes.stdout).toMatch(/^approval asked: pay 0\.001 USDC to 0x[0-9a-fA-F]{40} for .*\/weather\? yes$/m);
+    expect(yes.stdout).toMatch(/"paid":"0\.001 USDC on eip155:84532 \(transaction 0x[0-9a-f]{64}\)"/);
+    expect(await usdc.usdcBalance(buyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
+    const no = await example("no");
+    expect(no.stdout).toMatch(/The tool answered: The person did not approve this payment: nothing was paid\./);
+    expect(await usdc.usdcBalance(buyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
+  }, 120_000);
+
+  it("a user's TypeScript puts each door's tool where the real SDK takes tools (strict, exactOptionalPropertyTypes)", async () => {
+    const dir = projectOf("node22");
+    const compilerOptions = {
+      target: "ES2022",
+      module: "ESNext",
+      moduleResolution: "Bundler",
+      lib: ["ES2022", "DOM"],
+      types: [],
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      skipLibCheck: true,
+      noEmit: true,
+    };
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["agents-types.ts"] }));
+    const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+    const checked = await exec(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: dir }).catch((error) => error);
+    expect(checked.stdout ?? "").toBe("");
+    expect(checked.code ?? 0).toBe(0);
+  }, 60_000);
 });

@@ -16,7 +16,12 @@ export function distProgram(files: readonly string[], options: ts.CompilerOption
     lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
     noEmit: true,
     baseUrl: root,
-    paths: { "x402-pay": ["dist/index.d.ts"], "x402-pay/*": ["dist/*.d.ts"] },
+    // @openai/agents cannot be installed on Node 20: its stand-in (types/openai-agents.d.ts), as in tsconfig.json.
+    paths: {
+      "x402-pay": ["dist/index.d.ts"],
+      "x402-pay/*": ["dist/*.d.ts"],
+      "@openai/agents": ["types/openai-agents.d.ts"],
+    },
     ...options,
   });
 }

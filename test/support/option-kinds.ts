@@ -32,6 +32,7 @@ export const ENTRIES = [
   "src/discovery/index.ts",
   "src/ai-sdk/index.ts",
   "src/langchain/index.ts",
+  "src/openai-agents/index.ts",
 ];
 
 export type OptionKind = "list" | "number" | "list|number";

@@ -14,8 +14,10 @@ import { distProgram, problemsOf } from "../support/dist-types";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8")) as { exports: Record<string, unknown> };
+// x402-pay/openai-agents loads @openai/agents, which needs Node 22 and is not installed here: the runtime matrix
+// loads it there, both ways, and finds its one value (paidFetchTool).
 const entries = Object.keys(pkg.exports)
-  .filter((key) => key !== "./package.json")
+  .filter((key) => key !== "./package.json" && key !== "./openai-agents")
   .map((key) => (key === "." ? "index" : key.slice(2)));
 const require = createRequire(import.meta.url);
 

@@ -24,7 +24,10 @@ const subpaths = [
   "x402-pay/protocol",
   "x402-pay/ai-sdk",
   "x402-pay/langchain",
+  "x402-pay/openai-agents",
 ];
+/** x402-pay/openai-agents loads `@openai/agents`, which needs Node 22: the runtime matrix loads it both ways there. */
+const loadable = subpaths.filter((subpath) => subpath !== "x402-pay/openai-agents");
 const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: "utf8" }).trim();
 
 describe("package exports (dist, built by npm test)", () => {
@@ -32,7 +35,7 @@ describe("package exports (dist, built by npm test)", () => {
     if (!existsSync(`${root}dist/index.js`)) throw new Error("dist/ is missing: run `npm run build` (npm test does).");
   });
 
-  it.each(subpaths)("%s loads with require and import", (subpath) => {
+  it.each(loadable)("%s loads with require and import", (subpath) => {
     const cjs = run(["-e", `console.log(Object.keys(require(${JSON.stringify(subpath)})).sort().join(","))`]);
     const esm = run([
       "--input-type=module",
@@ -76,6 +79,7 @@ describe("package exports (dist, built by npm test)", () => {
       "@langchain/core",
       "@langchain/langgraph",
       "@modelcontextprotocol/sdk",
+      "@openai/agents",
       "@solana/kit",
       "ai",
       "axios",
@@ -87,6 +91,7 @@ describe("package exports (dist, built by npm test)", () => {
       "./axios": ["axios"],
       "./svm": ["@solana/kit"],
       "./langchain": ["@langchain/core"],
+      "./openai-agents": ["@openai/agents"],
     };
     const files: [string, string][] = [["x402-pay (bin)", "cli.js"]];
     type Target = { import: { default: string }; require: { default: string } };
@@ -119,6 +124,7 @@ describe("package exports (dist, built by npm test)", () => {
     // The agent tools describe their input to the model with a zod/mini schema (the frameworks read zod).
     expect(packagesOf("ai-sdk.js")).toContain("zod/mini");
     expect(packagesOf("langchain.js")).toContain("zod/mini");
+    expect(packagesOf("openai-agents.js")).toContain("zod/mini");
   });
 
   it("x402-pay/redis stays in its entry: no other entry loads its code, and it imports no Redis client (it is given one)", () => {

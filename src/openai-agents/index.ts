@@ -1,0 +1,65 @@
+/**
+ * `x402-pay/openai-agents`: the paid fetch tool for the OpenAI Agents SDK (`@openai/agents`). `paidFetchTool(client)`
+ * is a `tool()` a model calls to request a URL and pay its 402 through the client (policy, budgets, ledger, quote
+ * cache); with `approval`, the SDK's own `needsApproval` stops the run with an interruption on the seller's quoted
+ * price, which `result.state.approve(item)` or `reject(item)` answers before the run goes on.
+ */
+import { type FunctionTool, type JsonObjectSchemaNonStrict, tool } from "@openai/agents";
+import type { X402Client } from "../client";
+import {
+  createPaidFetch,
+  inputJsonSchema,
+  type PaidFetchApproval,
+  type PaidFetchInput,
+  type PaidFetchToolOptions,
+} from "../agents";
+
+export type * from "../entries/agents";
+
+/**
+ * The tool's parameters as the model reads them: the input's JSON Schema, non-strict (the SDK's strict mode has no
+ * optional fields and no header map); the tool checks its input itself, and answers a bad one `INVALID_INPUT`.
+ */
+export type PaidFetchParameters = JsonObjectSchemaNonStrict<Record<string, Record<string, unknown>>>;
+
+/** The Agents SDK tool (its result is the answer as JSON text), and what its approval interruption is about. */
+export type PaidFetchTool = FunctionTool<unknown, PaidFetchParameters, string> & {
+  /**
+   * What a `tool_approval_item` interruption of this tool asks a person to approve: the seller's price as its 402
+   * quoted it (`callId`: the item's `rawItem.callId`). `undefined` once the call ran, or for a call never asked.
+   */
+  approvalOf(callId: string): Promise<PaidFetchApproval | undefined>;
+};
+
+/**
+ * A tool for an `Agent` that requests a URL and pays its 402 with `client`. The model reads the answer as JSON text:
+ * the status, the body (bounded) and what was paid, or a refusal's code and sentence. With `approval`, a payment the
+ * rule asks about interrupts the run (`result.interruptions`); approved, the call pays at most the price asked about;
+ * rejected, nothing is sent and the model reads the SDK's rejection message.
+ */
+export function paidFetchTool(client: X402Client, options?: PaidFetchToolOptions): PaidFetchTool {
+  const paid = createPaidFetch(client, options);
+  const made = tool({
+    name: paid.name,
+    description: paid.description,
+    parameters: structuredClone(inputJsonSchema),
+    strict: false,
+    ...(options?.approval !== undefined && {
+      // The SDK names the call; without its id no price is kept to approve, so it asks (and the run pays nothing).
+      needsApproval: async (_context: unknown, input: unknown, callId?: string) =>
+        callId === undefined ? true : paid.needsApproval(input, { callId }),
+    }),
+    execute: async (input: unknown, _context: unknown, details) => {
+      const answer = await paid.run(input as PaidFetchInput, {
+        callId: details?.toolCall?.callId,
+        signal: details?.signal,
+      });
+      return JSON.stringify(answer);
+    },
+    // The tool answers every refusal itself and throws only when the run was aborted: that ends the run.
+    errorFunction: null,
+  });
+  return Object.assign(made, { approvalOf: (callId: string) => paid.approvalOf(callId) });
+}
+// The types x402-pay's entries share (the client, contracts, stores, wire shapes, errors): every entry names them.
+export type * from "../entries/types";
