@@ -3,7 +3,7 @@
  * paid, or a failure as a code and a sentence it can act on. Never key material, never a signed payment header.
  */
 import type { PaymentReceipt } from "../contracts";
-import { clip, isX402Error, redactSecrets } from "../errors";
+import { MONEY_MAY_HAVE_MOVED, clip, isX402Error, redactSecrets } from "../errors";
 import { readUpTo } from "../io";
 import { formatUnits, type KnownAsset } from "../protocol";
 
@@ -29,9 +29,6 @@ export interface PaidFetchAnswer {
 /** Longest time a body is read. */
 const READ_MS = 30_000;
 
-/** The codes after which money may have moved: the answer says so. */
-const MAY_HAVE_MOVED = ["PAYMENT_OUTCOME_UNKNOWN", "PAYMENT_PENDING"];
-
 /** An answer to a request the tool refused before sending anything. */
 export const refusedAnswer = (code: string, message: string): PaidFetchAnswer => ({
   ok: false,
@@ -50,7 +47,7 @@ export function errorAnswer(error: unknown, signal: AbortSignal | undefined): Pa
     const message = `The request failed: ${clip(redactSecrets(said), 300)}${code}.`;
     return refusedAnswer("REQUEST_FAILED", message);
   }
-  const moved = MAY_HAVE_MOVED.includes(error.code);
+  const moved = MONEY_MAY_HAVE_MOVED.includes(error.code);
   const details = error.details as { transaction?: unknown; network?: unknown } | undefined;
   const transaction = typeof details?.transaction === "string" && details.transaction ? details.transaction : undefined;
   const message = redactSecrets(error.message);

@@ -1,10 +1,8 @@
 /** Reporting how a payment attempt ended: reservations settled, then plug-ins and hooks told, once. */
 import type { PaymentOutcome, Reservation } from "../contracts";
+import { MONEY_MAY_HAVE_MOVED } from "../errors";
 import { observe } from "./call";
 import { declares, type Setup } from "./setup";
-
-/** Outcomes after which the money may have moved (kept counted until reconciled). */
-const MAY_HAVE_MOVED = ["PAYMENT_OUTCOME_UNKNOWN", "PAYMENT_PENDING"];
 
 /**
  * Settles the attempt's reservations (settled: what was settled; unknown or pending: the maximum; else
@@ -18,7 +16,8 @@ export async function report(
 ): Promise<void> {
   for (const reservation of reservations) {
     if (outcome.settled) await reservation.commit(outcome.receipt.settled ? outcome.receipt.settledAmount : undefined);
-    else if (MAY_HAVE_MOVED.includes(outcome.error.code)) await reservation.commit();
+    // Money that may have moved stays counted until it is reconciled.
+    else if (MONEY_MAY_HAVE_MOVED.includes(outcome.error.code)) await reservation.commit();
     else await reservation.release();
   }
   const { onPaymentSettled, onPaymentFailed } = setup.hooks;

@@ -169,6 +169,9 @@ export class X402Error<
   }
 }
 
+/** The codes after which money may have moved (the payment left; its settlement is not known, or not yet final). */
+export const MONEY_MAY_HAVE_MOVED: readonly X402ErrorCode[] = ["PAYMENT_OUTCOME_UNKNOWN", "PAYMENT_PENDING"];
+
 /** True for errors from any copy of x402-pay (ESM and CJS builds, bundles), unlike `instanceof`. */
 export function isX402Error(value: unknown): value is import("./classes").AnyX402Error {
   return (value as Record<symbol, unknown> | undefined)?.[brand] === true;

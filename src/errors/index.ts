@@ -1,4 +1,5 @@
 export {
+  MONEY_MAY_HAVE_MOVED,
   X402Error,
   isX402Error,
   redactSecrets,

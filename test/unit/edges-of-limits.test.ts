@@ -308,6 +308,18 @@ const edges: Record<string, Edge> = {
     elsewhere: "test/http/mcp.test.ts",
     holds: `{ options: { maxAmountPerTool: { t: "$0" } }, reason: '0.01 USDC is over mcp.maxAmountPerTool for "t" ($0)' }`,
   },
+  "wrapMcpTransportWithPayment(options).servers": {
+    elsewhere: "test/http/mcp-transport.test.ts",
+    holds: 'options: { servers: [] }, reason: "server mcp://scripted is not in mcp.servers"',
+  },
+  "wrapMcpTransportWithPayment(options).tools": {
+    elsewhere: "test/http/mcp-transport.test.ts",
+    holds: "options: { tools: [] }, reason: 'tool \"t\" is not in mcp.tools'",
+  },
+  "wrapMcpTransportWithPayment(options).maxAmountPerTool": {
+    elsewhere: "test/http/mcp-transport.test.ts",
+    holds: `{ options: { maxAmountPerTool: { t: "$0" } }, reason: '0.01 USDC is over mcp.maxAmountPerTool for "t" ($0)' }`,
+  },
   "createDiscoveryClient(options).timeoutMs": {
     refused: (timeoutMs: number) => createDiscoveryClient({ timeoutMs }),
     option: "discovery.timeoutMs",
