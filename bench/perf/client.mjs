@@ -2,11 +2,12 @@
 //   --task cpu    --n N: N sequential GETs after a warm-up; prints the process's CPU µs per request
 //   --task burst  --n N: N concurrent GETs at once; prints how many got 200, the wall ms and the peak RSS
 //   --task first  the same, for the first paid GETs to the seller (the bench counts their connections)
-// --side ours | reference pays /evm (cached: ours with the quote cache on); --side plain sends unpaid
+// --side ours | reference pays /evm (cached: ours with the quote cache on; tool: ours through the agent tool,
+// x402-pay/ai-sdk's paidFetchTool, as a framework calls it); --side plain sends unpaid
 // GETs to /plain (cpu only). One JSON line.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { evmFetch } from "./clients.mjs";
+import { evmFetch, toolCall } from "./clients.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -18,12 +19,13 @@ const { values } = parseArgs({
   },
 });
 const n = Number(values.n);
+const tool = values.side === "tool" ? await toolCall() : undefined;
 const [get, path] =
   values.side === "plain"
     ? [fetch, "/plain"]
     : values.side === "cached"
       ? [await evmFetch("ours", { quoteCache: true }), "/evm"]
-      : [await evmFetch(values.side), "/evm"];
+      : [tool ?? (await evmFetch(values.side)), "/evm"];
 const url = `${values.base}${path}?who=${values.side}-${values.task}`;
 
 /**
@@ -40,8 +42,9 @@ function mainThreadUs() {
   }
 }
 
-/** One GET, its body read (so the connection is free again); its status. */
+/** One GET, its body read (so the connection is free again); its status. The tool reads the body itself. */
 async function request() {
+  if (tool) return tool(url);
   const response = await get(url);
   await response.arrayBuffer();
   return response.status;

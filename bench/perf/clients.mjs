@@ -45,3 +45,22 @@ export async function svmFetch(side, rpcUrl) {
   const { ExactSvmScheme } = await import("@x402/svm/exact/client");
   return referenceFetch("solana:*", new ExactSvmScheme(signer, { rpcUrl }));
 }
+
+/**
+ * The agent tool (x402-pay/ai-sdk's paidFetchTool, called as the AI SDK calls a tool's execute) over our EVM client:
+ * a function of the URL that answers the status the tool read. Its cost beside the bare wrapped fetch is the tool's.
+ */
+export async function toolCall() {
+  const [{ createX402Client }, { exactEvm }, { paidFetchTool }] = await Promise.all([
+    import("x402-pay"),
+    import("x402-pay/evm"),
+    import("x402-pay/ai-sdk"),
+  ]);
+  const tool = paidFetchTool(createX402Client({ schemes: [exactEvm({ signer: evmAccount })] }));
+  let calls = 0;
+  return async (url) => {
+    const answer = await tool.execute({ url }, { toolCallId: `call-${++calls}`, messages: [] });
+    if (!answer.ok) throw new Error(`the tool answered ${JSON.stringify(answer)}`);
+    return answer.status;
+  };
+}

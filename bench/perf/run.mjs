@@ -213,7 +213,7 @@ try {
   {
     // "cached": ours with the quote cache on, every request after the warm-up a repeat call.
     const cached = (await evmFetch("ours", { quoteCache: true })) !== undefined;
-    const cpu = { ours: [], reference: [], plain: [], ...(cached && { cached: [] }) };
+    const cpu = { ours: [], reference: [], plain: [], tool: [], ...(cached && { cached: [] }) };
     // The same, on the process's main thread only (where it can be read: Linux), and in warm processes.
     const main = { ours: [], reference: [] };
     const warm = { ours: [], reference: [] };
@@ -242,6 +242,12 @@ try {
     if (main.ours.length > 0)
       row("  of which on the main thread", median(main.ours), median(main.reference), { unit: " ms", digits: 3 });
     row(`client CPU per paid GET, after ${WARM_GETS} GETs`, median(warm.ours), median(warm.reference), {
+      unit: " ms",
+      digits: 3,
+    });
+    // The agent tool's own cost: the same paid GET through paidFetchTool (body read, bounded and parsed, the answer
+    // built), beside the bare wrapped fetch of the same build; its "reference" column is that fetch, not @x402/fetch.
+    row("agent tool (paid_fetch) CPU per paid GET, beside our bare wrapped fetch", median(cpu.tool), median(cpu.ours), {
       unit: " ms",
       digits: 3,
     });

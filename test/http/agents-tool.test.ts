@@ -4,7 +4,7 @@
  * and hostile bodies, and input the model may not give. The frameworks' doors are tested with the frameworks.
  */
 import { HttpResponse, http } from "msw";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { toJSONSchema } from "zod/mini";
 import { createPaidFetch, inputJsonSchema, type PaidFetchApproval } from "../../src/agents";
 import { InvalidConfigError } from "../../src/entries/errors";
@@ -123,6 +123,28 @@ describe("approval, decided on the quoted price", () => {
     expect(answer.paid).toMatch(/^0\.01 USDC/);
     expect(signs).toHaveLength(1);
     expect(seller.payments).toHaveLength(1);
+  });
+
+  it("the kept quote lives 15 minutes (mocked clock): asked 15 min less 1 s ago it pays; 15 min and 1 ms ago, nothing", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const { client, signs } = payingClient();
+    const tool = createPaidFetch(client, { approval: "$0.005" });
+    // The quotes are kept at a clock set back; the calls run at the real time (the seller checks it on signatures).
+    const now = Date.now();
+    try {
+      vi.useFakeTimers({ toFake: ["Date"], now: now - 15 * 60_000 + 1000 });
+      expect(await tool.needsApproval({ url }, { callId: "kept" })).toBe(true);
+      vi.setSystemTime(now - 15 * 60_000 - 1);
+      expect(await tool.needsApproval({ url }, { callId: "gone" })).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await tool.run({ url }, { callId: "kept" })).paid).toMatch(/^0\.01 USDC/);
+    expect(await tool.approvalOf("gone")).toBeUndefined();
+    const late = await tool.run({ url }, { callId: "gone" });
+    expect(late).toMatchObject({ ok: false, paid: "nothing", error: { code: "APPROVAL_REQUIRED" } });
+    expect(signs).toHaveLength(1);
   });
 
   it("a seller that raises its price after the yes is refused, nothing signed", async () => {
