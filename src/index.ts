@@ -40,6 +40,15 @@ export {
   type SpendQuery,
 } from "./extensions/ledger";
 export { quoteCache, type QuoteCacheOptions, type QuoteCache } from "./extensions/quote-cache";
+export {
+  paymentJournal,
+  memoryJournalStore,
+  recoverPayments,
+  type PaymentJournal,
+  type PaymentJournalOptions,
+  type RecoveredPayment,
+  type RecoveryOptions,
+} from "./extensions/journal";
 export { checkSettlement, type SettlementSource } from "./settlement";
 export { handlePaymentRequired, resendPayment, getPaymentReceipt } from "./handshake";
 export { X402Error, isX402Error } from "./errors";

@@ -220,6 +220,16 @@ export const capabilities = [
     ours: oursEvm({ imports: `import { quoteCache } from "x402-pay";`, plugins: "quoteCache()" }),
   },
   {
+    // The journal with its memory store, and recovery called on start.
+    id: "paymentJournal",
+    name: "paymentJournal (memory store) and recoverPayments",
+    ours: oursEvm({
+      imports: `import { memoryJournalStore, paymentJournal, recoverPayments } from "x402-pay";`,
+      plugins: "paymentJournal(memoryJournalStore())",
+      after: "globalThis.recover = () => recoverPayments(client);",
+    }),
+  },
+  {
     // Its EIP-712 checks import viem/utils when first needed: a chunk of its own in an app that splits.
     id: "offerReceipt",
     name: "offerReceipt (x402-pay/offers), first load: viem/utils left to its lazy import",

@@ -10,7 +10,10 @@ import {
   isFunction,
   nonEmpty,
   type ChannelRefund,
+  type KeptPayment,
+  type PaymentHeader,
   type PaymentScheme,
+  type PaymentTerms,
   type X402Plugin,
   type X402Request,
 } from "../contracts";
@@ -20,7 +23,7 @@ import { findKnownAsset, type PaymentChallenge, type SettleResponse } from "../p
 import { ceilingOf, type PaymentCeiling } from "./ceiling";
 import { observe } from "./call";
 import { createPayment, quote, type Attempt, type PreparedPayment } from "./pay";
-import { beforePayment, describeSettlement, prepaying, tries } from "./plugins";
+import { beforePayment, describeSettlement, prepaying, resume, signed, tries } from "./plugins";
 import { resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
 import { report } from "./report";
 import { evaluate } from "./select";
@@ -88,6 +91,13 @@ export interface Engine {
   report(outcome: Parameters<typeof report>[1]): Promise<void>;
   /** The plug-in that pays before it is asked (the quote cache), if any. */
   readonly prepay: X402Plugin | undefined;
+  /** Tells the plug-ins a payment was signed, before it leaves; throws `PAYMENT_NOT_SENT` if one fails. */
+  signed(
+    payment: { readonly terms: PaymentTerms; readonly paymentHeader: PaymentHeader },
+    request: X402Request,
+  ): Promise<void>;
+  /** A payment a plug-in kept for the request's key, to send again as it is, else `undefined`. */
+  resume(request: X402Request): Promise<KeptPayment | undefined>;
 }
 
 const ENGINE = Symbol.for("x402-pay.engine");
@@ -146,6 +156,8 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       await report(setup, told, attempt?.reservations);
     },
     prepay: prepaying(setup),
+    signed: (payment, request) => signed(setup, payment, request),
+    resume: (request) => resume(setup, request),
   };
   return Object.freeze({
     [ENGINE]: engine,

@@ -1,5 +1,7 @@
 /** Running the plug-ins' steps: each only where it applies, a failure typed, an observer never heard. */
 import type {
+  KeptPayment,
+  PaymentHeader,
   PaymentTerms,
   Reservation,
   ReserveContext,
@@ -7,6 +9,7 @@ import type {
   X402Plugin,
   X402Request,
 } from "../contracts";
+import { PaymentNotSentError, isX402Error, requestDetails } from "../errors";
 import type { PaymentChallenge, PaymentRequirement, SettleResponse } from "../protocol";
 import { call } from "./call";
 import { declares, serving, type Setup } from "./setup";
@@ -129,3 +132,40 @@ export async function reserve(setup: Setup, terms: PaymentTerms, context: Reserv
 
 /** The plug-in that pays before it is asked (the quote cache), if the client has one. */
 export const prepaying = (setup: Setup): X402Plugin | undefined => setup.plugins.find((plugin) => plugin.prepay);
+
+/**
+ * Tells every plug-in with `onSigned` (a journal) that the payment was signed, in order, before it leaves. One that
+ * fails stops it: `PAYMENT_NOT_SENT`, as nothing left.
+ */
+export async function signed(
+  setup: Setup,
+  payment: { readonly terms: PaymentTerms; readonly paymentHeader: PaymentHeader },
+  request: X402Request,
+): Promise<void> {
+  for (const plugin of setup.plugins) {
+    if (!plugin.onSigned) continue;
+    try {
+      await plugin.onSigned(payment, request);
+    } catch (error) {
+      if (isX402Error(error) && error.code === "ABORTED") throw error;
+      const name = plugin.name ?? "a plug-in";
+      const said = error instanceof Error ? error.message : String(error);
+      throw new PaymentNotSentError(`${name} could not keep the signed payment (${said}), so it was not sent.`, {
+        cause: error,
+        details: { ...requestDetails(request), requirement: payment.terms.requirement, payer: payment.terms.payer },
+      });
+    }
+  }
+}
+
+/** The first payment a plug-in kept for the request's key (a journal's), else `undefined`. Only keyed requests ask. */
+export async function resume(setup: Setup, request: X402Request): Promise<KeptPayment | undefined> {
+  if (request.paymentId === undefined) return undefined;
+  for (const plugin of setup.plugins) {
+    const context = { schemes: setup.schemes };
+    const kept =
+      plugin.resume && (await call(() => plugin.resume!(request, context), plugin.name ?? "a plug-in", request));
+    if (kept) return kept;
+  }
+  return undefined;
+}

@@ -27,6 +27,15 @@ export type {
   ChannelRefund,
 } from "./payment";
 export {
+  UNFINISHED,
+  parseJournalEntry,
+  type JournalEntry,
+  type JournalState,
+  type JournalStore,
+  type KeptPayment,
+  type PaymentHeader,
+} from "./journal";
+export {
   PLUGIN_STEPS,
   type MaybePromise,
   type X402Plugin,
@@ -36,6 +45,7 @@ export {
   type RequirementReview,
   type ReserveContext,
   type Reservation,
+  type ResumeContext,
 } from "./plugin";
 export type {
   BudgetEntry,

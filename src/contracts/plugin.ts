@@ -10,6 +10,8 @@
  * and the three that let a client pay before it is asked (`prepay`, `learn`, `forget`).
  */
 import type { KnownAsset, PaymentChallenge, PaymentRequirement, SettleResponse } from "../protocol";
+import type { KeptPayment, PaymentHeader } from "./journal";
+import type { PaymentScheme } from "./scheme";
 import type { ChannelRefund, PaymentOutcome, PaymentTerms, X402Request } from "./payment";
 
 /** A value, or a promise of it: what a hook or a plug-in step may return. */
@@ -66,6 +68,11 @@ export interface Reservation {
   release(): Promise<void>;
 }
 
+/** What `resume` may use: the client's schemes, to ask the chain (`checkSettlement({ schemes }, query)`). */
+export interface ResumeContext {
+  readonly schemes: readonly PaymentScheme[];
+}
+
 /** A plug-in of `createX402Client({ plugins })`. */
 export interface X402Plugin {
   /** Names the plug-in in messages; two plug-ins of one client cannot share a name (two budgets named alike). */
@@ -107,6 +114,19 @@ export interface X402Plugin {
    * After a reported settlement (declared): what the receipt says under `extensions[key]` (a checked signed receipt).
    */
   describeSettlement?(context: SettlementContext): MaybePromise<unknown>;
+  /**
+   * A payment signed for the request, before it leaves: its terms and its header (a signed authorization). A journal
+   * writes it down; throwing stops the payment before it is sent (`PAYMENT_NOT_SENT`: nothing left).
+   */
+  onSigned?(
+    payment: { readonly terms: PaymentTerms; readonly paymentHeader: PaymentHeader },
+    request: X402Request,
+  ): MaybePromise<void>;
+  /**
+   * Before paying a request that has a key (`x402: { paymentId }`): a payment kept for that key, sent once more as it
+   * is instead of signing anew (a journal's unfinished entry), else `undefined`.
+   */
+  resume?(request: X402Request, context: ResumeContext): MaybePromise<KeptPayment | undefined>;
   /** How the payment ended; with a `key`, only payments whose 402 declared it. Errors it throws are ignored. */
   onOutcome?(outcome: PaymentOutcome): MaybePromise<void>;
   /**
@@ -133,6 +153,8 @@ export const PLUGIN_STEPS = [
   "checkRequirement",
   "reserve",
   "enrichPayload",
+  "onSigned",
+  "resume",
   "describeSettlement",
   "onOutcome",
   "onRefund",

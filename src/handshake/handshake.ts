@@ -16,6 +16,7 @@ import {
 } from "../errors";
 import { PAYMENT_HEADERS, type PaymentChallenge } from "../protocol";
 import { readChallenge, serverReason } from "./read";
+import { resumeKept } from "./resend";
 import { payAndSend, type Paying, type Then } from "./rounds";
 import { sessionRequest } from "./session";
 import type { Transport } from "./transport";
@@ -66,12 +67,20 @@ export async function handlePaymentRequired<R>(
       if ("answer" in read) return read.answer;
       challenge = read.challenge;
     }
+    // A keyed request whose payment a plug-in kept (a journal's unfinished entry) sends it again, never signs anew.
+    const kept = then ? undefined : await engine.resume(request);
+    if (kept) return await resumeKept(client, transport, kept, challenge!);
     const paying: Paying<R> = {
       challenge: challenge!,
       quoted,
       unseen,
       forget,
       make: () => engine.createPayment(challenge!, request),
+      signed: (payment) =>
+        engine.signed(
+          { terms: payment.terms, paymentHeader: { name: payment.headerName, value: payment.headerValue } },
+          request,
+        ),
       report: (outcome) => engine.report({ ...outcome, request }),
       describe: (settlement) => engine.describeSettlement(challenge!, request, settlement),
     };

@@ -1,7 +1,8 @@
 /** Sending once more the exact signed header an earlier attempt kept, instead of asking and paying. */
-import { PAYMENT_FLOWS, fail, type PaymentTerms } from "../contracts";
+import { engineOf, type X402Client } from "../client";
+import { PAYMENT_FLOWS, fail, type KeptPayment, type PaymentTerms, type X402Request } from "../contracts";
 import { requestDetails, type PaymentDetails } from "../errors";
-import { PAYMENT_HEADERS, decodeBase64Json } from "../protocol";
+import { PAYMENT_HEADERS, decodeBase64Json, type PaymentChallenge } from "../protocol";
 import { conclude } from "./conclude";
 import type { PaymentRequestOptions } from "./options";
 import { send, type Signed } from "./send";
@@ -21,9 +22,51 @@ export interface ResendablePayment {
  * `InvalidConfigError` at once for anything but such a payment.
  */
 export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions {
-  const { paymentHeader, requirement, payer } = Object(Object(earlier).details) as Partial<
-    ResendablePayment["details"]
-  >;
+  const kept = keptOf(Object(Object(earlier).details), "resendPayment");
+  const resend = async <R>(transport: Transport<R>): Promise<R> => {
+    // An abort, even before sending, is outcome unknown: the earlier sending's fate is.
+    const { paid, concluded } = await sendKept(transport, signedOf(kept, transport.request));
+    // Sent before, so a refusal cannot be corrected from: conclude throws it as outcome unknown.
+    if ("corrected" in concluded) throw concluded.corrected;
+    return paid;
+  };
+  return { resend };
+}
+
+/**
+ * A keyed request's payment that a plug-in kept (a journal's unfinished entry) sent once more as it is, instead of
+ * signing anew; its outcome is reported as this request's (the ledger records it, the journal ends it).
+ */
+export async function resumeKept<R>(
+  client: X402Client,
+  transport: Transport<R>,
+  { paymentHeader, terms }: KeptPayment,
+  challenge: PaymentChallenge,
+): Promise<R> {
+  const { request } = transport;
+  const payload = Object(decodeBase64Json(paymentHeader.value)).value as Record<string, unknown>;
+  const payment: Signed = {
+    headerName: paymentHeader.name,
+    headerValue: paymentHeader.value,
+    payload,
+    payer: terms.payer,
+    terms,
+  };
+  const { paid, concluded } = await sendKept(transport, payment);
+  if ("corrected" in concluded) throw concluded.corrected;
+  const { receipt, unknown } = concluded;
+  await engineOf(client).report(
+    unknown ? { settled: false, error: unknown, challenge, request } : { settled: true, receipt, challenge, request },
+  );
+  return paid;
+}
+
+/** What `resendPayment` sends: an error's `details`, or the same fields. */
+type Resendable = ResendablePayment["details"];
+
+/** The resendable payment's fields, checked; `InvalidConfigError` (naming `who`) for anything else. */
+function keptOf(details: Partial<Resendable>, who: string): Resendable {
+  const { paymentHeader, requirement, payer } = details;
   const { name, value } = Object(paymentHeader) as { name?: unknown; value?: unknown };
   const payload = Object(decodeBase64Json(String(value))).value as Record<string, unknown> | undefined;
   if (
@@ -34,45 +77,48 @@ export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions
     typeof payer !== "string"
   ) {
     fail(
-      "resendPayment",
+      who,
       "give it a PAYMENT_OUTCOME_UNKNOWN error, or { details: { paymentHeader: { name, value }, requirement, payer } " +
         "} kept from one",
     );
   }
+  return { paymentHeader: { name: String(name), value: String(value) }, requirement, payer };
+}
+
+/** The payment a kept header is, for sending and concluding, with the terms a receipt names. */
+function signedOf({ paymentHeader, requirement, payer }: Resendable, request: X402Request): Signed {
+  const payload = Object(decodeBase64Json(paymentHeader.value)).value as Record<string, unknown>;
   // The terms a receipt names, read from the requirement as offered (v1 names its amount maxAmountRequired).
   const { scheme, network, asset, payTo, amount, maxAmountRequired } = requirement as Record<string, string>;
-  const resend = async <R>(transport: Transport<R>): Promise<R> => {
-    const { request } = transport;
-    const where = requestDetails(request);
-    const terms: PaymentTerms = {
-      x402Version: payload.x402Version === 1 ? 1 : 2,
-      url: request.url,
-      method: request.method,
-      requirement,
-      scheme: scheme!,
-      network: network!,
-      amount: (amount ?? maxAmountRequired)!,
-      upTo: scheme === "upto" || scheme === "auth-capture",
-      displayAmount: undefined,
-      asset: asset!,
-      payTo: payTo!,
-      payer,
-      // As the requirement names it (the scheme that signed is not known here); auth-capture's default is escrow.
-      flow:
-        PAYMENT_FLOWS.find((f) => f === Object(requirement.extra).paymentFlow) ??
-        (scheme === "auth-capture" ? "escrow" : "authorization"),
-    };
-    const payment: Signed = { headerName: String(name), headerValue: String(value), payload, payer, terms };
-    const unseen: R[] = [];
-    try {
-      // An abort, even before sending, is outcome unknown: the earlier sending's fate is.
-      const { paid } = await send(transport, payment, where, true);
-      // Sent before, so a refusal cannot be corrected from: conclude throws it as outcome unknown.
-      await conclude(transport, payment, paid, { resent: true, where, unseen });
-      return paid;
-    } finally {
-      for (const response of unseen) transport.discard(response);
-    }
+  const terms: PaymentTerms = {
+    x402Version: payload.x402Version === 1 ? 1 : 2,
+    url: request.url,
+    method: request.method,
+    requirement,
+    scheme: scheme!,
+    network: network!,
+    amount: (amount ?? maxAmountRequired)!,
+    upTo: scheme === "upto" || scheme === "auth-capture",
+    displayAmount: undefined,
+    asset: asset!,
+    payTo: payTo!,
+    payer,
+    // As the requirement names it (the scheme that signed is not known here); auth-capture's default is escrow.
+    flow:
+      PAYMENT_FLOWS.find((f) => f === Object(requirement.extra).paymentFlow) ??
+      (scheme === "auth-capture" ? "escrow" : "authorization"),
   };
-  return { resend };
+  return { headerName: paymentHeader.name, headerValue: paymentHeader.value, payload, payer, terms };
+}
+
+/** Sends a kept payment once (it was sent before) and reads the answer as a paid answer. */
+async function sendKept<R>(transport: Transport<R>, payment: Signed) {
+  const where = requestDetails(transport.request);
+  const unseen: R[] = [];
+  try {
+    const { paid } = await send(transport, payment, where, true);
+    return { paid, concluded: await conclude(transport, payment, paid, { resent: true, where, unseen }) };
+  } finally {
+    for (const response of unseen) transport.discard(response);
+  }
 }

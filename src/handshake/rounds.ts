@@ -29,6 +29,8 @@ export interface Paying<R> {
   readonly forget?: (() => void) | undefined;
   /** Makes the round's payment: the client's (selected, approved, signed), or a session request's. */
   make(): Promise<Signed>;
+  /** Told the made payment before it leaves (a journal writes it down); throws to stop it. */
+  signed?: ((payment: Signed) => Promise<void>) | undefined;
   /** Tells how the attempt ended, once per made payment. */
   report(outcome: Reported): Promise<void>;
   describe?: ((settlement: SettleResponse) => Promise<Record<string, unknown>>) | undefined;
@@ -52,6 +54,7 @@ export async function payAndSend<R>(transport: Transport<R>, paying: Paying<R>):
       return { unpaid: true };
     }
     throwIfAborted(transport.request.signal, where);
+    await paying.signed?.(payment);
     const { paid, resent } = await send(transport, payment, where);
     if (quoted && round === 0 && refusedQuote(transport, paid, resent)) {
       // The quote went stale (a new price, a new nonce): the server refused it, charging nothing.

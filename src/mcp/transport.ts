@@ -70,13 +70,13 @@ export function wrapMcpTransportWithPayment<T extends McpTransportLike>(
   const sendBelow = (transport.send as Send).bind(transport);
   const calls = new Map<string | number, Call>();
   const above: Above = {};
-  let initialize: string | number | undefined;
-  let serverName: string | undefined;
+  /** The `initialize` request's id, and the name the server gave in its answer. */
+  const server: { initialize?: string | number | undefined; name?: string | undefined } = {};
   const deliver = (message: McpJsonRpcMessage, extra?: never) => above.onmessage?.(message, extra);
 
   function send(message: McpJsonRpcMessage, sendOptions?: unknown): Promise<void> {
     const { id, method, params } = message;
-    if (method === "initialize") initialize = id;
+    if (method === "initialize") server.initialize = id;
     if (method === "tools/call" && id !== undefined && isObject(params) && !paid(params))
       calls.set(id, { params: params as McpCallToolParams, controller: new AbortController() });
     if (method === "notifications/cancelled" && isObject(params))
@@ -87,8 +87,8 @@ export function wrapMcpTransportWithPayment<T extends McpTransportLike>(
   function receive(message: McpJsonRpcMessage, extra?: never): void {
     const { id } = message;
     const call = id === undefined || message.method !== undefined ? undefined : calls.get(id);
-    if (id !== undefined && id === initialize && isObject(message.result) && isObject(message.result.serverInfo))
-      serverName = String(message.result.serverInfo.name ?? "");
+    if (id !== undefined && id === server.initialize && isObject(message.result) && isObject(message.result.serverInfo))
+      server.name = String(message.result.serverInfo.name ?? "");
     if (call?.waiting) call.waiting(message);
     else if (call) {
       calls.delete(id!);
@@ -101,17 +101,17 @@ export function wrapMcpTransportWithPayment<T extends McpTransportLike>(
   /** Pays the call, sends it again under its id, and gives the client above what came of it. */
   async function pay(id: string | number, call: Call, first: Answer, extra?: never): Promise<void> {
     calls.set(id, call);
-    const server = identity(options.server, transport, serverName);
     const again = (params: McpCallToolParams) => resend(id, call, params);
     try {
       const answer = await payToolCall(client, options, {
-        server,
+        server: identity(options.server, transport, server.name),
         params: call.params,
         first,
         call: again,
         signal: call.controller.signal,
       });
-      deliver(responseOf(id, answer), extra);
+      // A paid call ends with a result: an error form after paying is thrown by the handshake, and answered below.
+      deliver({ jsonrpc: "2.0", id, result: unwrap(answer) }, extra);
     } catch (error) {
       // A call the client cancelled, or a closed connection, has no one to answer.
       if (!call.controller.signal.aborted) deliver({ jsonrpc: "2.0", id, result: refusedResult(error) }, extra);
@@ -175,16 +175,6 @@ function thrown(error: unknown): Error {
 function answerOf(message: McpJsonRpcMessage): Answer | undefined {
   if (message.error !== undefined) return paymentRequiredError(thrown(message.error));
   return isObject(message.result) ? message.result : undefined;
-}
-
-/** The response the client above gets for the paid call: its result, or the JSON-RPC error it ended with. */
-function responseOf(id: string | number, answer: Answer): McpJsonRpcMessage {
-  try {
-    return { jsonrpc: "2.0", id, result: unwrap(answer) };
-  } catch (error) {
-    const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
-    return { jsonrpc: "2.0", id, error: { code, message, data } };
-  }
 }
 
 /** The tool error the client above gets where the call was not paid through: why, and whether money may have moved. */

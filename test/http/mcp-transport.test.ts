@@ -71,7 +71,7 @@ function serve(answer: Answer, options: McpPaymentOptions = {}, name = "scripted
   });
   const transport = wrapMcpTransportWithPayment(clientSide, client, options);
   closing.push(() => server.close());
-  return { server: server.connect(serverSide), transport, calls, failed, signs, ledger };
+  return { server: server.connect(serverSide), sdkServer: server, transport, calls, failed, signs, ledger };
 }
 
 /** The SDK's Client over the wrapped transport. */
@@ -115,6 +115,56 @@ describe("a client above the wrapped transport", () => {
     expect(own).toEqual(PAID);
     expect(signs).toHaveLength(0);
     expect(calls).toHaveLength(2);
+  });
+
+  it("an app's own paid call asked again passes untouched: x402-pay signs nothing for it", async () => {
+    const { mcp, calls, signs } = await sdkClient(() => asked());
+    const own = (await mcp.callTool({
+      name: "t",
+      _meta: { [MCP_PAYMENT_META_KEY]: { x402Version: 2 } },
+    })) as CallToolResult;
+    expect(own.isError).toBe(true);
+    expect(own.structuredContent).toMatchObject({ x402Version: 2, accepts: [expect.any(Object)] });
+    expect(signs).toHaveLength(0);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("below the client: the server's own requests and notifications pass; a cancelled call is answered by no one", async () => {
+    const served = serve(sells(), {
+      onPaymentRequested: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return true;
+      },
+    });
+    const got: any[] = [];
+    served.transport.onmessage = (message) => void got.push(message);
+    await served.transport.start();
+    await served.server;
+    const send = (message: object) => served.transport.send(message as never);
+    await send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
+    await expect.poll(() => got.length).toBe(1);
+    expect(got[0]).toMatchObject({ id: 1, result: { serverInfo: { name: "scripted" } } });
+    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    // A ping from below (a request with an id and a method) goes up as it is, and its answer goes down.
+    const pinged = served.sdkServer.ping();
+    await expect.poll(() => got.find((m) => m.method === "ping")).toBeDefined();
+    const ping = got.pop();
+    await send({ jsonrpc: "2.0", id: ping.id, result: {} });
+    await pinged;
+    await send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "t" } });
+    await send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "stop" } });
+    await send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "t" } });
+    await expect.poll(() => got.some((m) => m.id === 3)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(got.map((m) => m.id)).toEqual([1, 3]);
+    expect(got[1]).toEqual({ jsonrpc: "2.0", id: 3, result: PAID });
+    expect(served.signs).toHaveLength(1);
+    await served.transport.close();
   });
 
   it("the payment-required error form (JSON-RPC 402) is paid too", async () => {

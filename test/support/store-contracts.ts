@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { BudgetEntry, BudgetStore, Ledger, LedgerRecord, SignInStore } from "../../src";
-import type { ChannelHold, ChannelState, ChannelStore } from "../../src/contracts";
+import type { ChannelHold, ChannelState, ChannelStore, JournalEntry, JournalStore } from "../../src/contracts";
 import { reconcile, spendBy, unreconciled } from "../../src";
 
 /** Opens a fresh, empty store; `now` is the clock the store reads, where it lets one be given. */
@@ -430,5 +430,104 @@ export function channelStoreContract(
       expect(next.state).toEqual(state(1));
       await next.release();
     });
+  });
+}
+
+// ---------------------------------------------------------------- the payment journal's store
+
+/** One journal entry of attempt `id`, in `state`. */
+const journaled = (id: string, over: Partial<JournalEntry> = {}): JournalEntry => ({
+  id,
+  key: "order_0000000000000042",
+  state: "intent",
+  at: 1_764_374_400_000,
+  url: "https://seller.example/report",
+  method: "GET",
+  scheme: "exact",
+  network: "eip155:84532",
+  asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+  payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+  amount: "10000",
+  payer: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+  terms: { requirement: { scheme: "exact", extra: { name: "USDC" } }, amount: "10000" } as never,
+  ...over,
+});
+const ids = (entries: readonly JournalEntry[]) => entries.map((e) => e.id).sort();
+
+/** The journal store contract: what is put reads back whole; a key's newest attempt; unfinished ones; shared. */
+export function journalStoreContract(
+  name: string,
+  open: () => JournalStore | Promise<JournalStore>,
+  { others }: { others?: () => Promise<JournalStore[]> } = {},
+) {
+  describe(`${name}: the journal store contract`, () => {
+    it("an empty store has no key and nothing unfinished", async () => {
+      const store = await open();
+      expect(await store.latest("order_0000000000000042")).toBeUndefined();
+      expect(await store.unfinished()).toEqual([]);
+    });
+
+    it("an entry reads back whole, its later writes replace it, and finished ones leave the unfinished", async () => {
+      const store = await open();
+      const intent = journaled("a");
+      await store.put(intent);
+      expect(await store.latest("order_0000000000000042")).toEqual(intent);
+      const signed = journaled("a", {
+        state: "signed",
+        paymentHeader: { name: "PAYMENT-SIGNATURE", value: "eyJ4NDAyVmVyc2lvbiI6Mn0=" },
+        validBefore: 1_764_378_000,
+      });
+      await store.put(signed);
+      expect(await store.latest("order_0000000000000042")).toEqual(signed);
+      expect(await store.unfinished()).toEqual([signed]);
+      const settled = { ...signed, state: "settled" as const, transaction: `0x${"ab".repeat(32)}` };
+      await store.put(settled);
+      expect(await store.latest("order_0000000000000042")).toEqual(settled);
+      expect(await store.unfinished()).toEqual([]);
+    });
+
+    it.each(["intent", "signed", "pending", "unknown"] as const)("%s is unfinished", async (state) => {
+      const store = await open();
+      await store.put(journaled("s", { state }));
+      expect(ids(await store.unfinished())).toEqual(["s"]);
+    });
+
+    it.each(["settled", "failed", "expired"] as const)("%s is finished", async (state) => {
+      const store = await open();
+      await store.put(journaled("f", { state }));
+      expect(await store.unfinished()).toEqual([]);
+    });
+
+    it("a key's newest attempt is the one first written last, whatever is written to older ones after", async () => {
+      const store = await open();
+      await store.put(journaled("old", { state: "unknown" }));
+      await store.put(journaled("new"));
+      await store.put(journaled("old", { state: "expired" }));
+      expect((await store.latest("order_0000000000000042"))?.id).toBe("new");
+      // An entry without a key is no key's, and is still unfinished.
+      await store.put(journaled("anonymous", { key: undefined }));
+      expect(ids(await store.unfinished())).toEqual(["anonymous", "new"]);
+    });
+
+    it("40 attempts written at once all read back", async () => {
+      const store = await open();
+      const many = Array.from({ length: 40 }, (_, i) =>
+        journaled(`m${i}`, { key: `order_${String(i).padStart(16, "0")}` }),
+      );
+      await Promise.all(many.map((e) => store.put(e)));
+      expect(ids(await store.unfinished())).toEqual(ids(many));
+      expect(await store.latest("order_0000000000000007")).toEqual(many[7]);
+    });
+
+    if (others)
+      it("another process's store on the same place reads what this one wrote, and the other way round", async () => {
+        const store = await open();
+        const [other] = await others();
+        await store.put(journaled("mine"));
+        expect((await other!.latest("order_0000000000000042"))?.id).toBe("mine");
+        await other!.put(journaled("mine", { state: "settled" }));
+        expect(await store.unfinished()).toEqual([]);
+        expect((await store.latest("order_0000000000000042"))?.state).toBe("settled");
+      });
   });
 }

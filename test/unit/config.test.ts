@@ -276,6 +276,8 @@ describe("createX402Client: option mistakes", () => {
     "checkRequirement",
     "reserve",
     "enrichPayload",
+    "onSigned",
+    "resume",
     "describeSettlement",
     "onOutcome",
     "prepay",
@@ -286,7 +288,8 @@ describe("createX402Client: option mistakes", () => {
     // ignored).
     const plugin = { key: "payment-identifier", [step]: { id: "order-42" } };
     const steps =
-      "beforePayment?, reviewRequirements?, checkRequirement?, reserve?, enrichPayload?, describeSettlement?, onOutcome?, onRefund?, prepay?, learn?, forget?";
+      "beforePayment?, reviewRequirements?, checkRequirement?, reserve?, enrichPayload?, onSigned?, resume?, " +
+      "describeSettlement?, onOutcome?, onRefund?, prepay?, learn?, forget?";
     const error = expectConfigError(
       withOptions({ plugins: [plugin] }),
       "plugins",

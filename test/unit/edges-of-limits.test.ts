@@ -22,7 +22,7 @@ import {
   permit2ApprovalTransaction,
 } from "../../src/evm";
 import { fileChannelStore } from "../../src/file";
-import { redisBudgetStore, redisChannelStore, redisLedger, redisSignInStore } from "../../src/redis";
+import { redisBudgetStore, redisChannelStore, redisJournalStore, redisLedger, redisSignInStore } from "../../src/redis";
 import { exactSvm, uptoSvm } from "../../src/svm";
 import { PRICE, createBatchSeller } from "../support/batch-seller";
 import { useMswServer } from "../support/msw";
@@ -278,6 +278,10 @@ const edges: Record<string, Edge> = {
     refused: (timeoutMs: number) => redisLedger(redis(), { timeoutMs }),
     option: "redisLedger.timeoutMs",
   },
+  "redisJournalStore(options).timeoutMs": {
+    refused: (timeoutMs: number) => redisJournalStore(redis(), { timeoutMs }),
+    option: "redisJournalStore.timeoutMs",
+  },
   "redisSignInStore(options).ttlSeconds": {
     refused: (ttlSeconds: number) => redisSignInStore(redis(), { ttlSeconds }),
     option: "redisSignInStore.ttlSeconds",
@@ -319,6 +323,11 @@ const edges: Record<string, Edge> = {
   "wrapMcpTransportWithPayment(options).maxAmountPerTool": {
     elsewhere: "test/http/mcp-transport.test.ts",
     holds: `{ options: { maxAmountPerTool: { t: "$0" } }, reason: '0.01 USDC is over mcp.maxAmountPerTool for "t" ($0)' }`,
+  },
+  // 0: no grace, every unfinished entry is recovered (a start where no other process shares the store).
+  "recoverPayments(options).staleAfterMs": {
+    elsewhere: "test/http/journal.test.ts",
+    holds: "await recoverPayments(client, { staleAfterMs: 0 })",
   },
   "createDiscoveryClient(options).timeoutMs": {
     refused: (timeoutMs: number) => createDiscoveryClient({ timeoutMs }),

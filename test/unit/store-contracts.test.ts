@@ -1,24 +1,26 @@
 /**
  * Every store against its kind's contract (test/support/store-contracts.ts): budget stores in memory
  * and in Redis, ledgers in memory, in a file and in Redis, sign-in stores in memory and in Redis, channel
- * stores in memory, in a directory and in Redis, each Redis store against a real redis-server.
+ * stores in memory, in a directory and in Redis, journal stores in memory, in a file and in Redis, each Redis store
+ * against a real redis-server.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { mkdir, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { memoryBudgetStore, memoryLedger } from "../../src";
+import { memoryBudgetStore, memoryJournalStore, memoryLedger } from "../../src";
 import { memoryStore } from "../../src/extensions/sign-in-with-x/store";
 import type { ChannelState } from "../../src/contracts";
 import { memoryChannelStore } from "../../src/evm";
 import { channelStateJson } from "../../src/contracts";
-import { fileChannelStore, fileLedger } from "../../src/file";
-import { redisBudgetStore, redisChannelStore, redisLedger, redisSignInStore } from "../../src/redis";
+import { fileChannelStore, fileJournalStore, fileLedger } from "../../src/file";
+import { redisBudgetStore, redisChannelStore, redisJournalStore, redisLedger, redisSignInStore } from "../../src/redis";
 import { connectRedis, startRedis, type RedisServer } from "../support/redis";
 import {
   budgetStoreContract,
   channelStoreContract,
+  journalStoreContract,
   ledgerContract,
   signInStoreContract,
 } from "../support/store-contracts";
@@ -113,5 +115,26 @@ channelStoreContract(
         await redis.set(`${channelPrefix}{${id}}:lock`, "thief", { PX: lockTtlMs });
       },
     }),
+  },
+);
+
+journalStoreContract("memory journal store", () => memoryJournalStore());
+let journalFile = "";
+journalStoreContract(
+  "file journal store",
+  () => fileJournalStore((journalFile = join(dir, `${fresh().replaceAll(":", "-")}journal.jsonl`)), { sync: false }),
+  // Another store on the same file: as another process would open it.
+  { others: async () => [fileJournalStore(journalFile, { sync: false })] },
+);
+let journalPrefix = "";
+journalStoreContract(
+  "redis journal store",
+  () => redisJournalStore(redis, { prefix: (journalPrefix = `{${fresh()}}`) }),
+  {
+    others: async () => {
+      const more = await connectRedis(server.url);
+      connections.push(more);
+      return [redisJournalStore(more, { prefix: journalPrefix })];
+    },
   },
 );

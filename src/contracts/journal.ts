@@ -1,0 +1,86 @@
+/**
+ * The payment journal's store: what a process writes before it signs, before a signed payment leaves and when the
+ * payment ends, so a process killed at any instruction leaves what may have been paid findable after a restart.
+ */
+import type { PaymentTerms } from "./payment";
+import type { MaybePromise } from "./plugin";
+
+/**
+ * Where a journaled payment is. Unfinished: `intent` (chosen, not signed: nothing can have left), `signed` (its
+ * header kept; it may have left), `pending` (a settlement broadcast, not confirmed) and `unknown` (sent, no usable
+ * answer). Finished: `settled`, `failed` (nothing was charged), `expired` (signed, never settled, no longer valid).
+ */
+export type JournalState = "intent" | "signed" | "pending" | "unknown" | "settled" | "failed" | "expired";
+
+/** The states of a payment that may still move money or be resent. */
+export const UNFINISHED: readonly JournalState[] = ["intent", "signed", "pending", "unknown"];
+
+/** A signed payment as it is sent: the header's name and its value (base64 JSON of the payment payload). */
+export interface PaymentHeader {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** A payment kept to be sent once more, identical: its header as it was sent, and what it pays. */
+export interface KeptPayment {
+  readonly paymentHeader: PaymentHeader;
+  readonly terms: PaymentTerms;
+}
+
+/** One payment attempt in the journal, as written at its last step. */
+export interface JournalEntry {
+  /** The attempt's own id (unique). */
+  readonly id: string;
+  /**
+   * The logical request's key (`x402: { paymentId }`), when the app gave one: a key whose payment is kept is never
+   * signed anew.
+   */
+  readonly key?: string | undefined;
+  readonly state: JournalState;
+  /** When the entry was last written (ms since the epoch). */
+  readonly at: number;
+  readonly url: string;
+  readonly method: string;
+  readonly scheme: string;
+  /** CAIP-2. */
+  readonly network: string;
+  readonly asset: string;
+  readonly payTo: string;
+  /** Base units: what the payment may move at most. */
+  readonly amount: string;
+  readonly payer: string;
+  /** What it pays, as it was signed (the requirement as offered among them). */
+  readonly terms: PaymentTerms;
+  /** From `signed` on: the header as it leaves. It is a signed authorization, not a key. */
+  readonly paymentHeader?: PaymentHeader | undefined;
+  /** From `signed` on: when the signed payment stops being valid at the latest (seconds since the epoch). */
+  readonly validBefore?: number | undefined;
+  /** The settlement's transaction, when known. */
+  readonly transaction?: string | undefined;
+  /** How it failed, or why its outcome is not known (an x402-pay error code). */
+  readonly code?: string | undefined;
+}
+
+/**
+ * Where the journal keeps its entries: memory (tests), a file (one machine), Redis (a fleet). `put` resolves only once
+ * the entry is durable: a payment is not signed, or sent, before its entry is.
+ */
+export interface JournalStore {
+  /** Writes an entry, replacing the one of the same `id`. */
+  put(entry: JournalEntry): Promise<void>;
+  /** The latest entry written for a key, finished or not. */
+  latest(key: string): MaybePromise<JournalEntry | undefined>;
+  /** Every entry that is not finished. */
+  unfinished(): MaybePromise<readonly JournalEntry[]>;
+}
+
+/** An entry read back from a store (JSON), or `undefined` for a torn or foreign one. */
+export function parseJournalEntry(json: unknown): JournalEntry | undefined {
+  if (typeof json !== "string") return undefined;
+  try {
+    const value = JSON.parse(json) as JournalEntry;
+    return typeof value?.id === "string" && typeof value.state === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

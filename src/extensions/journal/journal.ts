@@ -1,0 +1,185 @@
+/**
+ * `paymentJournal(store)`: every payment written down before it is signed (its intent), before it leaves (the signed
+ * header) and when it ends, so that a process killed at any instruction leaves what may have been paid findable. A
+ * request with a key (`x402: { paymentId }`) whose payment is kept is never signed anew: the kept header is sent again.
+ */
+import {
+  UNFINISHED,
+  checkOptions,
+  fail,
+  is,
+  nonEmpty,
+  type JournalEntry,
+  type JournalStore,
+  type KeptPayment,
+  type PaymentHeader,
+  type PaymentOutcome,
+  type PaymentTerms,
+  type ReserveContext,
+  type ResumeContext,
+  type X402Plugin,
+  type X402Request,
+} from "../../contracts";
+import { MONEY_MAY_HAVE_MOVED, PaymentRefusedError, requestDetails } from "../../errors";
+import { decodeBase64Json, randomId } from "../../protocol";
+import { checkSettlement } from "../../settlement";
+
+/** The plug-in, and the store it writes to (what `recoverPayments` reads). */
+export interface PaymentJournal extends X402Plugin {
+  readonly name: string;
+  readonly store: JournalStore;
+}
+
+export interface PaymentJournalOptions {
+  /** The plug-in's name, for two journals on one client. Default `"journal"`. */
+  name?: string | undefined;
+}
+
+const JOURNAL = Symbol.for("x402-pay.journal");
+
+/** The journal among a client's plug-ins, if it has one. */
+export const journalOf = (plugins: readonly X402Plugin[]): PaymentJournal | undefined =>
+  plugins.find((plugin): plugin is PaymentJournal => JOURNAL in plugin);
+
+/** How long a signed payment may be held by default, when its requirement does not say (seconds). */
+const DEFAULT_VALIDITY_S = 3600;
+
+/**
+ * A journal over `store` (`memoryJournalStore()`, `fileJournalStore(path)` from x402-pay/file,
+ * `redisJournalStore(redis)` from x402-pay/redis): `plugins: [paymentJournal(store)]`. What it holds is a signed
+ * authorization to pay the payee named, not a key: see docs/journal.md for who should read it.
+ */
+export function paymentJournal(store: JournalStore, options: PaymentJournalOptions = {}): PaymentJournal {
+  if (!store || typeof store.put !== "function" || typeof store.latest !== "function")
+    fail(
+      "paymentJournal",
+      "give it a journal store: memoryJournalStore(), fileJournalStore(path), redisJournalStore(redis)",
+    );
+  checkOptions("journal.", options, { name: is(nonEmpty, "a name") });
+  /** The entry of each request's current attempt (the one written last). */
+  const current = new WeakMap<X402Request, JournalEntry>();
+  const write = async (request: X402Request, entry: JournalEntry) => {
+    current.set(request, entry);
+    await store.put(Object.freeze(entry));
+  };
+
+  return Object.freeze({
+    [JOURNAL]: true,
+    name: options.name ?? "journal",
+    store,
+    // Before any prompt or signature: the intent. Its failure refuses the payment (nothing was signed).
+    async reserve(terms: PaymentTerms, { request, requirement }: ReserveContext) {
+      try {
+        await write(request, intentOf(terms, request, requirement.caip2));
+      } catch (error) {
+        const said = error instanceof Error ? error.message : String(error);
+        throw new PaymentRefusedError(
+          `The journal could not write the payment's intent (${said}): nothing was signed.`,
+          {
+            cause: error,
+            details: requestDetails(request),
+          },
+        );
+      }
+      return undefined;
+    },
+    async onSigned(
+      { terms, paymentHeader }: { terms: PaymentTerms; paymentHeader: PaymentHeader },
+      request: X402Request,
+    ) {
+      const intent = current.get(request) ?? intentOf(terms, request, undefined);
+      const seconds = Number(Object(terms.requirement).maxTimeoutSeconds);
+      const validFor = Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_VALIDITY_S;
+      await write(request, {
+        ...intent,
+        state: "signed",
+        at: Date.now(),
+        paymentHeader,
+        validBefore: Math.ceil(Date.now() / 1000) + validFor,
+      });
+    },
+    async onOutcome(outcome: PaymentOutcome) {
+      const entry = current.get(outcome.request);
+      if (!entry) return;
+      current.delete(outcome.request);
+      await store.put(Object.freeze(ended(entry, outcome)));
+    },
+    async resume(request: X402Request, { schemes }: ResumeContext): Promise<KeptPayment | undefined> {
+      const entry = await store.latest(request.paymentId!);
+      if (!entry?.paymentHeader || !(UNFINISHED.includes(entry.state) || entry.state === "settled")) return undefined;
+      // A key names one purchase: its payment is never sent for, nor replaced by one for, another resource.
+      if (entry.url !== request.url || entry.method !== request.method)
+        throw new PaymentRefusedError(
+          `The key ${request.paymentId} holds a payment for ${entry.method} ${entry.url} (${entry.state}): it is not ` +
+            `sent for ${request.method} ${request.url}, and no other is signed under it. ` +
+            "Give this request its own key.",
+          { details: requestDetails(request) },
+        );
+      // Held past its validity and never settled: it can no longer move money, so the request pays afresh.
+      if (entry.state !== "settled" && entry.validBefore !== undefined && entry.validBefore * 1000 < Date.now()) {
+        const status = await checkSettlement({ schemes }, queryOf(entry), { signal: request.signal }).catch(
+          () => undefined,
+        );
+        if (status?.state === "failed") {
+          await store.put(Object.freeze({ ...entry, state: "expired", at: Date.now() }));
+          return undefined;
+        }
+      }
+      current.set(request, entry);
+      return { paymentHeader: entry.paymentHeader, terms: entry.terms };
+    },
+  });
+}
+
+/** The first entry of an attempt: what it will pay, before anything is signed. */
+function intentOf(terms: PaymentTerms, request: X402Request, caip2: string | undefined): JournalEntry {
+  return {
+    id: randomId(),
+    ...(request.paymentId !== undefined && { key: request.paymentId }),
+    state: "intent",
+    at: Date.now(),
+    url: terms.url,
+    method: terms.method,
+    scheme: terms.scheme,
+    network: caip2 ?? terms.network,
+    asset: terms.asset,
+    payTo: terms.payTo,
+    amount: terms.amount,
+    payer: terms.payer,
+    terms,
+  };
+}
+
+/** The entry as the outcome ends it: settled, failed (nothing charged), or still open (pending, unknown). */
+function ended(entry: JournalEntry, outcome: PaymentOutcome): JournalEntry {
+  const at = Date.now();
+  if (outcome.settled) return { ...entry, state: "settled", at, transaction: outcome.receipt.transaction };
+  const { code } = outcome.error;
+  const transaction = Object(outcome.error.details).transaction as string | undefined;
+  if (!MONEY_MAY_HAVE_MOVED.includes(code)) return { ...entry, state: "failed", at, code };
+  return {
+    ...entry,
+    state: code === "PAYMENT_PENDING" ? "pending" : "unknown",
+    at,
+    code,
+    ...(transaction && { transaction }),
+  };
+}
+
+/** What the chain is asked about an entry. */
+export const queryOf = (entry: JournalEntry) => ({
+  scheme: entry.scheme,
+  network: entry.network,
+  transaction: entry.transaction,
+  asset: entry.asset,
+  payTo: entry.payTo,
+  payer: entry.payer,
+  amount: entry.amount,
+  payload: entry.paymentHeader && payloadOf(entry.paymentHeader.value),
+});
+
+/** The signed payload a kept header carries. */
+function payloadOf(value: string): Readonly<Record<string, unknown>> | undefined {
+  const decoded = decodeBase64Json(value);
+  return decoded.ok ? (decoded.value as Record<string, unknown>) : undefined;
+}

@@ -1,0 +1,308 @@
+/**
+ * The payment journal against msw sellers: what is written before signing, before sending and at the end; a keyed
+ * request whose payment is kept sends it again (after a "restart": a new client on the same store) and never signs
+ * anew; recovery ends what a dead process left. The chain-checked paths of recovery run on anvil (test/interop).
+ */
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { HttpResponse } from "msw";
+import { describe, expect, it } from "vitest";
+import {
+  createX402Client,
+  memoryJournalStore,
+  memoryLedger,
+  paymentJournal,
+  quoteCache,
+  recoverPayments,
+  type JournalEntry,
+  type JournalStore,
+} from "../../src";
+import { exactEvm } from "../../src/evm";
+import { wrapFetchWithPayment } from "../../src/fetch";
+import { fileJournalStore } from "../../src/file";
+import { useMswServer } from "../support/msw";
+import { PATH, SELLER, account, createSeller, payingClient } from "../support/seller";
+
+const server = useMswServer();
+const url = `${SELLER}${PATH}`;
+const KEY = "order_0000000000000042";
+
+/** A client with a journal over `store` (and a ledger), its signatures counted: one per process "life". */
+function life(store: JournalStore) {
+  const ledger = memoryLedger();
+  const { client, signs } = payingClient({ plugins: [paymentJournal(store), ledger] });
+  return { client, signs, ledger, pay: wrapFetchWithPayment(fetch, client) };
+}
+
+describe("what the journal writes", () => {
+  it("the intent before signing, the signed header before it leaves, the settlement at the end", async () => {
+    const store = memoryJournalStore();
+    const seen: { atSigning?: JournalEntry[]; atSeller?: JournalEntry[] } = {};
+    const seller = createSeller({
+      intercept: (request) => {
+        if (request.headers.has("payment-signature")) seen.atSeller = [...store.entries()];
+        return undefined;
+      },
+    });
+    server.use(seller.handler);
+    const signer = {
+      ...account,
+      signTypedData: (request: never) => {
+        seen.atSigning = [...store.entries()];
+        return account.signTypedData(request);
+      },
+    };
+    const client = createX402Client({ schemes: [exactEvm({ signer })], plugins: [paymentJournal(store)] });
+    const response = await wrapFetchWithPayment(fetch, client)(url, { x402: { paymentId: KEY } });
+    expect(response.status).toBe(200);
+    expect(seen.atSigning).toEqual([expect.objectContaining({ state: "intent", key: KEY, amount: "10000" })]);
+    const sent = seller.requests.at(-1)!.headers["payment-signature"];
+    expect(seen.atSeller).toEqual([
+      expect.objectContaining({ state: "signed", key: KEY, paymentHeader: { name: "PAYMENT-SIGNATURE", value: sent } }),
+    ]);
+    const [entry] = store.entries();
+    expect(entry).toMatchObject({ state: "settled", key: KEY, network: "eip155:84532", payer: account.address });
+    expect(entry!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(entry!.validBefore! * 1000).toBeGreaterThan(Date.now());
+  });
+
+  it("a request without a key is journaled but matched to nothing: two GETs are two purchases", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const store = memoryJournalStore();
+    const { pay, signs } = life(store);
+    await pay(url);
+    await pay(url);
+    expect(signs).toHaveLength(2);
+    expect(store.entries().map((e) => [e.state, e.key])).toEqual([
+      ["settled", undefined],
+      ["settled", undefined],
+    ]);
+  });
+
+  it("a refusal before signing ends the intent as failed; nothing kept", async () => {
+    server.use(createSeller().handler);
+    const store = memoryJournalStore();
+    const { client } = payingClient({
+      plugins: [paymentJournal(store)],
+      onBeforePayment: () => false,
+    });
+    await expect(wrapFetchWithPayment(fetch, client)(url, { x402: { paymentId: KEY } })).rejects.toMatchObject({
+      code: "PAYMENT_REFUSED",
+    });
+    expect(store.entries()).toEqual([expect.objectContaining({ state: "failed", code: "PAYMENT_REFUSED" })]);
+    expect(await store.unfinished()).toEqual([]);
+  });
+
+  it("a store that cannot write the intent refuses the payment before signing: PAYMENT_REFUSED, typed", async () => {
+    server.use(createSeller().handler);
+    const failing: JournalStore = { ...memoryJournalStore(), put: async () => Promise.reject(new Error("read-only")) };
+    const { pay, signs } = life(failing);
+    await expect(pay(url)).rejects.toMatchObject({
+      code: "PAYMENT_REFUSED",
+      message: expect.stringContaining("could not write the payment's intent (read-only): nothing was signed"),
+    });
+    expect(signs).toHaveLength(0);
+  });
+
+  it("a store that cannot write the signed payment stops it before it leaves: PAYMENT_NOT_SENT", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const store = memoryJournalStore();
+    const failing: JournalStore = {
+      ...store,
+      put: async (entry) => {
+        if (entry.state === "signed") throw new Error("disk full");
+        return store.put(entry);
+      },
+    };
+    const { pay } = life(failing);
+    await expect(pay(url, { x402: { paymentId: KEY } })).rejects.toMatchObject({
+      code: "PAYMENT_NOT_SENT",
+      message: expect.stringContaining("disk full"),
+    });
+    expect(seller.payments).toHaveLength(0);
+  });
+});
+
+describe("a keyed request after a restart", () => {
+  it("whose answer was lost: the kept header is sent again, identical; nothing signed anew; the ledger records it", async () => {
+    let answers = 0;
+    const seller = createSeller({
+      intercept: (request) => {
+        // The first paid request reaches the seller, whose answer is lost (a reset connection).
+        if (request.headers.has("payment-signature") && answers++ === 0) return HttpResponse.error();
+        return undefined;
+      },
+    });
+    server.use(seller.handler);
+    const store = memoryJournalStore();
+    const first = life(store);
+    await expect(first.pay(url, { x402: { paymentId: KEY } })).rejects.toMatchObject({
+      code: "PAYMENT_OUTCOME_UNKNOWN",
+    });
+    expect(store.entries()).toEqual([expect.objectContaining({ state: "unknown", key: KEY })]);
+
+    // The process comes back: a new client on the same store, the same request and key.
+    const second = life(store);
+    const response = await second.pay(url, { x402: { paymentId: KEY } });
+    expect(response.status).toBe(200);
+    expect(second.signs).toHaveLength(0);
+    const headers = seller.requests.map((r) => r.headers["payment-signature"]).filter(Boolean);
+    expect(headers).toHaveLength(2);
+    expect(headers[1]).toBe(headers[0]);
+    expect(store.entries()).toEqual([expect.objectContaining({ state: "settled", key: KEY })]);
+    expect(second.ledger.list).toEqual([expect.objectContaining({ outcome: "settled", url })]);
+  });
+
+  it("whose process died after signing (the entry says signed): sent again, identical, never signed anew", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const store = memoryJournalStore();
+    // The first life signs, writes the signed header, and dies before the request leaves (its fetch never returns).
+    const dying = life(store);
+    const never = new AbortController();
+    const hang = wrapFetchWithPayment(
+      (input, init) =>
+        new Headers(init?.headers).has("payment-signature") ? new Promise<Response>(() => {}) : fetch(input, init),
+      dying.client,
+    );
+    void hang(url, { x402: { paymentId: KEY }, signal: never.signal }).catch(() => {});
+    await expect.poll(() => store.entries()[0]?.state).toBe("signed");
+    const kept = store.entries()[0]!.paymentHeader!.value;
+
+    const second = life(store);
+    expect((await second.pay(url, { x402: { paymentId: KEY } })).status).toBe(200);
+    expect(second.signs).toHaveLength(0);
+    expect(seller.requests.map((r) => r.headers["payment-signature"]).filter(Boolean)).toEqual([kept]);
+    never.abort();
+  });
+
+  it("whose payment settled: asked again, the identical header goes again (the seller answers from its cache)", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const store = memoryJournalStore();
+    await life(store).pay(url, { x402: { paymentId: KEY } });
+    const again = life(store);
+    expect((await again.pay(url, { x402: { paymentId: KEY } })).status).toBe(200);
+    expect(again.signs).toHaveLength(0);
+    const [a, b] = seller.requests.map((r) => r.headers["payment-signature"]).filter(Boolean);
+    expect(b).toBe(a);
+  });
+
+  it("paid from a cached quote (the quote cache): the kept header goes, not a new signature", async () => {
+    let answers = 0;
+    const seller = createSeller({
+      intercept: (request) =>
+        request.headers.has("payment-signature") && answers++ === 0 ? HttpResponse.error() : undefined,
+    });
+    server.use(seller.handler);
+    const store = memoryJournalStore();
+    await expect(life(store).pay(url, { x402: { paymentId: KEY } })).rejects.toMatchObject({
+      code: "PAYMENT_OUTCOME_UNKNOWN",
+    });
+    const kept = store.entries()[0]!.paymentHeader!.value;
+    // After the restart, with a quote cache that has learned the route: the keyed request would pay at once.
+    const { client, signs } = payingClient({ plugins: [quoteCache(), paymentJournal(store)] });
+    const pay = wrapFetchWithPayment(fetch, client);
+    await pay(url);
+    expect(signs).toHaveLength(1);
+    const before = seller.requests.length;
+    expect((await pay(url, { x402: { paymentId: KEY } })).status).toBe(200);
+    expect(signs).toHaveLength(1);
+    // One request, paid at once with the kept header: no 402 asked first.
+    expect(seller.requests.slice(before).map((r) => r.headers["payment-signature"])).toEqual([kept]);
+  });
+
+  it("used for another resource while its payment is kept: refused, nothing signed or sent under it", async () => {
+    const seller = createSeller();
+    server.use(seller.handler, createSeller({ path: "/other" }).handler);
+    const store = memoryJournalStore();
+    await life(store).pay(url, { x402: { paymentId: KEY } });
+    const next = life(store);
+    await expect(next.pay(`${SELLER}/other`, { x402: { paymentId: KEY } })).rejects.toMatchObject({
+      code: "PAYMENT_REFUSED",
+      message: expect.stringContaining(`holds a payment for GET ${url}`),
+    });
+    expect(next.signs).toHaveLength(0);
+  });
+
+  it("whose attempt ended with nothing charged (refused): the key pays afresh", async () => {
+    server.use(createSeller().handler);
+    const store = memoryJournalStore();
+    const refusing = payingClient({ plugins: [paymentJournal(store)], onBeforePayment: () => false });
+    await wrapFetchWithPayment(fetch, refusing.client)(url, { x402: { paymentId: KEY } }).catch(() => {});
+    const next = life(store);
+    expect((await next.pay(url, { x402: { paymentId: KEY } })).status).toBe(200);
+    expect(next.signs).toHaveLength(1);
+  });
+});
+
+describe("recoverPayments", () => {
+  const entry = (over: Partial<JournalEntry>): JournalEntry => ({
+    id: `e${Math.random()}`,
+    state: "intent",
+    at: Date.now() - 120_000,
+    url,
+    method: "GET",
+    scheme: "exact",
+    network: "eip155:84532",
+    asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+    payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+    amount: "10000",
+    payer: account.address,
+    terms: {} as JournalEntry["terms"],
+    ...over,
+  });
+
+  it("drops what was never signed, leaves recent entries alone, and keeps what it cannot check on a chain", async () => {
+    const store = memoryJournalStore();
+    await store.put(entry({ id: "never-signed" }));
+    await store.put(entry({ id: "recent", at: Date.now() }));
+    const header = { name: "PAYMENT-SIGNATURE", value: btoa("{}") };
+    await store.put(entry({ id: "signed", state: "signed", paymentHeader: header }));
+    const { client } = life(store);
+    const done = await recoverPayments(client);
+    expect(done.map((d) => [d.entry.id, d.action])).toEqual([
+      ["never-signed", "dropped"],
+      ["signed", "unchecked"],
+    ]);
+    expect((await store.unfinished()).map((e) => e.id).sort()).toEqual(["recent", "signed"]);
+    expect(store.entries().find((e) => e.id === "never-signed")).toMatchObject({ state: "failed" });
+    expect((await recoverPayments(client, { staleAfterMs: 0 })).map((d) => d.action)).toEqual(["dropped", "unchecked"]);
+  });
+
+  it("a client without a journal is INVALID_CONFIG, and so is a journal without a store", async () => {
+    const { client } = payingClient();
+    await expect(recoverPayments(client)).rejects.toMatchObject({ code: "INVALID_CONFIG" });
+    expect(() => paymentJournal(undefined as never)).toThrow(/journal store/);
+  });
+});
+
+describe("the file store's own edges", () => {
+  it("a line torn by a writer killed mid-write is skipped, the next put starts a line of its own; a shrunk file is an error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "x402-journal-"));
+    try {
+      const path = join(dir, "journal.jsonl");
+      const store = fileJournalStore(path, { sync: false });
+      await store.put({ ...(await firstEntry()), id: "whole" });
+      appendFileSync(path, '{"id":"torn","state":"sig');
+      await store.put({ ...(await firstEntry()), id: "after" });
+      expect((await fileJournalStore(path).unfinished()).map((e) => e.id)).toEqual(["whole", "after"]);
+      expect(await store.unfinished()).toHaveLength(2);
+      writeFileSync(path, "");
+      await expect(store.unfinished()).rejects.toThrow(/shrank while in use/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** A journal's first entry for a paid request, as the plug-in writes it. */
+async function firstEntry(): Promise<JournalEntry> {
+  server.use(createSeller().handler);
+  const store = memoryJournalStore();
+  await life(store).pay(url, { x402: { paymentId: KEY } });
+  return { ...store.entries()[0]!, state: "signed" };
+}
