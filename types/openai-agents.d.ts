@@ -123,7 +123,13 @@ export type Tool<Context = UnknownContext> = FunctionTool<Context, any, any>;
 
 /** An agent: its name, instructions, model and tools. */
 export declare class Agent<TContext = UnknownContext> {
-  constructor(config: { name: string; instructions?: string; model?: string; tools?: Tool<TContext>[] });
+  constructor(config: {
+    name: string;
+    instructions?: string;
+    model?: string;
+    tools?: Tool<TContext>[];
+    mcpServers?: MCPServer[];
+  });
   name: string;
 }
 
@@ -158,3 +164,53 @@ export declare function run<TAgent extends Agent<any>, TContext = undefined>(
   input: string | RunState<TContext, TAgent>,
   options?: { signal?: AbortSignal; maxTurns?: number; context?: TContext },
 ): Promise<RunResult<TContext, TAgent>>;
+
+/** A tool call's options. */
+export interface MCPCallToolOptions {
+  signal?: AbortSignal;
+}
+
+/** An MCP tool's full result. */
+export type CallToolResult = {
+  content: Array<{ type: string; [key: string]: unknown }>;
+  _meta?: Record<string, unknown>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+export type CallToolResultContent = CallToolResult["content"] &
+  Pick<CallToolResult, "_meta" | "structuredContent" | "isError">;
+
+/** An MCP tool as a server lists it. */
+export type MCPTool = { name: string; description?: string; inputSchema: Record<string, unknown> };
+
+/** An MCP server an agent's `mcpServers` takes. */
+export interface MCPServer {
+  cacheToolsList: boolean;
+  connect(): Promise<void>;
+  readonly name: string;
+  close(): Promise<void>;
+  listTools(): Promise<MCPTool[]>;
+  callTool(
+    toolName: string,
+    args: Record<string, unknown> | null,
+    meta?: Record<string, unknown> | null,
+    options?: MCPCallToolOptions,
+  ): Promise<CallToolResultContent>;
+  callToolResult?(
+    toolName: string,
+    args: Record<string, unknown> | null,
+    meta?: Record<string, unknown> | null,
+    options?: MCPCallToolOptions,
+  ): Promise<CallToolResult>;
+  invalidateToolsCache(): Promise<void>;
+}
+
+/** An MCP server over streamable HTTP: an `MCPServer` whose full results can be read. */
+export interface MCPServerStreamableHttp extends MCPServer {
+  callToolResult: NonNullable<MCPServer["callToolResult"]>;
+}
+export declare const MCPServerStreamableHttp: new (options: {
+  url: string;
+  name?: string;
+  cacheToolsList?: boolean;
+}) => MCPServerStreamableHttp;

@@ -4,8 +4,17 @@
  * cache); with `approval`, the SDK's own `needsApproval` stops the run with an interruption on the seller's quoted
  * price, which `result.state.approve(item)` or `reject(item)` answers before the run goes on.
  */
-import { type FunctionTool, type JsonObjectSchemaNonStrict, tool } from "@openai/agents";
+import {
+  type CallToolResult,
+  type FunctionTool,
+  type JsonObjectSchemaNonStrict,
+  type MCPCallToolOptions,
+  type MCPServer,
+  tool,
+} from "@openai/agents";
 import type { X402Client } from "../client";
+import { fail } from "../contracts";
+import { wrapMcpClientWithPayment, type McpCallToolParams, type McpPaymentOptions } from "../mcp";
 import {
   createPaidFetch,
   inputJsonSchema,
@@ -15,6 +24,8 @@ import {
 } from "../agents";
 
 export type * from "../entries/agents";
+/** `paidMcpServer`'s options are the MCP wrapper's. */
+export type { McpPaymentOptions, McpPaymentRequest } from "../mcp";
 
 /**
  * The tool's parameters as the model reads them: the input's JSON Schema, non-strict (the SDK's strict mode has no
@@ -61,5 +72,54 @@ export function paidFetchTool(client: X402Client, options?: PaidFetchToolOptions
   });
   return Object.assign(made, { approvalOf: (callId: string) => paid.approvalOf(callId) });
 }
+/**
+ * An Agents SDK MCP server (`new MCPServerStreamableHttp({ url, name })`, any `MCPServer` with `callToolResult`) whose
+ * tool calls pay a tool that asks, through `client` (policy, budgets, ledger), as `wrapMcpClientWithPayment` does for
+ * the MCP SDK's `Client`, with its options. Give it to an agent's `mcpServers`. The server's identity for the policy is
+ * `options.server` (its URL), else `mcp://<its name>`.
+ */
+export function paidMcpServer<S extends MCPServer>(server: S, client: X402Client, options: McpPaymentOptions = {}): S {
+  if (!server || typeof server.callToolResult !== "function")
+    fail(
+      "paidMcpServer",
+      "give it an Agents SDK MCP server with callToolResult, such as new MCPServerStreamableHttp()",
+    );
+  // The server as the MCP wrapper pays through: a tool call's whole result, its payment in `_meta`.
+  const caller = {
+    callTool: (params: McpCallToolParams, _schema?: never, call?: { signal?: AbortSignal | undefined }) =>
+      server.callToolResult!(params.name, params.arguments ?? null, params._meta ?? null, signalOf(call)),
+    getServerVersion: () => ({ name: server.name }),
+  };
+  const paying = wrapMcpClientWithPayment(caller, client, options);
+  const callToolResult = (
+    name: string,
+    args: Record<string, unknown> | null,
+    meta?: Record<string, unknown> | null,
+    call?: MCPCallToolOptions,
+  ) =>
+    paying.callTool(
+      { name, ...(args && { arguments: args }), ...(meta && { _meta: meta }) },
+      undefined,
+      call,
+    ) as Promise<CallToolResult>;
+  return new Proxy(server, {
+    get(target, key) {
+      if (key === "callToolResult") return callToolResult;
+      if (key === "callTool")
+        return async (...call: Parameters<typeof callToolResult>) => {
+          // The content, with the result's other fields on it, as the SDK's own servers answer `callTool`.
+          const { content, _meta, structuredContent, isError } = await callToolResult(...call);
+          return Object.assign([...content], { _meta, structuredContent, isError });
+        };
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The call's signal as the Agents SDK takes it (no options at all without one). */
+const signalOf = (call: { signal?: AbortSignal | undefined } | undefined): MCPCallToolOptions | undefined =>
+  call?.signal ? { signal: call.signal } : undefined;
+
 // The types x402-pay's entries share (the client, contracts, stores, wire shapes, errors): every entry names them.
 export type * from "../entries/types";

@@ -22,6 +22,7 @@ import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
 import { fileJournalStore } from "../../src/file";
 import { useMswServer } from "../support/msw";
+import { journaled } from "../support/store-contracts";
 import { PATH, SELLER, account, createSeller, payingClient } from "../support/seller";
 
 const server = useMswServer();
@@ -240,28 +241,12 @@ describe("a keyed request after a restart", () => {
 });
 
 describe("recoverPayments", () => {
-  const entry = (over: Partial<JournalEntry>): JournalEntry => ({
-    id: `e${Math.random()}`,
-    state: "intent",
-    at: Date.now() - 120_000,
-    url,
-    method: "GET",
-    scheme: "exact",
-    network: "eip155:84532",
-    asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
-    payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
-    amount: "10000",
-    payer: account.address,
-    terms: {} as JournalEntry["terms"],
-    ...over,
-  });
-
   it("drops what was never signed, leaves recent entries alone, and keeps what it cannot check on a chain", async () => {
     const store = memoryJournalStore();
-    await store.put(entry({ id: "never-signed" }));
-    await store.put(entry({ id: "recent", at: Date.now() }));
+    await store.put(journaled("never-signed"));
+    await store.put(journaled("recent", { at: Date.now() }));
     const header = { name: "PAYMENT-SIGNATURE", value: btoa("{}") };
-    await store.put(entry({ id: "signed", state: "signed", paymentHeader: header }));
+    await store.put(journaled("signed", { state: "signed", paymentHeader: header }));
     const { client } = life(store);
     const done = await recoverPayments(client);
     expect(done.map((d) => [d.entry.id, d.action])).toEqual([

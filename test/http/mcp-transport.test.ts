@@ -83,6 +83,25 @@ async function sdkClient(answer: Answer, options?: McpPaymentOptions, name?: str
   return { mcp, ...served };
 }
 
+/** An approval that waits: `asked` once the payment is asked about; `approve()` says yes (and lets it go on). */
+function waitingApproval() {
+  let release!: (value: boolean) => void;
+  let asking!: () => void;
+  const asked = new Promise<void>((resolve) => (asking = resolve));
+  const answer = new Promise<boolean>((resolve) => (release = resolve));
+  return {
+    asked,
+    ask: () => {
+      asking();
+      return answer;
+    },
+    async approve() {
+      release(true);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    },
+  };
+}
+
 const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 /** An AI SDK MCP tool's execute, as generateText calls it. */
 type Execute = (input: object, options: { toolCallId: string; messages: [] }) => Promise<unknown>;
@@ -229,43 +248,26 @@ describe("a client above the wrapped transport", () => {
   });
 
   it("a call the client cancels while the payment waits for approval: nothing signed, nothing sent again", async () => {
-    let release!: (value: boolean) => void;
-    const approving = new Promise<boolean>((resolve) => (release = resolve));
-    let asking!: () => void;
-    const askedFor = new Promise<void>((resolve) => (asking = resolve));
-    const onPaymentRequested = () => {
-      asking();
-      return approving;
-    };
-    const { mcp, calls, signs } = await sdkClient(sells(), { onPaymentRequested });
+    const approval = waitingApproval();
+    const { mcp, calls, signs } = await sdkClient(sells(), { onPaymentRequested: approval.ask });
     const controller = new AbortController();
     const call = mcp.callTool({ name: "t" }, undefined, { signal: controller.signal });
-    await askedFor;
+    await approval.asked;
     controller.abort(new Error("the user stopped"));
     await expect(call).rejects.toThrow(/the user stopped/);
-    release(true);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await approval.approve();
     expect(signs).toHaveLength(0);
     expect(calls).toHaveLength(1);
   });
 
   it("the connection closed while paying: the call stops, nothing is signed after", async () => {
-    let release!: (value: boolean) => void;
-    const approving = new Promise<boolean>((resolve) => (release = resolve));
-    let asking!: () => void;
-    const askedFor = new Promise<void>((resolve) => (asking = resolve));
-    const { mcp, calls, signs } = await sdkClient(sells(), {
-      onPaymentRequested: () => {
-        asking();
-        return approving;
-      },
-    });
+    const approval = waitingApproval();
+    const { mcp, calls, signs } = await sdkClient(sells(), { onPaymentRequested: approval.ask });
     const call = mcp.callTool({ name: "t" });
-    await askedFor;
+    await approval.asked;
     await mcp.close();
     await expect(call).rejects.toThrow(/closed/i);
-    release(true);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await approval.approve();
     expect(signs).toHaveLength(0);
     expect(calls).toHaveLength(1);
   });

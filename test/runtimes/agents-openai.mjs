@@ -5,13 +5,14 @@
 // X402_URL (the seller's paid route) and BUYER_KEYS (funded buyers, comma-separated, one per case).
 // Prints one JSON line: per case, what the model read, what was signed and sent, and the run's interruptions.
 import process from "node:process";
-import { Agent, RunState, Usage, run, setTracingDisabled } from "@openai/agents";
+import { Agent, MCPServerStreamableHttp, RunState, Usage, run, setTracingDisabled } from "@openai/agents";
 import { budget } from "x402-pay";
-import { paidFetchTool } from "x402-pay/openai-agents";
+import { paidFetchTool, paidMcpServer } from "x402-pay/openai-agents";
 import { baitFetch, buyer, printResults, raisingFetch } from "./agents-common.mjs";
 
 setTracingDisabled(true);
 const url = process.env.X402_URL;
+const mcpUrl = process.env.X402_MCP_URL;
 
 /** A model that plays `turns` in order (each a list of output items) and keeps what it was sent. */
 class ScriptedModel {
@@ -49,7 +50,10 @@ const message = (text) => ({
 function readBack(model) {
   const items = model.requests.at(-1)?.input ?? [];
   const result = Array.isArray(items) ? items.find((i) => i.type === "function_call_result") : undefined;
-  const text = typeof result?.output === "string" ? result.output : result?.output?.text;
+  // A function tool's output is text; an MCP tool's, a list of content parts.
+  const output = result?.output;
+  const text =
+    typeof output === "string" ? output : Array.isArray(output) ? output.map((p) => p.text).join("") : output?.text;
   try {
     return JSON.parse(text);
   } catch {
@@ -82,6 +86,21 @@ async function agentRun(tool, turns, { decide, signal, onTurn } = {}) {
     approvals,
     turns: model.requests.length,
   };
+}
+
+/** A paid MCP tool called through a server whose options refuse it: what was signed, and what the run said. */
+async function mcpRefused(index, options) {
+  const b = buyer(index);
+  const server = paidMcpServer(new MCPServerStreamableHttp({ url: mcpUrl, name: "weather" }), b.client, options);
+  await server.connect();
+  try {
+    const model = new ScriptedModel([[{ ...call({ city: "Lisbon" }), name: "weather" }], [message("done")]]);
+    const agent = new Agent({ name: "buyer", instructions: "Buy what you are asked to.", model, mcpServers: [server] });
+    const result = await run(agent, "What is the weather?");
+    return { address: b.address, ...b.seen, finalOutput: result.finalOutput, read: readBack(model) };
+  } finally {
+    await server.close();
+  }
 }
 
 const cases = {
@@ -123,6 +142,35 @@ const cases = {
     const b = buyer(6, { fetch: baitFetch });
     const out = await agentRun(paidFetchTool(b.client, { fetch: b.fetch }), [[call({ url })]]);
     return { address: b.address, ...b.seen, ...out, bodyLength: out.read?.body?.length };
+  },
+  async mcp() {
+    // A paid MCP tool through the SDK's own MCP client (MCPServerStreamableHttp), wrapped to pay.
+    const b = buyer(8);
+    const server = paidMcpServer(new MCPServerStreamableHttp({ url: mcpUrl, name: "weather" }), b.client);
+    await server.connect();
+    try {
+      const model = new ScriptedModel([[{ ...call({ city: "Lisbon" }), name: "weather" }], [message("done")]]);
+      const agent = new Agent({
+        name: "buyer",
+        instructions: "Buy what you are asked to.",
+        model,
+        mcpServers: [server],
+      });
+      const result = await run(agent, "What is the weather?");
+      return { address: b.address, ...b.seen, finalOutput: result.finalOutput, read: readBack(model) };
+    } finally {
+      await server.close();
+    }
+  },
+  // The edges of the MCP options' lists: [] allows none, so nothing is signed (the SDK tells the model of an error).
+  async mcpToolsNone() {
+    return mcpRefused(9, { tools: [] });
+  },
+  async mcpServersNone() {
+    return mcpRefused(10, { servers: [] });
+  },
+  async mcpCapZero() {
+    return mcpRefused(11, { maxAmountPerTool: { weather: "$0" } });
   },
   async aborted() {
     // The run is aborted while the model's turn that calls the tool is being produced.

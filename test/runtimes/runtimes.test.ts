@@ -16,7 +16,8 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PRICE_ATOMIC, fundedBuyer } from "../localnet/index.js";
+import { PRICE_ATOMIC, fundedBuyer, randomAddress } from "../localnet/index.js";
+import { startMcpSeller, type McpSeller } from "../localnet/mcp.js";
 import { startSolanaStack, type SolanaStack } from "../localnet/svm/index.js";
 
 const exec = promisify(execFile);
@@ -87,6 +88,8 @@ async function bundleWorker(dir: string, script: string, flags: string[]): Promi
 }
 
 let stack: SolanaStack;
+/** The MCP seller of test/localnet, for the Agents SDK's MCP client (on the same chain and facilitator). */
+let mcpSeller: McpSeller;
 let work: string;
 let runtimes: Record<Runtime, { bin: string; version: string }>;
 /** Where each runtime runs: Bun in a project `bun add` installed, the others in one npm installed. */
@@ -148,11 +151,13 @@ beforeAll(async () => {
   })();
   const start = async () => {
     stack = await startSolanaStack();
+    mcpSeller = await startMcpSeller({ facilitatorUrl: stack.facilitator.url, payTo: randomAddress() });
   };
   await Promise.all([npm, bun, start()]);
 }, 600_000);
 
 afterAll(async () => {
+  await mcpSeller?.stop();
   await stack?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -265,6 +270,7 @@ describe("agent frameworks that need Node 22, in their own loops", () => {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? work,
       X402_URL: `${seller.url}/weather`,
+      X402_MCP_URL: mcpSeller.url,
       BUYER_KEYS: buyers.map((b) => b.privateKey).join(","),
     };
     const { stdout } = await exec(runtimes.node22.bin, [script], { cwd: projectOf("node22"), env, timeout: 90_000 });
@@ -276,7 +282,10 @@ describe("agent frameworks that need Node 22, in their own loops", () => {
 
   it("the OpenAI Agents SDK's run pays once, stops for approval above the rule, and pays nothing refused", async () => {
     const { cases, spent } = await runAgents("agents-openai.mjs");
-    const { paid, budget, below, approved, rejected, raised, hostile, aborted } = cases as Record<string, AgentCase>;
+    const { paid, budget, below, approved, rejected, raised, hostile, aborted, mcp } = cases as Record<
+      string,
+      AgentCase
+    >;
     // The model's next turn reads the body and what was paid; the chain moved exactly the price.
     expect(paid).toMatchObject({ signed: 1, paidSent: 1, finalOutput: "done", interruptions: [] });
     expect(paid!.read).toMatchObject({ ok: true, status: 200, body: { report: { weather: "sunny" } } });
@@ -312,6 +321,15 @@ describe("agent frameworks that need Node 22, in their own loops", () => {
     // The run aborted while the model's turn was made: nothing was sent.
     expect(aborted).toMatchObject({ threw: true, sent: 0, signed: 0, error: "the user stopped the run" });
     for (const name of ["budget", "rejected", "raised", "hostile", "aborted"]) expect(await spent(name)).toBe(0n);
+    // A paid MCP tool through the SDK's own MCP client (paidMcpServer): paid once, the model reads the weather.
+    expect(mcp).toMatchObject({ signed: 1, finalOutput: "done" });
+    expect(JSON.stringify(mcp!.read)).toContain("sunny");
+    expect(await spent("mcp")).toBe(PRICE_ATOMIC);
+    // paidMcpServer(..., { tools: [] }), { servers: [] } and a cap of $0 allow none: nothing signed, nothing spent.
+    for (const name of ["mcpToolsNone", "mcpServersNone", "mcpCapZero"]) {
+      expect(cases[name]).toMatchObject({ signed: 0, finalOutput: "done" });
+      expect(await spent(name)).toBe(0n);
+    }
   }, 120_000);
 
   it("the AI SDK 7's generateText pays once, asks above the rule, and pays nothing denied or raised", async () => {
@@ -343,7 +361,7 @@ describe("agent frameworks that need Node 22, in their own loops", () => {
     ];
     for (const args of forms) {
       const { stdout } = await exec(runtimes.node22.bin, args, { cwd: projectOf("node22") });
-      expect(stdout.trim()).toBe("paidFetchTool");
+      expect(stdout.trim()).toBe("paidFetchTool,paidMcpServer");
     }
   }, 60_000);
 

@@ -435,8 +435,8 @@ export function channelStoreContract(
 
 // ---------------------------------------------------------------- the payment journal's store
 
-/** One journal entry of attempt `id`, in `state`. */
-const journaled = (id: string, over: Partial<JournalEntry> = {}): JournalEntry => ({
+/** One journal entry of attempt `id` (an intent unless `over` says otherwise), written long ago. */
+export const journaled = (id: string, over: Partial<JournalEntry> = {}): JournalEntry => ({
   id,
   key: "order_0000000000000042",
   state: "intent",

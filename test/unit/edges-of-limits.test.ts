@@ -329,6 +329,19 @@ const edges: Record<string, Edge> = {
     elsewhere: "test/http/journal.test.ts",
     holds: "await recoverPayments(client, { staleAfterMs: 0 })",
   },
+  // paidMcpServer loads the OpenAI Agents SDK (Node 22): its lists' edges are held in the runtime matrix.
+  "paidMcpServer(options).servers": {
+    elsewhere: "test/runtimes/agents-openai.mjs",
+    holds: "return mcpRefused(10, { servers: [] });",
+  },
+  "paidMcpServer(options).tools": {
+    elsewhere: "test/runtimes/agents-openai.mjs",
+    holds: "return mcpRefused(9, { tools: [] });",
+  },
+  "paidMcpServer(options).maxAmountPerTool": {
+    elsewhere: "test/runtimes/agents-openai.mjs",
+    holds: 'return mcpRefused(11, { maxAmountPerTool: { weather: "$0" } });',
+  },
   "createDiscoveryClient(options).timeoutMs": {
     refused: (timeoutMs: number) => createDiscoveryClient({ timeoutMs }),
     option: "discovery.timeoutMs",
