@@ -68,6 +68,21 @@ describe("what the journal writes", () => {
     expect(entry!.validBefore! * 1000).toBeGreaterThan(Date.now());
   });
 
+  it("a signed payment is valid for the requirement's maxTimeoutSeconds from signing (60 s here); the plug-in's name", async () => {
+    server.use(createSeller().handler);
+    const store = memoryJournalStore();
+    const journal = paymentJournal(store, { name: "audit" });
+    expect(journal.name).toBe("audit");
+    expect(paymentJournal(store).name).toBe("journal");
+    const { client } = payingClient({ plugins: [journal] });
+    const before = Math.floor(Date.now() / 1000);
+    await wrapFetchWithPayment(fetch, client)(url);
+    const after = Math.ceil(Date.now() / 1000);
+    const { validBefore } = store.entries()[0]!;
+    expect(validBefore).toBeGreaterThanOrEqual(before + 60);
+    expect(validBefore).toBeLessThanOrEqual(after + 60);
+  });
+
   it("a request without a key is journaled but matched to nothing: two GETs are two purchases", async () => {
     const seller = createSeller();
     server.use(seller.handler);
