@@ -161,8 +161,8 @@ export async function signed(
 /** The first payment a plug-in kept for the request's key (a journal's), else `undefined`. Only keyed requests ask. */
 export async function resume(setup: Setup, request: X402Request): Promise<KeptPayment | undefined> {
   if (request.paymentId === undefined) return undefined;
+  const context = { schemes: setup.schemes };
   for (const plugin of setup.plugins) {
-    const context = { schemes: setup.schemes };
     const kept =
       plugin.resume && (await call(() => plugin.resume!(request, context), plugin.name ?? "a plug-in", request));
     if (kept) return kept;
