@@ -14,6 +14,8 @@ import {
   type PaymentHeader,
   type PaymentScheme,
   type PaymentTerms,
+  type Reservation,
+  type ReservedAttempt,
   type X402Plugin,
   type X402Request,
 } from "../contracts";
@@ -23,7 +25,7 @@ import { findKnownAsset, type PaymentChallenge, type SettleResponse } from "../p
 import { ceilingOf, type PaymentCeiling } from "./ceiling";
 import { observe } from "./call";
 import { createPayment, quote, type Attempt, type PreparedPayment } from "./pay";
-import { beforePayment, describeSettlement, prepaying, resume, signed, tries } from "./plugins";
+import { beforePayment, describeSettlement, prepaying, reservationsOf, resume, signed, tries } from "./plugins";
 import { resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
 import { report } from "./report";
 import { evaluate } from "./select";
@@ -87,8 +89,13 @@ export interface Engine {
     request: X402Request,
     settlement: SettleResponse,
   ): Promise<Record<string, unknown>>;
-  /** Tells the reservations, the plug-ins and the hooks how a payment attempt ended, once. Never throws. */
-  report(outcome: Parameters<typeof report>[1]): Promise<void>;
+  /**
+   * Tells the reservations, the plug-ins and the hooks how a payment attempt ended, once. Never throws. A kept
+   * payment sent again ends the reservations it was signed under (`reservations`).
+   */
+  report(outcome: Parameters<typeof report>[1], reservations?: readonly Reservation[]): Promise<void>;
+  /** What the plug-ins reserved for an earlier attempt, found again by its id (recovery ends them). */
+  reservationsOf(attempt: ReservedAttempt): Reservation[];
   /** The plug-in that pays before it is asked (the quote cache), if any. */
   readonly prepay: X402Plugin | undefined;
   /** Tells the plug-ins a payment was signed, before it leaves; throws `PAYMENT_NOT_SENT` if one fails. */
@@ -144,7 +151,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       return attempt.payment;
     },
     describeSettlement: (challenge, request, settlement) => describeSettlement(setup, challenge, request, settlement),
-    async report(outcome) {
+    async report(outcome, reservations) {
       const attempt = attempts.get(outcome.request);
       attempts.delete(outcome.request);
       const payment = attempt && { terms: attempt.payment.terms, requirement: attempt.payment.requirement };
@@ -153,8 +160,9 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       const told = payment ? { ...outcome, payment } : outcome;
       // The scheme first: what it keeps (exactSvm's mints) is set right before a hook pays again.
       await observe([() => attempt?.scheme.onOutcome?.(told)]);
-      await report(setup, told, attempt?.reservations);
+      await report(setup, told, attempt?.reservations ?? reservations);
     },
+    reservationsOf: (attempt) => reservationsOf(setup, attempt),
     prepay: prepaying(setup),
     signed: (payment, request) => signed(setup, payment, request),
     resume: (request) => resume(setup, request),

@@ -15,6 +15,7 @@ import {
   buildPaymentPayload,
   encodeBase64Json,
   paymentHeaderName,
+  randomId,
   type PaymentChallenge,
   type PaymentRequirement,
 } from "../protocol";
@@ -72,7 +73,8 @@ export async function createPayment(setup: Setup, challenge: PaymentChallenge, r
     const terms = termsOf(requirement, request, { ...option, payer: scheme.payer, session });
     checkDeposit(terms, limit, request);
     // Reserved before any prompt (the approval hook's or the wallet's); released if nothing is sent.
-    reservations = await reserve(setup, terms, { asset, requirement, request, channel: session?.channel });
+    const attempt = randomId();
+    reservations = await reserve(setup, terms, { asset, requirement, request, channel: session?.channel, attempt });
     await approve(setup, { ...terms, resource: challenge.resource, extensions: challenge.extensions }, request);
     const sign = session
       ? () => session.createPayload()

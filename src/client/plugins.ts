@@ -5,12 +5,13 @@ import type {
   PaymentTerms,
   Reservation,
   ReserveContext,
+  ReservedAttempt,
   RequirementReview,
   X402Plugin,
   X402Request,
 } from "../contracts";
 import { PaymentNotSentError, isX402Error, requestDetails } from "../errors";
-import type { PaymentChallenge, PaymentRequirement, SettleResponse } from "../protocol";
+import { findKnownAsset, type PaymentChallenge, type PaymentRequirement, type SettleResponse } from "../protocol";
 import { call } from "./call";
 import { declares, serving, type Setup } from "./setup";
 import { withCaip2 } from "./select";
@@ -114,12 +115,14 @@ export async function enrich(
 
 /**
  * Reserves the payment in every plug-in that holds spend (budgets), in order, before any prompt. One
- * that refuses (or fails) throws; the reservations already made are released first.
+ * that refuses (or fails) throws; the reservations already made are released first. Plug-ins that keep signed
+ * payments (a journal: `onSigned`) go first, so that what they write names every reservation made after it.
  */
 export async function reserve(setup: Setup, terms: PaymentTerms, context: ReserveContext): Promise<Reservation[]> {
   const held: Reservation[] = [];
+  const keepers = setup.plugins.filter((plugin) => plugin.onSigned);
   try {
-    for (const plugin of setup.plugins) {
+    for (const plugin of [...keepers, ...setup.plugins.filter((plugin) => !plugin.onSigned)]) {
       const reservation = await plugin.reserve?.(terms, context);
       if (reservation) held.push(reservation);
     }
@@ -158,10 +161,30 @@ export async function signed(
   }
 }
 
+/** What the plug-ins reserved for an earlier attempt (perhaps a dead process's), found again by its id. */
+export function reservationsOf(setup: Setup, attempt: ReservedAttempt): Reservation[] {
+  const found: Reservation[] = [];
+  for (const plugin of setup.plugins) {
+    if (!plugin.reservationOf) continue;
+    try {
+      // An entry read back from a store may lack what a reservation is found by: then none is.
+      const asset = findKnownAsset(String(attempt.network), String(attempt.terms.asset), setup.knownAssets);
+      const reservation = plugin.reservationOf(attempt, { asset });
+      if (reservation) found.push(reservation);
+    } catch {
+      // One it cannot find is one it cannot end: left as it is (counted, never less).
+    }
+  }
+  return found;
+}
+
 /** The first payment a plug-in kept for the request's key (a journal's), else `undefined`. Only keyed requests ask. */
 export async function resume(setup: Setup, request: X402Request): Promise<KeptPayment | undefined> {
   if (request.paymentId === undefined) return undefined;
-  const context = { schemes: setup.schemes };
+  const context = {
+    schemes: setup.schemes,
+    reservations: (attempt: ReservedAttempt) => reservationsOf(setup, attempt),
+  };
   for (const plugin of setup.plugins) {
     const kept =
       plugin.resume && (await call(() => plugin.resume!(request, context), plugin.name ?? "a plug-in", request));

@@ -44,6 +44,7 @@ export {
   type SettlementContext,
   type RequirementReview,
   type ReserveContext,
+  type ReservedAttempt,
   type Reservation,
   type ResumeContext,
 } from "./plugin";

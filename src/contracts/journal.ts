@@ -3,7 +3,7 @@
  * payment ends, so a process killed at any instruction leaves what may have been paid findable after a restart.
  */
 import type { PaymentTerms } from "./payment";
-import type { MaybePromise } from "./plugin";
+import type { MaybePromise, Reservation } from "./plugin";
 
 /**
  * Where a journaled payment is. Unfinished: `intent` (chosen, not signed: nothing can have left), `signed` (its
@@ -21,15 +21,19 @@ export interface PaymentHeader {
   readonly value: string;
 }
 
-/** A payment kept to be sent once more, identical: its header as it was sent, and what it pays. */
+/**
+ * A payment kept to be sent once more, identical: its header as it was sent, what it pays, and what the client's
+ * plug-ins reserved for it when it was signed (ended by this sending's outcome).
+ */
 export interface KeptPayment {
   readonly paymentHeader: PaymentHeader;
   readonly terms: PaymentTerms;
+  readonly reservations?: readonly Reservation[] | undefined;
 }
 
 /** One payment attempt in the journal, as written at its last step. */
 export interface JournalEntry {
-  /** The attempt's own id (unique). */
+  /** The attempt's own id (unique): `ReserveContext.attempt`, under which budgets reserved it. */
   readonly id: string;
   /**
    * The logical request's key (`x402: { paymentId }`), when the app gave one: a key whose payment is kept is never

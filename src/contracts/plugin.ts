@@ -58,6 +58,20 @@ export interface ReserveContext {
   readonly request: X402Request;
   /** batch-settlement: the id of the channel that pays, whose deposit a budget holds until spent or refunded. */
   readonly channel?: string | undefined;
+  /**
+   * The payment attempt's own id (unique): a journal's entry id, a budget's reservation id, so that what each kept for
+   * the attempt can be found again by it after a restart (`reservationOf`).
+   */
+  readonly attempt: string;
+}
+
+/** A payment attempt made earlier, perhaps by a process that died: what a plug-in reserved for it is found by `id`. */
+export interface ReservedAttempt {
+  /** `ReserveContext.attempt` of the attempt. */
+  readonly id: string;
+  readonly terms: PaymentTerms;
+  /** CAIP-2. */
+  readonly network: string;
 }
 
 /** What a plug-in holds for a payment until its outcome is known. */
@@ -68,9 +82,13 @@ export interface Reservation {
   release(): Promise<void>;
 }
 
-/** What `resume` may use: the client's schemes, to ask the chain (`checkSettlement({ schemes }, query)`). */
+/**
+ * What `resume` may use: the client's schemes, to ask the chain (`checkSettlement({ schemes }, query)`), and what the
+ * client's plug-ins reserved for an earlier attempt, to end it.
+ */
 export interface ResumeContext {
   readonly schemes: readonly PaymentScheme[];
+  reservations(attempt: ReservedAttempt): readonly Reservation[];
 }
 
 /** A plug-in of `createX402Client({ plugins })`. */
@@ -127,6 +145,15 @@ export interface X402Plugin {
    * is instead of signing anew (a journal's unfinished entry), else `undefined`.
    */
   resume?(request: X402Request, context: ResumeContext): MaybePromise<KeptPayment | undefined>;
+  /**
+   * The reservation this plug-in made for an earlier attempt (`ReserveContext.attempt`), found again, by another
+   * process too: recovery and a resumed payment end it (commit what moved, release what never could). `undefined`
+   * for one it keeps no trace of across processes.
+   */
+  reservationOf?(
+    attempt: ReservedAttempt,
+    context: { readonly asset: KnownAsset | undefined },
+  ): Reservation | undefined;
   /** How the payment ended; with a `key`, only payments whose 402 declared it. Errors it throws are ignored. */
   onOutcome?(outcome: PaymentOutcome): MaybePromise<void>;
   /**
@@ -155,6 +182,7 @@ export const PLUGIN_STEPS = [
   "enrichPayload",
   "onSigned",
   "resume",
+  "reservationOf",
   "describeSettlement",
   "onOutcome",
   "onRefund",

@@ -44,6 +44,7 @@ export type {
   SettlementContext,
   RequirementReview,
   ReserveContext,
+  ReservedAttempt,
   Reservation,
   ResumeContext,
   JournalEntry,

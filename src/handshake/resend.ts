@@ -40,7 +40,7 @@ export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions
 export async function resumeKept<R>(
   client: X402Client,
   transport: Transport<R>,
-  { paymentHeader, terms }: KeptPayment,
+  { paymentHeader, terms, reservations }: KeptPayment,
   challenge: PaymentChallenge,
 ): Promise<R> {
   const { request } = transport;
@@ -57,6 +57,7 @@ export async function resumeKept<R>(
   const { receipt, unknown } = concluded;
   await engineOf(client).report(
     unknown ? { settled: false, error: unknown, challenge, request } : { settled: true, receipt, challenge, request },
+    reservations,
   );
   return paid;
 }

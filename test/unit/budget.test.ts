@@ -36,7 +36,7 @@ const reserveIn = (
   reserve(
     { plugins } as never,
     { asset: payment.asset, amount: payment.amount, payTo: payment.payTo ?? "0x1" } as never,
-    { asset, requirement: { caip2: payment.network } as never, request },
+    { asset, requirement: { caip2: payment.network } as never, request, attempt: crypto.randomUUID() },
   );
 /** A store that records the entries it is asked about. */
 function recording(store: BudgetStore = memoryBudgetStore()) {
@@ -416,6 +416,7 @@ describe("budget: a channel's deposit held in the store", () => {
       requirement: { caip2: "eip155:84532" } as never,
       request: at,
       channel,
+      attempt: crypto.randomUUID(),
     });
   const refund = (plugin: X402Plugin, amount: string, balance: string, channel = CHANNEL) =>
     plugin.onRefund!(

@@ -278,6 +278,7 @@ describe("createX402Client: option mistakes", () => {
     "enrichPayload",
     "onSigned",
     "resume",
+    "reservationOf",
     "describeSettlement",
     "onOutcome",
     "prepay",
@@ -288,7 +289,7 @@ describe("createX402Client: option mistakes", () => {
     // ignored).
     const plugin = { key: "payment-identifier", [step]: { id: "order-42" } };
     const steps =
-      "beforePayment?, reviewRequirements?, checkRequirement?, reserve?, enrichPayload?, onSigned?, resume?, " +
+      "beforePayment?, reviewRequirements?, checkRequirement?, reserve?, enrichPayload?, onSigned?, resume?, reservationOf?, " +
       "describeSettlement?, onOutcome?, onRefund?, prepay?, learn?, forget?";
     const error = expectConfigError(
       withOptions({ plugins: [plugin] }),

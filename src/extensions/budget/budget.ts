@@ -9,6 +9,7 @@ import {
   type PaymentTerms,
   type Reservation,
   type ReserveContext,
+  type ReservedAttempt,
   type X402Plugin,
 } from "../../contracts";
 import {
@@ -19,15 +20,7 @@ import {
   requestDetails,
   type RequestDetails,
 } from "../../errors";
-import {
-  formatUnits,
-  originOf,
-  parseUsd,
-  randomId,
-  type KnownAsset,
-  type Money,
-  type PaymentRequirement,
-} from "../../protocol";
+import { formatUnits, originOf, parseUsd, type KnownAsset, type Money, type PaymentRequirement } from "../../protocol";
 import { memoryBudgetStore } from "./store";
 
 /** A named window, or milliseconds. */
@@ -137,12 +130,26 @@ export function budget(options: BudgetOptions): X402Plugin {
         { network: requirement.caip2!, asset: requirement.asset, amount: requirement.amount },
         asset,
       ),
-    reserve: (terms: PaymentTerms, { asset, requirement, request, channel }: ReserveContext) => {
+    reserve: (terms: PaymentTerms, { asset, requirement, request, channel, attempt }: ReserveContext) => {
       const payment = { network: requirement.caip2!, asset: terms.asset, amount: terms.amount, payTo: terms.payTo };
       if (channel !== undefined && resolved.store.hold)
         return holdBudget(resolved, { ...payment, deposit: terms.deposit, channel }, asset, request);
       // Without holds a deposit into a channel must fit as a whole; what the call is charged is what gets committed.
-      return reserveBudget(resolved, { ...payment, amount: largest(terms.amount, terms.deposit) }, asset, request);
+      const most = { ...payment, amount: largest(terms.amount, terms.deposit) };
+      return reserveBudget(resolved, most, asset, { request, id: attempt });
+    },
+    // A reservation is found again by its attempt's id, in whatever process reads the same store. A channel's hold is
+    // the channel's: it stands until spent or refunded, whoever paid last.
+    reservationOf: ({ id, terms, network }: ReservedAttempt, { asset }: { asset: KnownAsset | undefined }) => {
+      if (terms.kind !== undefined && resolved.store.hold) return undefined;
+      const payment = { network, asset: terms.asset, amount: largest(terms.amount, terms.deposit) };
+      const most = microDollars(resolved, payment, asset) ?? Number.MAX_SAFE_INTEGER;
+      const entry = entryOf(resolved, terms.url, network, terms.payTo);
+      const { store } = resolved;
+      return once({
+        commit: (amount) => store.commit(entry, id, charged(resolved, payment, asset, { amount, most })),
+        release: () => store.release(entry, id),
+      });
     },
     onRefund: (refund: ChannelRefund, { asset }: { asset: KnownAsset | undefined }) =>
       refunded(resolved, refund, asset),
@@ -264,10 +271,9 @@ async function reserveBudget(
   budget: ResolvedBudget,
   payment: BudgetPayment & { readonly payTo: string },
   asset: KnownAsset | undefined,
-  request: X402Request,
+  { request, id }: { request: X402Request; id: string },
 ): Promise<Reservation> {
   const where = requestDetails(request);
-  const id = randomId();
   // Checked when the requirement was evaluated; a value function may answer otherwise now.
   const micro = worth(budget, payment, asset, where);
   const entry = entryOf(budget, request.url, payment.network, payment.payTo);

@@ -67,10 +67,12 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
     [JOURNAL]: true,
     name: options.name ?? "journal",
     store,
-    // Before any prompt or signature: the intent. Its failure refuses the payment (nothing was signed).
-    async reserve(terms: PaymentTerms, { request, requirement }: ReserveContext) {
+    // Before any prompt or signature, and before the budgets reserve under the same id: the intent. Its failure
+    // refuses the payment (nothing was signed).
+    async reserve(terms: PaymentTerms, { request, requirement, attempt }: ReserveContext) {
+      const intent = intentOf(terms, request, { id: attempt, network: requirement.caip2 });
       try {
-        await write(request, intentOf(terms, request, requirement.caip2));
+        await write(request, intent);
       } catch (error) {
         const said = error instanceof Error ? error.message : String(error);
         throw new PaymentRefusedError(
@@ -87,7 +89,7 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
       { terms, paymentHeader }: { terms: PaymentTerms; paymentHeader: PaymentHeader },
       request: X402Request,
     ) {
-      const intent = current.get(request) ?? intentOf(terms, request, undefined);
+      const intent = current.get(request) ?? intentOf(terms, request, { id: randomId(), network: undefined });
       const seconds = Number(Object(terms.requirement).maxTimeoutSeconds);
       const validFor = Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_VALIDITY_S;
       await write(request, {
@@ -104,7 +106,7 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
       current.delete(outcome.request);
       await store.put(Object.freeze(ended(entry, outcome)));
     },
-    async resume(request: X402Request, { schemes }: ResumeContext): Promise<KeptPayment | undefined> {
+    async resume(request: X402Request, { schemes, reservations }: ResumeContext): Promise<KeptPayment | undefined> {
       const entry = await store.latest(request.paymentId!);
       if (!entry?.paymentHeader || !(UNFINISHED.includes(entry.state) || entry.state === "settled")) return undefined;
       // A key names one purchase: its payment is never sent for, nor replaced by one for, another resource.
@@ -115,6 +117,7 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
             "Give this request its own key.",
           { details: requestDetails(request) },
         );
+      const held = reservations({ id: entry.id, terms: entry.terms, network: entry.network });
       // Held past its validity and never settled: it can no longer move money, so the request pays afresh.
       if (entry.state !== "settled" && entry.validBefore !== undefined && entry.validBefore * 1000 < Date.now()) {
         const status = await checkSettlement({ schemes }, queryOf(entry), { signal: request.signal }).catch(
@@ -122,26 +125,36 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
         );
         if (status?.state === "failed") {
           await store.put(Object.freeze({ ...entry, state: "expired", at: Date.now() }));
+          for (const reservation of held) await reservation.release();
           return undefined;
         }
       }
       current.set(request, entry);
-      return { paymentHeader: entry.paymentHeader, terms: entry.terms };
+      // A settled entry's reservations were ended when it settled.
+      return {
+        paymentHeader: entry.paymentHeader,
+        terms: entry.terms,
+        ...(entry.state !== "settled" && { reservations: held }),
+      };
     },
   });
 }
 
-/** The first entry of an attempt: what it will pay, before anything is signed. */
-function intentOf(terms: PaymentTerms, request: X402Request, caip2: string | undefined): JournalEntry {
+/** The first entry of an attempt (`id`): what it will pay, before anything is signed. */
+function intentOf(
+  terms: PaymentTerms,
+  request: X402Request,
+  { id, network }: { id: string; network: string | undefined },
+): JournalEntry {
   return {
-    id: randomId(),
+    id,
     ...(request.paymentId !== undefined && { key: request.paymentId }),
     state: "intent",
     at: Date.now(),
     url: terms.url,
     method: terms.method,
     scheme: terms.scheme,
-    network: caip2 ?? terms.network,
+    network: network ?? terms.network,
     asset: terms.asset,
     payTo: terms.payTo,
     amount: terms.amount,

@@ -3,7 +3,7 @@
  * outcome was not known) is ended as the chain says: never signed → dropped; settled → recorded; no longer able to
  * move money → expired; else kept, for the keyed request to send again.
  */
-import type { X402Client } from "../../client";
+import { engineOf, type X402Client } from "../../client";
 import {
   checkOptions,
   fail,
@@ -42,7 +42,9 @@ export interface RecoveredPayment {
 
 /**
  * Ends what the client's journal (`paymentJournal(store)` among its plug-ins) holds unfinished, as the chain says;
- * records settled payments in the client's ledgers. `InvalidConfigError` for a client without a journal.
+ * records settled payments in the client's ledgers and ends what its budgets reserved for them (spent if settled,
+ * released if never signed or expired unused, left counted while it may still settle). `InvalidConfigError` for a
+ * client without a journal.
  */
 export async function recoverPayments(
   client: X402Client,
@@ -64,8 +66,12 @@ export async function recoverPayments(
     throwIfAborted(signal);
     if (entry.at > Date.now() - staleAfterMs) continue;
     const recovered = await recoverOne(client, entry, signal);
+    const { action } = recovered;
+    // What the budgets reserved under the attempt: spent if it settled, let go if it never could; else left counted.
+    const reserved = action === "kept" || action === "unchecked" ? [] : engineOf(client).reservationsOf(entry);
+    for (const reservation of reserved) await (action === "settled" ? reservation.commit() : reservation.release());
     if (recovered.entry !== entry) await store.put(Object.freeze(recovered.entry));
-    if (recovered.action === "settled") await recordSettled(client.plugins, recovered.entry);
+    if (action === "settled") await recordSettled(client.plugins, recovered.entry);
     done.push(recovered);
   }
   return done;
