@@ -3,11 +3,12 @@
 //   --task burst  --n N: N concurrent GETs at once; prints how many got 200, the wall ms and the peak RSS
 //   --task first  the same, for the first paid GETs to the seller (the bench counts their connections)
 // --side ours | reference pays /evm (cached: ours with the quote cache on; tool: ours through the agent tool,
-// x402-pay/ai-sdk's paidFetchTool, as a framework calls it); --side plain sends unpaid
-// GETs to /plain (cpu only). One JSON line.
+// x402-pay/ai-sdk's paidFetchTool, as a framework calls it; journal-file, journal-redis: ours with the payment journal
+// over fileJournalStore in a fresh temp dir, or redisJournalStore on --redis URL, each GET keyed by a fresh
+// x402: { paymentId }); --side plain sends unpaid GETs to /plain (cpu only). One JSON line.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { evmFetch, toolCall } from "./clients.mjs";
+import { evmFetch, journalFetch, toolCall } from "./clients.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -16,16 +17,20 @@ const { values } = parseArgs({
     base: { type: "string" },
     n: { type: "string" },
     warmup: { type: "string", default: "50" },
+    redis: { type: "string" },
   },
 });
 const n = Number(values.n);
 const tool = values.side === "tool" ? await toolCall() : undefined;
+const journal = values.side.startsWith("journal-")
+  ? await journalFetch(values.side.slice("journal-".length), values.redis)
+  : undefined;
 const [get, path] =
   values.side === "plain"
     ? [fetch, "/plain"]
     : values.side === "cached"
       ? [await evmFetch("ours", { quoteCache: true }), "/evm"]
-      : [tool ?? (await evmFetch(values.side)), "/evm"];
+      : [tool ?? journal?.get ?? (await evmFetch(values.side)), "/evm"];
 const url = `${values.base}${path}?who=${values.side}-${values.task}`;
 
 /**
@@ -59,7 +64,12 @@ if (values.task === "cpu") {
   const { user, system } = process.cpuUsage(before);
   const mainUs = mainThreadUs();
   const mainThreadUsPerRequest = mainUs === undefined ? undefined : (mainUs - mainBefore) / n;
-  console.log(JSON.stringify({ failed, cpuUsPerRequest: (user + system) / n, mainThreadUsPerRequest }));
+  // After the timing: what the journal wrote, read back (every key's latest entry; the file's lines).
+  const written = await journal?.check();
+  await journal?.close();
+  console.log(
+    JSON.stringify({ failed, cpuUsPerRequest: (user + system) / n, mainThreadUsPerRequest, journal: written }),
+  );
 } else {
   // The JS heap in use, sampled: what the client itself holds, beside the RSS (which also counts
   // undici's sockets and parsers, and memory V8 keeps after collecting).
@@ -71,6 +81,7 @@ if (values.task === "cpu") {
   );
   const wallMs = performance.now() - start;
   clearInterval(sampler);
+  await journal?.close();
   const ok = statuses.filter((status) => status === 200).length;
   const others = [...new Set(statuses.filter((status) => status !== 200))].slice(0, 3);
   console.log(

@@ -6,12 +6,17 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { evmFetch, svmFetch } from "./clients.mjs";
+import { evmFetch, journalFetch, svmFetch } from "./clients.mjs";
+import { startRedis } from "./redis.mjs";
 
 const quick = process.argv.includes("--quick");
 const rounds = quick
   ? { loopback: 60, latency: 15, svm: 40, cpuSamples: 2, cpuRequests: 150, warmSamples: 1, imports: 5, bursts: 1 }
   : { loopback: 300, latency: 60, svm: 200, cpuSamples: 9, cpuRequests: 300, warmSamples: 5, imports: 12, bursts: 7 };
+/** Rounds of the journal's sequential GETs (bare, file, Redis), after 20 not kept. */
+const JOURNAL_ROUNDS = quick ? 60 : 200;
+/** The payment journal's stores measured, by the name their rows give them. */
+const JOURNALS = { file: "file", redis: "Redis" };
 /** GETs a warm process makes before its CPU is measured: past them both sides' code is optimised (V8's tiers). */
 const WARM_GETS = 1000;
 const BURST = 1000;
@@ -24,6 +29,21 @@ const failures = [];
 /** Records a request not answered 200: a failure of correctness, not of speed. */
 function expect200(what, status) {
   if (status !== 200) failures.push(`${what} answered ${status}`);
+}
+
+/**
+ * Records a journal that did not write what its paid GETs should have: every key's latest entry settled, and the
+ * file (`lines` defined) three lines a GET (intent, signed, settled). `written` is journalFetch's `check()`.
+ */
+function expectJournaled(what, written) {
+  if (!written || written.keys === 0) {
+    failures.push(`${what}: the journal reported nothing written`);
+    return;
+  }
+  if (written.settled !== written.keys)
+    failures.push(`${what}: ${written.keys - written.settled} of ${written.keys} keys not settled in the journal`);
+  if (written.lines !== undefined && written.lines !== 3 * written.keys)
+    failures.push(`${what}: the journal file has ${written.lines} lines for ${written.keys} paid GETs (3 each)`);
 }
 
 const sorted = (values) => [...values].sort((a, b) => a - b);
@@ -66,10 +86,11 @@ async function sequential(sides, roundCount, warmup) {
   return times;
 }
 
-/** Runs client.mjs in a fresh process; its JSON report. */
-async function child(side, task, base, n, warmup) {
+/** Runs client.mjs in a fresh process; its JSON report. `redis`: the URL of the journal-redis side's Redis. */
+async function child(side, task, base, n, { warmup, redis } = {}) {
   const args = [here("client.mjs"), "--side", side, "--task", task, "--base", base, "--n", String(n)];
   if (warmup !== undefined) args.push("--warmup", String(warmup));
+  if (redis !== undefined) args.push("--redis", redis);
   const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split("\n").at(-1));
 }
@@ -114,6 +135,9 @@ const log = (text) => console.error(`[bench ${(performance.now() / 1000).toFixed
 log(`${quick ? "quick" : "full"} run, node ${process.version}`);
 const seller = await startSeller(0);
 const slowSeller = await startSeller(LATENCY_MS);
+// For the journal rows' Redis store: undefined where redis-server is not installed (those rows say n/a).
+const redis = await startRedis();
+const NO_REDIS = "n/a (redis-server not installed)";
 try {
   // Sequential paid GETs on loopback, with the unpaid GET as the floor.
   log("sequential EVM GETs on loopback");
@@ -208,27 +232,70 @@ try {
     }
   }
 
+  // The payment journal's wall time: ours bare beside ours journaled (file, Redis), each GET keyed by a fresh
+  // paymentId; the journal's cost is mostly waits (the file's fdatasync, Redis's round trips), not CPU.
+  log("sequential EVM GETs on loopback, with the payment journal");
+  {
+    const journals = {
+      file: await journalFetch("file"),
+      ...(redis && { redis: await journalFetch("redis", redis.url) }),
+    };
+    try {
+      const ours = await evmFetch("ours");
+      const times = await sequential(
+        {
+          ours: () => ours(`${seller.base}/evm?who=ours-bare`),
+          ...Object.fromEntries(
+            Object.entries(journals).map(([kind, journal]) => [
+              `journal-${kind}`,
+              () => journal.get(`${seller.base}/evm?who=journal-${kind}`),
+            ]),
+          ),
+        },
+        JOURNAL_ROUNDS,
+        20,
+      );
+      for (const [kind, journal] of Object.entries(journals)) expectJournaled(`journal-${kind}`, await journal.check());
+      for (const [kind, name] of Object.entries(JOURNALS)) {
+        const label = `payment journal (${name}) paid GET, loopback, median, beside our bare wrapped fetch`;
+        const journaled = times[`journal-${kind}`] ? median(times[`journal-${kind}`]) : NO_REDIS;
+        row(label, journaled, median(times.ours), { unit: " ms" });
+      }
+    } finally {
+      await Promise.all(Object.values(journals).map((journal) => journal.close()));
+    }
+  }
+
   // Client CPU per paid request: each client alone in its process, the seller in another.
   log("client CPU per request (a process per sample)");
   {
     // "cached": ours with the quote cache on, every request after the warm-up a repeat call.
     const cached = (await evmFetch("ours", { quoteCache: true })) !== undefined;
-    const cpu = { ours: [], reference: [], plain: [], tool: [], ...(cached && { cached: [] }) };
+    const cpu = {
+      ours: [],
+      reference: [],
+      plain: [],
+      tool: [],
+      ...(cached && { cached: [] }),
+      "journal-file": [],
+      ...(redis && { "journal-redis": [] }),
+    };
     // The same, on the process's main thread only (where it can be read: Linux), and in warm processes.
     const main = { ours: [], reference: [] };
     const warm = { ours: [], reference: [] };
     const sides = Object.keys(cpu);
     for (let sample = 0; sample < rounds.cpuSamples; sample++) {
       for (const side of [...sides.slice(sample % sides.length), ...sides.slice(0, sample % sides.length)]) {
-        const report = await child(side, "cpu", seller.base, rounds.cpuRequests);
+        const report = await child(side, "cpu", seller.base, rounds.cpuRequests, { redis: redis?.url });
         if (report.failed) failures.push(`${side} (CPU run) had ${report.failed} answers not 200`);
+        if (side.startsWith("journal-")) expectJournaled(`${side} (CPU run)`, report.journal);
         cpu[side].push(report.cpuUsPerRequest / 1000);
         if (report.mainThreadUsPerRequest !== undefined) main[side]?.push(report.mainThreadUsPerRequest / 1000);
       }
     }
     for (let sample = 0; sample < rounds.warmSamples; sample++) {
       for (const side of sample % 2 ? ["reference", "ours"] : ["ours", "reference"]) {
-        const report = await child(side, "cpu", seller.base, rounds.cpuRequests, WARM_GETS);
+        const report = await child(side, "cpu", seller.base, rounds.cpuRequests, { warmup: WARM_GETS });
         if (report.failed) failures.push(`${side} (warm CPU run) had ${report.failed} answers not 200`);
         warm[side].push(report.cpuUsPerRequest / 1000);
       }
@@ -251,6 +318,14 @@ try {
       unit: " ms",
       digits: 3,
     });
+    // The payment journal's CPU, beside the bare wrapped fetch as the agent tool's row (its "reference" column is ours).
+    for (const [kind, name] of Object.entries(JOURNALS)) {
+      const journaled = cpu[`journal-${kind}`] ? median(cpu[`journal-${kind}`]) : NO_REDIS;
+      row(`payment journal (${name}) CPU per paid GET, beside our bare wrapped fetch`, journaled, median(cpu.ours), {
+        unit: " ms",
+        digits: 3,
+      });
+    }
     if (cached)
       row("client CPU per repeat paid GET, quote cache on", median(cpu.cached), median(cpu.reference), {
         unit: " ms",
@@ -346,6 +421,7 @@ try {
 } finally {
   seller.stop();
   slowSeller.stop();
+  await redis?.stop();
 }
 
 log("done");
