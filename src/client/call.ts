@@ -23,13 +23,19 @@ export async function call<T>(
   }
 }
 
-/** Runs observers one after the other; what they throw is ignored (they cannot change how a payment ended). */
-export async function observe(observers: readonly (() => unknown)[]): Promise<void> {
+/**
+ * Runs observers one after the other; what they throw is ignored (they cannot change how a payment ended). Resolves
+ * whether every one of them succeeded.
+ */
+export async function observe(observers: readonly (() => unknown)[]): Promise<boolean> {
+  let all = true;
   for (const observer of observers) {
     try {
       await observer();
     } catch {
       // An observer must not turn a paid response into an error.
+      all = false;
     }
   }
+  return all;
 }

@@ -157,7 +157,7 @@ export function createX402Client(options: X402ClientOptions): X402Client {
       const payment = attempt && { terms: attempt.payment.terms, requirement: attempt.payment.requirement };
       // The channel a stateful scheme held is let go first: its state was kept when the answer was read.
       await attempt?.payment.session?.close().catch(() => undefined);
-      const told = payment ? { ...outcome, payment } : outcome;
+      const told = payment ? { ...outcome, payment, attempt: attempt.id } : outcome;
       // The scheme first: what it keeps (exactSvm's mints) is set right before a hook pays again.
       await observe([() => attempt?.scheme.onOutcome?.(told)]);
       await report(setup, told, attempt?.reservations ?? reservations);

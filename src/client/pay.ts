@@ -47,6 +47,8 @@ export interface Attempt {
   readonly reservations: readonly Reservation[];
   /** The scheme that signed it, told the outcome. */
   readonly scheme: PaymentScheme;
+  /** The attempt's id, which plug-ins reserved and wrote it under (`ReserveContext.attempt`). */
+  readonly id: string;
 }
 
 /**
@@ -69,11 +71,11 @@ export async function createPayment(setup: Setup, challenge: PaymentChallenge, r
   const session =
     scheme.open && (await call(() => scheme.open!(requirement, { challenge, request, signal, limit }), what, request));
   let reservations: readonly Reservation[] = [];
+  const attempt = randomId();
   try {
     const terms = termsOf(requirement, request, { ...option, payer: scheme.payer, session });
     checkDeposit(terms, limit, request);
     // Reserved before any prompt (the approval hook's or the wallet's); released if nothing is sent.
-    const attempt = randomId();
     reservations = await reserve(setup, terms, { asset, requirement, request, channel: session?.channel, attempt });
     await approve(setup, { ...terms, resource: challenge.resource, extensions: challenge.extensions }, request);
     const sign = session
@@ -86,9 +88,9 @@ export async function createPayment(setup: Setup, challenge: PaymentChallenge, r
       { ...result.extensions },
     );
     const payload = buildPaymentPayload(challenge, requirement, { ...result, extensions: added });
-    return { payment: prepared(option, { payload, terms, session }), reservations, scheme };
+    return { payment: prepared(option, { payload, terms, session }), reservations, scheme, id: attempt };
   } catch (error) {
-    await Promise.all(reservations.map((r) => r.release()));
+    await Promise.all(reservations.map((r) => r.release().catch(() => undefined)));
     await session?.close();
     throw error;
   }

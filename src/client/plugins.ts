@@ -127,7 +127,7 @@ export async function reserve(setup: Setup, terms: PaymentTerms, context: Reserv
       if (reservation) held.push(reservation);
     }
   } catch (error) {
-    await Promise.all(held.map((r) => r.release()));
+    await Promise.all(held.map((r) => r.release().catch(() => undefined)));
     throw error;
   }
   return held;

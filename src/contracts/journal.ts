@@ -29,6 +29,10 @@ export interface KeptPayment {
   readonly paymentHeader: PaymentHeader;
   readonly terms: PaymentTerms;
   readonly reservations?: readonly Reservation[] | undefined;
+  /** The attempt it was signed in (`ReserveContext.attempt`): this sending's outcome is that attempt's. */
+  readonly attempt?: string | undefined;
+  /** Its outcome was reported already (it settled): this sending is not reported again. */
+  readonly reported?: boolean | undefined;
 }
 
 /** One payment attempt in the journal, as written at its last step. */

@@ -159,6 +159,8 @@ export type PaymentOutcome =
       readonly challenge: PaymentChallenge;
       readonly request: X402Request;
       readonly payment?: SignedPayment | undefined;
+      /** The payment attempt's id (`ReserveContext.attempt`, a journal entry's id): a ledger names it in its record. */
+      readonly attempt?: string | undefined;
     }
   | {
       readonly settled: false;
@@ -168,4 +170,6 @@ export type PaymentOutcome =
       readonly request: X402Request;
       /** What was signed, when anything was. */
       readonly payment?: SignedPayment | undefined;
+      /** The payment attempt's id, once one was made. */
+      readonly attempt?: string | undefined;
     };

@@ -95,6 +95,11 @@ export interface LedgerRecord {
   readonly transaction?: string | undefined;
   readonly payer?: string | undefined;
   readonly payee?: string | undefined;
+  /**
+   * The payment attempt recorded (`ReserveContext.attempt`, a journal entry's id): recovery records a settled attempt
+   * the ledger lacks, and never one it has.
+   */
+  readonly attempt?: string | undefined;
   /** A reconciliation: the id of the `unknown` record whose outcome this one states. */
   readonly reconciles?: string | undefined;
   /**
@@ -117,7 +122,10 @@ export interface LedgerRecord {
  * Redis stream (`x402-pay/redis`).
  */
 export interface Ledger {
-  /** Resolves once the record is stored (a file: flushed). */
+  /**
+   * Resolves once the record is stored (a file: flushed). A settled record of an `attempt` the ledger holds settled
+   * already is not stored again (the journal's recovery and a kept payment's resending may both learn it settled).
+   */
   append(record: LedgerRecord): Promise<void>;
   records(): AsyncIterable<LedgerRecord>;
 }

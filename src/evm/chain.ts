@@ -38,6 +38,10 @@ export interface ChainReads {
   receipt(hash: Hex): Promise<EvmReceipt | null>;
   /** The latest block's timestamp, in seconds: the chain's own clock. */
   time(): Promise<bigint>;
+  /** A block's number and timestamp (seconds): the latest, or the one numbered. */
+  block(which: bigint | "latest"): Promise<{ readonly number: bigint; readonly timestamp: bigint }>;
+  /** The hashes of the transactions that logged `topics` (null: any) at `address` in blocks `from` to `to`. */
+  logs(filter: { address: Hex; topics: readonly (Hex | null)[]; from: bigint; to: bigint }): Promise<Hex[]>;
   /** The account's next nonce, counting its pending transactions. */
   nonce(address: Hex): Promise<number>;
   /** EIP-1559 fees: the tip the node suggests and a cap above the latest base fee. */
@@ -116,6 +120,25 @@ function chainReads(endpoint: RpcEndpoint<EvmRequester>, network: string, option
     receipt: (hash) => read("eth_getTransactionReceipt", [hash], (r) => (r === null ? null : parseReceipt(r))),
     time: () => read("eth_getBlockByNumber", latest, blockField("timestamp"), "eth_getBlockByNumber (timestamp)"),
     nonce: (address) => read("eth_getTransactionCount", [address, "pending"], (r) => count(quantity(r))),
+    block: (which) =>
+      read(
+        "eth_getBlockByNumber",
+        [which === "latest" ? which : `0x${which.toString(16)}`, false],
+        (block) => {
+          const [number, timestamp] = [blockField("number")(block), blockField("timestamp")(block)];
+          return number === undefined || timestamp === undefined ? undefined : { number, timestamp };
+        },
+        "eth_getBlockByNumber (number, timestamp)",
+      ),
+    logs: ({ address, topics, from, to }) =>
+      read(
+        "eth_getLogs",
+        [{ address, topics, fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}` }],
+        (logs) =>
+          Array.isArray(logs) && logs.every((log) => hexData(Object(log).transactionHash)?.length === 66)
+            ? logs.map((log) => Object(log).transactionHash as Hex)
+            : undefined,
+      ),
     async fees() {
       const tip = await read("eth_maxPriorityFeePerGas", [], quantity);
       const base = await read("eth_getBlockByNumber", latest, blockField("baseFeePerGas"));

@@ -13,6 +13,8 @@ import { erc20Call } from "./words";
 
 /** `Transfer(address,address,uint256)`, the ERC-20 event. */
 const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
+/** `AuthorizationUsed(address,bytes32)`, the event of an EIP-3009 authorization used. */
+const AUTHORIZATION_USED_TOPIC = "0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5";
 /** `authorizationState(address,bytes32)` (EIP-3009) and Permit2's `nonceBitmap(address,uint256)`. */
 const AUTHORIZATION_STATE = "0xe94a0102";
 const NONCE_BITMAP = "0x4fe02b44";
@@ -27,6 +29,8 @@ interface Authorization {
   readonly nonce: string;
   /** Unix seconds. */
   readonly deadline: bigint;
+  /** Unix seconds: from when it could move money (EIP-3009's `validAfter`). */
+  readonly start?: bigint | undefined;
 }
 
 export interface EvmSettlementOptions {
@@ -126,11 +130,12 @@ async function checkEvmSettlement(
       // Used by whichever transaction: the exact amount moved, or under an "at-most" rule an amount up to it (upto;
       // an escrow's hold, captured in part or voided).
       const amount = rule.amount === "exact" ? query.amount : undefined;
+      const used = hash ? undefined : await usedIn(chain, query.asset, authorization);
       return {
         state: "settled",
-        transaction: undefined,
+        transaction: used,
         amount,
-        reason: `${seen}, but the signed authorization was used on chain`,
+        reason: `${seen}, but the signed authorization was used on chain${used ? `, by transaction ${used}` : ""}`,
       };
     }
     const until = new Date(Number(authorization.deadline) * 1000).toISOString();
@@ -193,9 +198,45 @@ function authorizationOf(payload: Readonly<Record<string, unknown>> | undefined)
     if (typeof from !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(from) || !isUint(deadline)) return undefined;
     if (kind === "eip3009" ? typeof nonce !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(nonce) : !isUint(nonce))
       return undefined;
-    return { kind, from: from as Hex, nonce: nonce as string, deadline: BigInt(deadline) };
+    const start = isUint(fields.validAfter) ? BigInt(fields.validAfter) : undefined;
+    return { kind, from: from as Hex, nonce: nonce as string, deadline: BigInt(deadline), start };
   };
   return read(inner.authorization, "eip3009", "validBefore") ?? read(inner.permit2Authorization, "permit2", "deadline");
+}
+
+/** Blocks searched beyond the estimate on each side, and the most searched in one read of the logs. */
+const MARGIN_BLOCKS = 64n;
+const MOST_BLOCKS = 10_000n;
+
+/**
+ * The transaction that used an EIP-3009 authorization: its `AuthorizationUsed` log on the token, looked for in the
+ * blocks of the authorization's validity (placed by the pace of the last 1,024 blocks, with a margin). `undefined`
+ * when it is not found, or cannot be looked for (Permit2, a node that refuses the read).
+ */
+async function usedIn(chain: ChainReads, asset: string, authorization: Authorization): Promise<Hex | undefined> {
+  const { kind, start, deadline, from: payer, nonce } = authorization;
+  if (kind !== "eip3009" || start === undefined) return undefined;
+  try {
+    const latest = await chain.block("latest");
+    const sample = await chain.block(latest.number > 1024n ? latest.number - 1024n : 0n);
+    const [blocks, seconds] = [latest.number - sample.number, latest.timestamp - sample.timestamp];
+    // Blocks back from the latest to a moment; with no pace to go by (blocks within one second), the whole sample.
+    const back = (time: bigint) => (seconds > 0n ? ((latest.timestamp - time) * blocks) / seconds : blocks);
+    const to = latest.number - (deadline >= latest.timestamp ? 0n : back(deadline)) + MARGIN_BLOCKS;
+    const last = to < latest.number ? to : latest.number;
+    const first = latest.number - back(start) - MARGIN_BLOCKS;
+    const lowest = last > MOST_BLOCKS ? last - MOST_BLOCKS : 0n;
+    const topics = [AUTHORIZATION_USED_TOPIC, `0x${payer.slice(2).toLowerCase().padStart(64, "0")}`, nonce] as Hex[];
+    const found = await chain.logs({
+      address: checksumAddress(asset) as Hex,
+      topics,
+      from: first > lowest ? first : lowest,
+      to: last,
+    });
+    return found[0];
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { Ledger, LedgerRecord, X402Plugin } from "../contracts";
-import { recordOutcomes } from "../extensions/ledger";
+import { recordOutcomes, settledAttempt } from "../extensions/ledger";
 import { lineAppender } from "./lines";
 
 export { fileChannelStore, type FileChannelStoreOptions } from "./channels";
@@ -35,8 +35,13 @@ export function fileLedger(path: string, options: FileLedgerOptions = {}): Ledge
           if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
           throw error;
         }
+        // Two processes that learn one settlement may both append it: it is read once.
+        const settled = new Set<string>();
         for (const line of text.split("\n")) {
           const record = parse(line);
+          const attempt = record && settledAttempt(record);
+          if (attempt !== undefined && settled.has(attempt)) continue;
+          if (attempt !== undefined) settled.add(attempt);
           if (record) yield record;
         }
       },

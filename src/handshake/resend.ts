@@ -40,7 +40,7 @@ export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions
 export async function resumeKept<R>(
   client: X402Client,
   transport: Transport<R>,
-  { paymentHeader, terms, reservations }: KeptPayment,
+  { paymentHeader, terms, reservations, attempt, reported }: KeptPayment,
   challenge: PaymentChallenge,
 ): Promise<R> {
   const { request } = transport;
@@ -55,8 +55,11 @@ export async function resumeKept<R>(
   const { paid, concluded } = await sendKept(transport, payment);
   if ("corrected" in concluded) throw concluded.corrected;
   const { receipt, unknown } = concluded;
+  if (reported) return paid;
   await engineOf(client).report(
-    unknown ? { settled: false, error: unknown, challenge, request } : { settled: true, receipt, challenge, request },
+    unknown
+      ? { settled: false, error: unknown, challenge, request, attempt }
+      : { settled: true, receipt, challenge, request, attempt },
     reservations,
   );
   return paid;

@@ -1,6 +1,6 @@
 /** The receipts ledger as a Redis stream: one entry per record, read back in the order appended. */
 import type { Ledger, LedgerRecord, X402Plugin } from "../contracts";
-import { recordOutcomes } from "../extensions/ledger";
+import { recordOutcomes, settledAttempt } from "../extensions/ledger";
 import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisClientLike } from "./client";
 
 export interface RedisLedgerOptions {
@@ -16,6 +16,18 @@ export interface RedisLedgerOptions {
 const PAGE = 500;
 
 /**
+ * KEYS: the stream, the set of attempts it holds settled. ARGV: the record's JSON, its attempt. Adds the record unless
+ * the attempt is in the set already (0), atomically: two processes that learn one settlement record it once.
+ */
+const APPEND_SETTLED = `
+if redis.call('SADD', KEYS[2], ARGV[2]) == 0 then return 0 end
+redis.call('XADD', KEYS[1], '*', 'record', ARGV[1])
+return 1`;
+
+/** The key of the set of settled attempts, in the stream's Redis Cluster slot (its `{tag}`, or the key as one). */
+const settledKey = (key: string) => (/\{[^}]+\}/.test(key) ? `${key}:attempts` : `{${key}}:attempts`);
+
+/**
  * A `Ledger` in a Redis stream, as a plug-in (`createX402Client({ plugins: [redisLedger(redis)] })`): `append` adds an
  * entry (XADD) whose field `record` holds the record as JSON, and resolves once Redis has it; `records()` reads them in
  * order, a page at a time (XRANGE). Processes sharing the stream share the ledger. An entry that is not a record
@@ -23,15 +35,19 @@ const PAGE = 500;
  */
 export function redisLedger(redis: RedisClientLike, options: RedisLedgerOptions = {}): Ledger & X402Plugin {
   checkStoreOptions("redisLedger", redis, options, {
-    methods: ["xAdd", "xRange"],
+    methods: ["xAdd", "xRange", "eval"],
     checks: { key: checkName, name: checkName },
   });
   const { key = "x402:ledger", timeoutMs = DEFAULT_TIMEOUT_MS } = options;
   return recordOutcomes(
     {
       async append(record) {
+        const attempt = settledAttempt(record);
+        const json = JSON.stringify(record);
         await bounded(redis, timeoutMs, "a ledger append", () =>
-          redis.xAdd(key, "*", { record: JSON.stringify(record) }),
+          attempt === undefined
+            ? redis.xAdd(key, "*", { record: json })
+            : redis.eval(APPEND_SETTLED, { keys: [key, settledKey(key)], arguments: [json, attempt] }),
         );
       },
       async *records() {

@@ -205,6 +205,8 @@ describe("a keyed request after a restart", () => {
     expect(again.signs).toHaveLength(0);
     const [a, b] = seller.requests.map((r) => r.headers["payment-signature"]).filter(Boolean);
     expect(b).toBe(a);
+    // Its settlement was recorded when it settled: this answer is not a second one.
+    expect(again.ledger.list).toEqual([]);
   });
 
   it("paid from a cached quote (the quote cache): the kept header goes, not a new signature", async () => {

@@ -78,6 +78,8 @@ describe.each(wrappers)("$name: the ledger", (wrapper) => {
       {
         ...payment,
         id: expect.stringMatching(/^[0-9a-f]{32}$/),
+        // The attempt the record is of: what the journal's recovery finds it by.
+        attempt: expect.stringMatching(/^[0-9a-f]{32}$/),
         time: expect.any(String),
         outcome: "settled",
         code: undefined,
@@ -225,6 +227,7 @@ describe.each(wrappers)("$name: a paid answer without a settlement report", (wra
         {
           ...payment,
           id: expect.any(String),
+          attempt: expect.any(String),
           time: expect.any(String),
           outcome,
           code,

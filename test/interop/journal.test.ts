@@ -49,8 +49,12 @@ const budgetStores: Record<string, () => () => BudgetStore> = {
 };
 
 /** A client of `buyer` with a journal over `store`, a ledger, a budget of $1, and a chain to ask. */
-function life(buyer: Buyer, store: JournalStore, budgetStore: BudgetStore = memoryBudgetStore()) {
-  const ledger = memoryLedger();
+function life(
+  buyer: Buyer,
+  store: JournalStore,
+  budgetStore: BudgetStore = memoryBudgetStore(),
+  ledger = memoryLedger(),
+) {
   const settlement = evmSettlement({ rpc: stack.anvil.rpcUrl });
   const client = createX402Client({
     schemes: [exactEvm({ signer: buyer.account, settlement })],
@@ -69,7 +73,8 @@ describe.each(Object.keys(budgetStores))("recoverPayments on anvil, the budget i
     const buyer = await fundedBuyer(stack.usdc);
     const store = memoryJournalStore();
     const budgetStore = budgetStores[kind]!();
-    const { client, usage } = life(buyer, store, budgetStore());
+    const ledger = memoryLedger();
+    const { client, usage } = life(buyer, store, budgetStore(), ledger);
     // The seller answers, and the answer is lost on its way back (every time it is asked).
     const losing = async (input: RequestInfo | URL, init?: RequestInit) => {
       const response = await fetch(input, init);
@@ -84,14 +89,24 @@ describe.each(Object.keys(budgetStores))("recoverPayments on anvil, the budget i
     expect(await usage()).toEqual({ spent: 0, reserved: 1000 });
 
     // The process comes back.
-    const restarted = life(buyer, store, budgetStore());
+    const restarted = life(buyer, store, budgetStore(), ledger);
     const done = await recoverPayments(restarted.client, { staleAfterMs: 0 });
     expect(done).toEqual([expect.objectContaining({ action: "settled" })]);
-    expect(store.entries()).toEqual([expect.objectContaining({ state: "settled" })]);
+    const [entry] = store.entries();
+    expect(entry).toMatchObject({ state: "settled", transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(await store.unfinished()).toEqual([]);
-    expect(restarted.ledger.list).toEqual([
-      expect.objectContaining({ outcome: "settled", amount: String(PRICE_ATOMIC), payer: buyer.address }),
-    ]);
+    // The ledger's `unknown` record of the attempt is reconciled, with the transaction found on chain.
+    const [unknown, settled] = ledger.list;
+    expect(unknown).toMatchObject({ outcome: "unknown", attempt: entry!.id });
+    expect(settled).toMatchObject({
+      outcome: "settled",
+      amount: String(PRICE_ATOMIC),
+      payer: buyer.address,
+      attempt: entry!.id,
+      reconciles: unknown!.id,
+      transaction: entry!.transaction,
+    });
+    expect(ledger.list).toHaveLength(2);
     expect(await restarted.usage()).toEqual({ spent: 1000, reserved: 0 });
     // Recovering again finds nothing, and spends nothing twice.
     expect(await recoverPayments(restarted.client, { staleAfterMs: 0 })).toEqual([]);
@@ -140,6 +155,49 @@ describe.each(Object.keys(budgetStores))("recoverPayments on anvil, the budget i
       expect.objectContaining({ action: "dropped" }),
     ]);
     expect(await restarted.usage()).toEqual({ spent: 0, reserved: 0 });
+  });
+});
+
+describe("the journal ends an entry last, once the ledger and the budget took the outcome", () => {
+  it("a ledger that failed leaves the entry open; recovery records the payment then, once", async () => {
+    const buyer = await fundedBuyer(stack.usdc);
+    const store = memoryJournalStore();
+    const ledger = memoryLedger();
+    const append = ledger.append.bind(ledger);
+    let failing = true;
+    ledger.append = (record) => (failing ? Promise.reject(new Error("the ledger's disk is full")) : append(record));
+    const { client, usage } = life(buyer, store, memoryBudgetStore(), ledger);
+    const response = await wrapFetchWithPayment(fetch, client)(`${stack.seller.url}/weather`);
+    expect(response.status).toBe(200);
+    expect(store.entries()).toEqual([expect.objectContaining({ state: "signed" })]);
+    expect(await usage()).toEqual({ spent: 1000, reserved: 0 });
+
+    failing = false;
+    const done = await recoverPayments(client, { staleAfterMs: 0 });
+    expect(done.map((d) => d.action)).toEqual(["settled"]);
+    expect(ledger.list).toEqual([expect.objectContaining({ outcome: "settled", attempt: store.entries()[0]!.id })]);
+    expect(await usage()).toEqual({ spent: 1000, reserved: 0 });
+  });
+
+  it("killed after the ledger wrote the settlement, before the journal's end: recovery ends it and records nothing twice", async () => {
+    const buyer = await fundedBuyer(stack.usdc);
+    const inner = memoryJournalStore();
+    // The process dies as it would write `settled`: that write never happens.
+    const store: JournalStore = {
+      latest: (key) => inner.latest(key),
+      unfinished: () => inner.unfinished(),
+      put: (entry) => (entry.state === "settled" ? Promise.reject(new Error("killed")) : inner.put(entry)),
+    };
+    const ledger = memoryLedger();
+    const { client } = life(buyer, store, memoryBudgetStore(), ledger);
+    expect((await wrapFetchWithPayment(fetch, client)(`${stack.seller.url}/weather`)).status).toBe(200);
+    expect(ledger.list).toEqual([expect.objectContaining({ outcome: "settled" })]);
+    expect(inner.entries()).toEqual([expect.objectContaining({ state: "signed" })]);
+
+    const done = await recoverPayments(life(buyer, inner, memoryBudgetStore(), ledger).client, { staleAfterMs: 0 });
+    expect(done.map((d) => d.action)).toEqual(["settled"]);
+    expect(inner.entries()).toEqual([expect.objectContaining({ state: "settled" })]);
+    expect(ledger.list).toHaveLength(1);
   });
 });
 

@@ -40,6 +40,9 @@ export async function startRedis(args: string[] = []): Promise<RedisServer> {
   }
 }
 
+/** Starts a redis-server on `port` (one that was stopped there, to start it again on its data: `--dir`). */
+export const startRedisOn = (port: number, args: string[] = []): Promise<RedisServer> => startOn(port, args);
+
 async function startOn(port: number, args: string[]): Promise<RedisServer> {
   const child = spawnWithWatchdog("redis", "redis-server", [
     "--port",

@@ -190,6 +190,22 @@ export function ledgerContract(name: string, open: () => Ledger | Promise<Ledger
       expect(await unreconciled(ledger)).toEqual([]);
       expect((await all(ledger)).at(-1)).toMatchObject({ outcome: "settled", reconciles: "r3" });
     });
+
+    it("a settled record of an attempt it holds settled is not stored again (recovery and a resending may both learn it); other records of the attempt are", async () => {
+      const ledger = await open();
+      const unknown = record(1, { outcome: "unknown", code: "PAYMENT_OUTCOME_UNKNOWN", attempt: "a1" });
+      const settled = record(2, { attempt: "a1" });
+      await ledger.append(unknown);
+      // Two learn it at once, then a third later: one is kept.
+      await Promise.all([ledger.append(settled), ledger.append(record(3, { attempt: "a1" }))]);
+      await ledger.append(record(4, { attempt: "a1" }));
+      await ledger.append(record(5, { attempt: "a2" }));
+      await ledger.append(record(6));
+      await ledger.append(record(7));
+      const read = await all(ledger);
+      expect(read.map((r) => r.id)).toEqual(["r1", expect.stringMatching(/^r[23]$/), "r5", "r6", "r7"]);
+      expect(await spendBy(ledger, "asset")).toEqual([expect.objectContaining({ count: 4 })]);
+    });
   });
 }
 

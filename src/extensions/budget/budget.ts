@@ -352,7 +352,10 @@ async function refunded(budget: ResolvedBudget, refund: ChannelRefund, asset: Kn
   });
 }
 
-/** A reservation settled once: the first commit or release counts, later ones nothing; a failing store is quiet. */
+/**
+ * A reservation settled once: the first commit or release counts, later ones nothing. A store that fails throws: the
+ * reservation stays counted (never less), and whoever ends its attempt later (recovery) finds it by its id.
+ */
 function once({
   commit,
   release,
@@ -364,9 +367,7 @@ function once({
   const settle = async (step: () => unknown) => {
     if (!open) return;
     open = false;
-    await Promise.resolve()
-      .then(step)
-      .catch(() => undefined);
+    await step();
   };
   return { commit: (amount) => settle(() => commit(amount)), release: () => settle(release) };
 }

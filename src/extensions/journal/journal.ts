@@ -15,6 +15,7 @@ import {
   type PaymentHeader,
   type PaymentOutcome,
   type PaymentTerms,
+  type Reservation,
   type ReserveContext,
   type ResumeContext,
   type X402Plugin,
@@ -118,26 +119,44 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
           { details: requestDetails(request) },
         );
       const held = reservations({ id: entry.id, terms: entry.terms, network: entry.network });
-      // Held past its validity and never settled: it can no longer move money, so the request pays afresh.
-      if (entry.state !== "settled" && entry.validBefore !== undefined && entry.validBefore * 1000 < Date.now()) {
-        const status = await checkSettlement({ schemes }, queryOf(entry), { signal: request.signal }).catch(
-          () => undefined,
-        );
-        if (status?.state === "failed") {
-          await store.put(Object.freeze({ ...entry, state: "expired", at: Date.now() }));
-          for (const reservation of held) await reservation.release();
-          return undefined;
-        }
-      }
+      if (await expired(store, entry, { schemes, held, signal: request.signal })) return undefined;
       current.set(request, entry);
       // A settled entry's reservations were ended when it settled.
+      const reported = entry.state === "settled";
       return {
         paymentHeader: entry.paymentHeader,
         terms: entry.terms,
-        ...(entry.state !== "settled" && { reservations: held }),
+        attempt: entry.id,
+        reported,
+        reservations: held,
       };
     },
   });
+}
+
+/**
+ * Is a kept entry held past its validity and never settled, so that it can no longer move money (the chain says so)?
+ * Then its reservations are released and it is ended `expired` (left open if a store fails, for recovery to end).
+ */
+async function expired(
+  store: JournalStore,
+  entry: JournalEntry,
+  { schemes, held, signal }: { schemes: ResumeContext["schemes"]; held: readonly Reservation[]; signal?: AbortSignal },
+): Promise<boolean> {
+  if (entry.state === "settled" || entry.validBefore === undefined || entry.validBefore * 1000 >= Date.now())
+    return false;
+  const status = await checkSettlement({ schemes }, queryOf(entry), { signal }).catch(() => undefined);
+  if (status?.state !== "failed") return false;
+  const released = await Promise.all(
+    held.map((r) =>
+      r.release().then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  if (released.every(Boolean)) await store.put(Object.freeze({ ...entry, state: "expired", at: Date.now() }));
+  return true;
 }
 
 /** The first entry of an attempt (`id`): what it will pay, before anything is signed. */

@@ -61,17 +61,28 @@ export async function recoverPayments(
   });
   const { staleAfterMs = 60_000, signal } = options;
   const { store } = journal;
+  const record = recorder(client.plugins);
   const done: RecoveredPayment[] = [];
   for (const entry of await store.unfinished()) {
     throwIfAborted(signal);
     if (entry.at > Date.now() - staleAfterMs) continue;
     const recovered = await recoverOne(client, entry, signal);
     const { action } = recovered;
-    // What the budgets reserved under the attempt: spent if it settled, let go if it never could; else left counted.
-    const reserved = action === "kept" || action === "unchecked" ? [] : engineOf(client).reservationsOf(entry);
-    for (const reservation of reserved) await (action === "settled" ? reservation.commit() : reservation.release());
-    if (recovered.entry !== entry) await store.put(Object.freeze(recovered.entry));
-    if (action === "settled") await recordSettled(client.plugins, recovered.entry);
+    // What the budgets reserved under the attempt (spent if it settled, let go if it never could; else left counted),
+    // then the ledgers, then the entry: a step that fails leaves the entry open, and the next recovery ends it (each
+    // step is done once: by the reservation's id, by the ledger's record of the attempt).
+    try {
+      if (action !== "kept" && action !== "unchecked")
+        for (const reservation of engineOf(client).reservationsOf(entry))
+          await (action === "settled" ? reservation.commit() : reservation.release());
+      if (action === "settled") await record(recovered.entry);
+      if (recovered.entry !== entry) await store.put(Object.freeze(recovered.entry));
+    } catch (error) {
+      throwIfAborted(signal);
+      const reason = error instanceof Error ? error.message : String(error);
+      done.push({ action: "unchecked", entry, reason: `ending it failed (${reason}): left open` });
+      continue;
+    }
     done.push(recovered);
   }
   return done;
@@ -111,23 +122,47 @@ async function recoverOne(
   return { action: "kept", entry, reason };
 }
 
-/** A settled payment found on recovery, as each of the client's ledgers records it (reconciling any `unknown`). */
-async function recordSettled(plugins: readonly X402Plugin[], entry: JournalEntry): Promise<void> {
-  const record: LedgerRecord = {
-    id: randomId(),
-    time: new Date().toISOString(),
-    outcome: "settled",
-    url: entry.url,
-    method: entry.method,
-    scheme: entry.scheme,
-    network: entry.network,
-    asset: entry.asset,
-    amount: entry.amount,
-    ...(entry.scheme !== "upto" && { settledAmount: entry.amount }),
-    ...(entry.transaction && { transaction: entry.transaction }),
-    payer: entry.payer,
-    payee: entry.payTo,
-  };
+/**
+ * The client's ledgers, as recovery records in them: a settled payment where its attempt has no settled record,
+ * reconciling the attempt's `unknown` or `pending` record if it has one. Each ledger is read once, when a first
+ * settled payment is to be recorded.
+ */
+function recorder(plugins: readonly X402Plugin[]) {
   const ledgers = plugins.filter((p): p is X402Plugin & Ledger => typeof Object(p).append === "function");
-  for (const ledger of ledgers) await ledger.append(record).catch(() => undefined);
+  /** Each ledger's latest record of each attempt (a settled one stays). */
+  const read = async (ledger: Ledger) => {
+    const latest = new Map<string, LedgerRecord>();
+    for await (const record of ledger.records())
+      if (record.attempt !== undefined && latest.get(record.attempt)?.outcome !== "settled")
+        latest.set(record.attempt, record);
+    return latest;
+  };
+  let held: Promise<Map<string, LedgerRecord>[]> | undefined;
+  return async function record(entry: JournalEntry): Promise<void> {
+    const attempts = await (held ??= Promise.all(ledgers.map(read)));
+    for (const [i, ledger] of ledgers.entries()) {
+      const earlier = attempts[i]!.get(entry.id);
+      if (earlier?.outcome === "settled") continue;
+      const open = earlier?.outcome === "unknown" || earlier?.outcome === "pending";
+      const record: LedgerRecord = {
+        id: randomId(),
+        time: new Date().toISOString(),
+        outcome: "settled",
+        url: entry.url,
+        method: entry.method,
+        scheme: entry.scheme,
+        network: entry.network,
+        asset: entry.asset,
+        amount: entry.amount,
+        ...(entry.scheme !== "upto" && { settledAmount: entry.amount }),
+        ...(entry.transaction && { transaction: entry.transaction }),
+        payer: entry.payer,
+        payee: entry.payTo,
+        attempt: entry.id,
+        ...(open && { reconciles: earlier.id }),
+      };
+      await ledger.append(record);
+      attempts[i]!.set(entry.id, record);
+    }
+  };
 }

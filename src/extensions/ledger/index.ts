@@ -10,3 +10,4 @@ export {
   type SpendQuery,
 } from "./ledger";
 export { recordOutcomes, type LedgerPluginOptions } from "./record";
+export { settledAttempt } from "./ledger";

@@ -12,10 +12,14 @@ export function memoryLedger(
   options: LedgerPluginOptions = {},
 ): Ledger & X402Plugin & { readonly list: readonly LedgerRecord[] } {
   const list: LedgerRecord[] = [];
+  const settled = new Set<string>();
   return recordOutcomes(
     {
       list,
       async append(record) {
+        const attempt = settledAttempt(record);
+        if (attempt !== undefined && settled.has(attempt)) return;
+        if (attempt !== undefined) settled.add(attempt);
         list.push(Object.freeze({ ...record }));
       },
       async *records() {
@@ -25,6 +29,10 @@ export function memoryLedger(
     options,
   );
 }
+
+/** The attempt a settled record names, which a ledger holds settled once; else `undefined`. */
+export const settledAttempt = (record: LedgerRecord): string | undefined =>
+  record.outcome === "settled" && typeof record.attempt === "string" ? record.attempt : undefined;
 
 /** What records are grouped by in `spendBy`: the request's origin, the payee, the UTC day, or only the asset. */
 export type SpendGrouping = "origin" | "payee" | "day" | "asset";

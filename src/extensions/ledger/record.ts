@@ -45,6 +45,7 @@ export function ledgerRecord(outcome: PaymentOutcome): LedgerRecord {
     transaction: receipt?.transaction ?? (pending?.transaction || undefined),
     payer: terms?.payer,
     payee: terms?.payTo,
+    ...(outcome.attempt && { attempt: outcome.attempt }),
     ...(terms?.flow && { flow: terms.flow }),
     ...(terms?.kind && { kind: terms.kind }),
     ...(terms?.deposit !== undefined && { deposit: terms.deposit }),

@@ -1,0 +1,109 @@
+/**
+ * One worker of the chaos run (test/chaos): a process that pays keyed GETs through one Redis (budget, ledger,
+ * journal), as an app would, and dies where it is told to: with SIGKILL, sent to itself at a forced point of a
+ * payment (after the intent, after signing, after the paid request left, after the answer, before the ledger write).
+ * The supervisor gives it keys over IPC and hears back each key it saw answered 200, or the error it got.
+ */
+import { createClient } from "redis";
+import { privateKeyToAccount } from "viem/accounts";
+import { budget, createX402Client, paymentJournal, recoverPayments, type JournalStore } from "../../src";
+import { evmSettlement, exactEvm } from "../../src/evm";
+import { wrapFetchWithPayment } from "../../src/fetch";
+import { redisBudgetStore, redisJournalStore, redisLedger } from "../../src/redis";
+
+/** Where a worker may be told to die, in the order a payment reaches them. */
+export const KILL_POINTS = ["intent", "signed", "sent", "answered", "ledger"] as const;
+export type KillPoint = (typeof KILL_POINTS)[number];
+
+export interface ChaosWorkerSetup {
+  readonly rpc: string;
+  /** The paid resource. */
+  readonly url: string;
+  readonly redisUrl: string;
+  readonly privateKey: `0x${string}`;
+  /** Starts every key of this run's stores. */
+  readonly prefix: string;
+  /** Recovery on start leaves entries younger than this alone: other workers may be paying them. */
+  readonly staleAfterMs: number;
+  /** Dies (SIGKILL) the `at`-th time this life reaches `point`. */
+  readonly die?: { readonly point: KillPoint; readonly at: number } | undefined;
+}
+
+export type ChaosWorkerMessage =
+  | { readonly type: "ready"; readonly recovered: readonly string[] }
+  | { readonly type: "done"; readonly key: string }
+  | { readonly type: "failed"; readonly key: string; readonly code: string };
+
+/** The stores of a run, as every process (and the final check) names them. */
+export const chaosStores = (prefix: string) => ({
+  budget: { prefix: `${prefix}budget:` },
+  ledger: { key: `${prefix}ledger` },
+  journal: { prefix: `{${prefix}journal}:` },
+});
+export const CHAOS_BUDGET = { limit: "$1000", name: "chaos" } as const;
+
+async function main(setup: ChaosWorkerSetup) {
+  const redis = createClient({ url: setup.redisUrl });
+  // Redis is killed and restarted during the run: the client reconnects; what fails meanwhile fails typed.
+  redis.on("error", () => undefined);
+  await redis.connect();
+  let reached = 0;
+  const reach = (point: KillPoint) => {
+    if (setup.die?.point === point && ++reached === setup.die.at) process.kill(process.pid, "SIGKILL");
+  };
+  const names = chaosStores(setup.prefix);
+  const journal = redisJournalStore(redis, names.journal);
+  const store: JournalStore = {
+    latest: (key) => journal.latest(key),
+    unfinished: () => journal.unfinished(),
+    async put(entry) {
+      await journal.put(entry);
+      if (entry.state === "intent" || entry.state === "signed") reach(entry.state);
+    },
+  };
+  const ledger = redisLedger(redis, names.ledger);
+  const append = ledger.append.bind(ledger);
+  ledger.append = (record) => {
+    reach("ledger");
+    return append(record);
+  };
+  const wire = async (input: RequestInfo | URL, init?: RequestInit) => {
+    if (!new Headers(init?.headers).has("payment-signature")) return fetch(input, init);
+    const answer = fetch(input, init);
+    // On its way: the seller may have it, and may settle it, whatever becomes of this process.
+    setTimeout(() => reach("sent"), 3);
+    const response = await answer;
+    reach("answered");
+    return response;
+  };
+  const client = createX402Client({
+    schemes: [
+      exactEvm({ signer: privateKeyToAccount(setup.privateKey), settlement: evmSettlement({ rpc: setup.rpc }) }),
+    ],
+    plugins: [budget({ ...CHAOS_BUDGET, store: redisBudgetStore(redis, names.budget) }), ledger, paymentJournal(store)],
+  });
+  const recovered = await recoverPayments(client, { staleAfterMs: setup.staleAfterMs }).catch(() => []);
+  const pay = wrapFetchWithPayment(wire, client);
+  process.on("message", (message: { key: string }) => {
+    const { key } = message;
+    pay(setup.url, { x402: { paymentId: key } }).then(
+      async (response) => {
+        await response.arrayBuffer().catch(() => undefined);
+        send(
+          response.status === 200 ? { type: "done", key } : { type: "failed", key, code: `HTTP_${response.status}` },
+        );
+      },
+      (error) => send({ type: "failed", key, code: String(Object(error).code ?? Object(error).name) }),
+    );
+  });
+  send({ type: "ready", recovered: recovered.map((r) => r.action) });
+}
+
+const send = (message: ChaosWorkerMessage) => process.send?.(message);
+
+process.once("message", (setup: ChaosWorkerSetup) => {
+  main(setup).catch((error) => {
+    console.error("chaos worker:", error);
+    process.exit(1);
+  });
+});
