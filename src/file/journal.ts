@@ -17,8 +17,17 @@ export interface FileJournalStoreOptions {
  */
 export function fileJournalStore(path: string, options: FileJournalStoreOptions = {}): JournalStore {
   const append = lineAppender(path, options.sync ?? true);
+  /** The entries still needed: the unfinished, and each key's newest attempt. */
   const byId = new Map<string, JournalEntry>();
   const newest = new Map<string, string>();
+  /** Every attempt read so far, to tell its first line from later ones. */
+  const seen = new Set<string>();
+  // A finished entry that no key names as its newest is read no more: it is let go (a long-lived store stays small).
+  const forget = (id: string | undefined) => {
+    const entry = id === undefined ? undefined : byId.get(id);
+    if (entry && !UNFINISHED.includes(entry.state) && (entry.key === undefined || newest.get(entry.key) !== id))
+      byId.delete(id!);
+  };
   let offset = 0;
   // One read at a time: each picks up where the last stopped.
   let reading: Promise<void> = Promise.resolve();
@@ -28,8 +37,14 @@ export function fileJournalStore(path: string, options: FileJournalStoreOptions 
       for (const line of read.lines) {
         const entry = parse(line);
         if (!entry) continue;
-        if (entry.key !== undefined && !byId.has(entry.id)) newest.set(entry.key, entry.id);
+        if (!seen.has(entry.id) && entry.key !== undefined) {
+          const before = newest.get(entry.key);
+          newest.set(entry.key, entry.id);
+          forget(before);
+        }
+        seen.add(entry.id);
         byId.set(entry.id, entry);
+        forget(entry.id);
       }
       offset = read.offset;
     });

@@ -3,10 +3,8 @@
  * script on one entry, so it is atomic across a fleet, and it reads Redis's clock, so the fleet
  * agrees on windows.
  */
-import { sha1 } from "@noble/hashes/legacy.js";
 import type { BudgetEntry, BudgetStore, BudgetUsage } from "../contracts";
-import { bytesToHex, utf8 } from "../protocol";
-import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisClientLike } from "./client";
+import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, script, type RedisClientLike } from "./client";
 
 export interface RedisBudgetStoreOptions {
   /** Starts every key: `<prefix>{<budget>:<scope>}`. Default `"x402:budget:"`. */
@@ -136,7 +134,7 @@ export function redisBudgetStore(redis: RedisClientLike, options: RedisBudgetSto
     },
   });
   const { prefix = "x402:budget:", timeoutMs = DEFAULT_TIMEOUT_MS, now } = options;
-  const sha = bytesToHex(sha1(utf8.encode(SCRIPT))).slice(2);
+  const budgetScript = script(redis, SCRIPT);
 
   /** Runs `op` on `entry` for `call`: a reservation or hold id, its amount, for a hold what to spend and release. */
   const run = async (op: string, entry: BudgetEntry, call: Call = {}): Promise<number[]> => {
@@ -145,18 +143,11 @@ export function redisBudgetStore(redis: RedisClientLike, options: RedisBudgetSto
     const tag = `${prefix}{${entry.key}}`;
     const window =
       entry.windowMs === undefined ? ["", ""] : [String(entry.windowMs), String(entry.windowMs + EXPIRY_MARGIN_MS)];
-    const script = {
+    const args = {
       keys: [tag, `${tag}:times`],
       arguments: [op, ...window, now ? String(now()) : "", String(entry.limit), id, String(amount), ...more],
     };
-    const reply = await bounded(redis, timeoutMs, `budget ${op}`, async () => {
-      try {
-        return await redis.evalSha(sha, script);
-      } catch (error) {
-        if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
-        return redis.eval(SCRIPT, script);
-      }
-    });
+    const reply = await bounded(redis, timeoutMs, `budget ${op}`, () => budgetScript(args));
     return (reply as unknown[]).map(Number);
   };
   const usage = ([, spent, reserved]: number[]): BudgetUsage => ({ spent: spent!, reserved: reserved! });

@@ -4,7 +4,6 @@
  * only the lock's holder can write (a compare-and-set on the lock's token, in one script).
  */
 import { randomBytes } from "node:crypto";
-import { sha1 } from "@noble/hashes/legacy.js";
 import {
   backoff,
   channelLines,
@@ -16,8 +15,7 @@ import {
   type ChannelState,
   type ChannelStore,
 } from "../contracts";
-import { bytesToHex, utf8 } from "../protocol";
-import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisClientLike } from "./client";
+import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, script, type RedisClientLike } from "./client";
 
 export interface RedisChannelStoreOptions {
   /** Starts every key: `<prefix>{<channel id>}` holds the state, `…:lock` the lock. Default `"x402:channel:"`. */
@@ -94,7 +92,7 @@ export function redisChannelStore(redis: RedisClientLike, options: RedisChannelS
     },
   });
   const { prefix = "x402:channel:", lockTtlMs = 10_000, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
-  const sha = bytesToHex(sha1(utf8.encode(SCRIPT))).slice(2);
+  const channelScript = script(redis, SCRIPT);
   const waitMs = String(Math.max(lockTtlMs, 1000));
   const line = channelLines();
   const stateKey = (id: string) => `${prefix}{${id}}`;
@@ -105,14 +103,7 @@ export function redisChannelStore(redis: RedisClientLike, options: RedisChannelS
       keys: [key, `${key}:lock`, `${key}:queue`, `${key}:waiting`, `${key}:arrivals`],
       arguments: [op, token, String(lockTtlMs), waitMs, json],
     };
-    const reply = await bounded(redis, timeoutMs, `a channel ${op}`, async () => {
-      try {
-        return await redis.evalSha(sha, call);
-      } catch (error) {
-        if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
-        return redis.eval(SCRIPT, call);
-      }
-    });
+    const reply = await bounded(redis, timeoutMs, `a channel ${op}`, () => channelScript(call));
     return Number(reply) === 1;
   };
   const read = async (id: string) => {

@@ -1,5 +1,7 @@
 /** What `x402-pay/redis` asks of a Redis client, and every call bounded in time. */
+import { sha1 } from "@noble/hashes/legacy.js";
 import { checkOptions, fail, show, type Check } from "../contracts";
+import { bytesToHex, utf8 } from "../protocol";
 
 /**
  * The node-redis calls these stores make: a connected `createClient()` or `createCluster()` from the
@@ -47,6 +49,28 @@ const checkTimeout = (value: unknown) =>
 /** A key prefix or name: a non-empty string. */
 export const checkName = (value: unknown) =>
   typeof value === "string" && value.length > 0 ? undefined : `${show(value)} is not a non-empty string`;
+
+/** A Lua script's keys and arguments. */
+export interface ScriptCall {
+  keys: string[];
+  arguments: string[];
+}
+
+/**
+ * A Lua script, run by its SHA-1 (`EVALSHA`: the script's text is sent only when this Redis has not seen it yet,
+ * answering `NOSCRIPT`, after a restart too).
+ */
+export function script(redis: Pick<RedisClientLike, "evalSha" | "eval">, text: string) {
+  const sha = bytesToHex(sha1(utf8.encode(text))).slice(2);
+  return async (call: ScriptCall): Promise<unknown> => {
+    try {
+      return await redis.evalSha(sha, call);
+    } catch (error) {
+      if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
+      return redis.eval(text, call);
+    }
+  };
+}
 
 /**
  * Runs one call, failing at once if the client is not connected and with a `TimeoutError` if no

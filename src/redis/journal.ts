@@ -3,7 +3,15 @@
  * key's newest attempt, and the set of unfinished attempts, written together by one script (atomic).
  */
 import { UNFINISHED, parseJournalEntry as parse, type JournalEntry, type JournalStore } from "../contracts";
-import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisClientLike } from "./client";
+import {
+  bounded,
+  checkName,
+  checkStoreOptions,
+  DEFAULT_TIMEOUT_MS,
+  script,
+  type RedisClientLike,
+  type ScriptCall,
+} from "./client";
 
 export interface RedisJournalStoreOptions {
   /**
@@ -43,23 +51,31 @@ return out`;
 
 /** A journal store in Redis: processes sharing the prefix share the journal. `put` resolves once Redis has it. */
 export function redisJournalStore(redis: RedisClientLike, options: RedisJournalStoreOptions = {}): JournalStore {
-  checkStoreOptions("redisJournalStore", redis, options, { methods: ["eval"], checks: { prefix: checkName } });
+  checkStoreOptions("redisJournalStore", redis, options, {
+    methods: ["evalSha", "eval"],
+    checks: { prefix: checkName },
+  });
   const { prefix = "{x402:journal}:", timeoutMs = DEFAULT_TIMEOUT_MS } = options;
   const entries = `${prefix}entry:`;
   const open = `${prefix}unfinished`;
-  const run = (what: string, script: string, keys: string[], args: string[] = []) =>
-    bounded(redis, timeoutMs, what, () => redis.eval(script, { keys, arguments: args }));
+  const scripts = {
+    put: script(redis, PUT),
+    latest: script(redis, LATEST),
+    unfinished: script(redis, UNFINISHED_ENTRIES),
+  };
+  const run = (what: string, call: (call: ScriptCall) => Promise<unknown>, keys: string[], args: string[] = []) =>
+    bounded(redis, timeoutMs, what, () => call({ keys, arguments: args }));
   return {
     async put(entry) {
       const keys = [`${entries}${entry.id}`, open, ...(entry.key === undefined ? [] : [`${prefix}key:${entry.key}`])];
       const unfinished = UNFINISHED.includes(entry.state) ? "1" : "0";
-      await run("a journal write", PUT, keys, [JSON.stringify(entry), unfinished, entry.id]);
+      await run("a journal write", scripts.put, keys, [JSON.stringify(entry), unfinished, entry.id]);
     },
     async latest(key) {
-      return parse(await run("a journal read", LATEST, [`${prefix}key:${key}`, entries]));
+      return parse(await run("a journal read", scripts.latest, [`${prefix}key:${key}`, entries]));
     },
     async unfinished() {
-      const found = (await run("a journal read", UNFINISHED_ENTRIES, [open, entries])) as unknown[];
+      const found = (await run("a journal read", scripts.unfinished, [open, entries])) as unknown[];
       return found.map(parse).filter((entry): entry is JournalEntry => entry !== undefined);
     },
   };

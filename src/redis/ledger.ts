@@ -1,7 +1,7 @@
 /** The receipts ledger as a Redis stream: one entry per record, read back in the order appended. */
 import type { Ledger, LedgerRecord, X402Plugin } from "../contracts";
 import { recordOutcomes, settledAttempt } from "../extensions/ledger";
-import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, type RedisClientLike } from "./client";
+import { bounded, checkName, checkStoreOptions, DEFAULT_TIMEOUT_MS, script, type RedisClientLike } from "./client";
 
 export interface RedisLedgerOptions {
   /** The stream's key. Default `"x402:ledger"`. */
@@ -35,10 +35,11 @@ const settledKey = (key: string) => (/\{[^}]+\}/.test(key) ? `${key}:attempts` :
  */
 export function redisLedger(redis: RedisClientLike, options: RedisLedgerOptions = {}): Ledger & X402Plugin {
   checkStoreOptions("redisLedger", redis, options, {
-    methods: ["xAdd", "xRange", "eval"],
+    methods: ["xAdd", "xRange", "evalSha", "eval"],
     checks: { key: checkName, name: checkName },
   });
   const { key = "x402:ledger", timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+  const appendSettled = script(redis, APPEND_SETTLED);
   return recordOutcomes(
     {
       async append(record) {
@@ -47,7 +48,7 @@ export function redisLedger(redis: RedisClientLike, options: RedisLedgerOptions 
         await bounded(redis, timeoutMs, "a ledger append", () =>
           attempt === undefined
             ? redis.xAdd(key, "*", { record: json })
-            : redis.eval(APPEND_SETTLED, { keys: [key, settledKey(key)], arguments: [json, attempt] }),
+            : appendSettled({ keys: [key, settledKey(key)], arguments: [json, attempt] }),
         );
       },
       async *records() {

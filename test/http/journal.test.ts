@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import {
+  budget,
   createX402Client,
+  memoryBudgetStore,
   memoryJournalStore,
   memoryLedger,
   paymentJournal,
@@ -139,6 +141,86 @@ describe("what the journal writes", () => {
       message: expect.stringContaining("disk full"),
     });
     expect(seller.payments).toHaveLength(0);
+  });
+});
+
+describe("the journal hears an outcome last", () => {
+  const BUDGET = { key: "j:client", limit: 1_000_000, windowMs: undefined };
+
+  it("and ends its entry only once the ledger and the budget took it: a ledger or a budget store that failed leaves it open", async () => {
+    server.use(createSeller().handler);
+    const failingLedger = memoryLedger();
+    failingLedger.append = () => Promise.reject(new Error("the ledger's disk is full"));
+    const failingBudget = { ...memoryBudgetStore(), commit: () => Promise.reject(new Error("Redis went away")) };
+    const cases = [
+      [failingLedger, budget({ limit: "$1", name: "j" })],
+      [memoryLedger(), budget({ limit: "$1", name: "j", store: failingBudget })],
+      [memoryLedger(), budget({ limit: "$1", name: "j" })],
+    ] as const;
+    const states: string[] = [];
+    for (const [ledger, spend] of cases) {
+      const store = memoryJournalStore();
+      const { client } = payingClient({ plugins: [paymentJournal(store), ledger, spend] });
+      expect((await wrapFetchWithPayment(fetch, client)(url)).status).toBe(200);
+      states.push(store.entries()[0]!.state);
+    }
+    expect(states).toEqual(["signed", "signed", "settled"]);
+  });
+
+  it("writes its intent before any budget reserves, wherever it stands among the plug-ins", async () => {
+    server.use(createSeller().handler);
+    const journal = memoryJournalStore();
+    const inner = memoryBudgetStore();
+    const seen: string[][] = [];
+    const watching = {
+      ...inner,
+      reserve: (...args: Parameters<typeof inner.reserve>) => {
+        seen.push(journal.entries().map((e) => `${e.state} ${e.id === args[1]}`));
+        return inner.reserve(...args);
+      },
+    };
+    const { client } = payingClient({ plugins: [budget({ limit: "$1", store: watching }), paymentJournal(journal)] });
+    await wrapFetchWithPayment(fetch, client)(url);
+    // The budget reserved under the attempt's id, which the intent already named.
+    expect(seen).toEqual([["intent true"]]);
+  });
+
+  it("a process killed between the intent and signing: recovery drops the entry and releases what the budget reserved under it", async () => {
+    server.use(createSeller().handler);
+    const journal = memoryJournalStore();
+    const budgetStore = memoryBudgetStore();
+    const plugins = () => [budget({ limit: "$1", name: "j", store: budgetStore }), paymentJournal(journal)];
+    // A wallet that never answers: the process dies while it is asked.
+    const signer = { ...account, signTypedData: () => new Promise<never>(() => {}) };
+    const dying = createX402Client({ schemes: [exactEvm({ signer })], plugins: plugins() });
+    void wrapFetchWithPayment(fetch, dying)(url).catch(() => {});
+    await expect.poll(() => budgetStore.usage(BUDGET)).toEqual({ spent: 0, reserved: 10_000 });
+    const { client } = payingClient({ plugins: plugins() });
+    expect((await recoverPayments(client, { staleAfterMs: 0 })).map((r) => r.action)).toEqual(["dropped"]);
+    expect(await budgetStore.usage(BUDGET)).toEqual({ spent: 0, reserved: 0 });
+    expect(journal.entries()).toEqual([expect.objectContaining({ state: "failed", code: "PAYMENT_NOT_SENT" })]);
+  });
+
+  it("an outcome not known stays reserved in the budget with a journal (ended as the chain says), spent without one", async () => {
+    const lost = createSeller({
+      intercept: (request) => (request.headers.has("payment-signature") ? HttpResponse.error() : undefined),
+    });
+    server.use(lost.handler);
+    const usage: unknown[] = [];
+    for (const journal of [true, false]) {
+      const store = memoryBudgetStore();
+      const plugins = [
+        budget({ limit: "$1", name: "j", store }),
+        ...(journal ? [paymentJournal(memoryJournalStore())] : []),
+      ];
+      const { client } = payingClient({ plugins });
+      await expect(wrapFetchWithPayment(fetch, client)(url)).rejects.toMatchObject({ code: "PAYMENT_OUTCOME_UNKNOWN" });
+      usage.push(await store.usage(BUDGET));
+    }
+    expect(usage).toEqual([
+      { spent: 0, reserved: 10_000 },
+      { spent: 10_000, reserved: 0 },
+    ]);
   });
 });
 

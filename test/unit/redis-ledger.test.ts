@@ -34,6 +34,21 @@ async function all(ledger: { records(): AsyncIterable<LedgerRecord> }) {
 }
 
 describe("redis ledger", () => {
+  it("a settled attempt is stored once, by its script: sent by its SHA, and again in full after SCRIPT FLUSH", async () => {
+    const key = live.fresh();
+    const ledger = redisLedger(live.redis, { key });
+    await ledger.append(record(1, { attempt: "a1" }));
+    await live.redis.scriptFlush();
+    await ledger.append(record(2, { attempt: "a1" }));
+    await ledger.append(record(3, { attempt: "a2" }));
+    expect((await all(ledger)).map((r) => r.id)).toEqual(["r1", "r3"]);
+    // Its set of attempts shares the stream's Redis Cluster slot: tagged by the key, or by the key's own tag.
+    expect(await live.redis.sMembers(`{${key}}:attempts`)).toEqual(expect.arrayContaining(["a1", "a2"]));
+    const tagged = `{${live.fresh()}}:ledger`;
+    await redisLedger(live.redis, { key: tagged }).append(record(4, { attempt: "a4" }));
+    expect(await live.redis.sMembers(`${tagged}:attempts`)).toEqual(["a4"]);
+  });
+
   it("one stream entry per record, read back in order over several pages, by another connection too", async () => {
     const key = live.fresh();
     const ledger = redisLedger(live.redis, { key });
