@@ -48,6 +48,7 @@ export {
   type PaymentJournalOptions,
   type RecoveredPayment,
   type RecoveryOptions,
+  type PaidFetch,
 } from "./extensions/journal";
 export { checkSettlement, type SettlementSource } from "./settlement";
 export { handlePaymentRequired, resendPayment, getPaymentReceipt } from "./handshake";

@@ -191,11 +191,12 @@ export async function runChaos(world: ChaosWorld, options: ChaosOptions): Promis
   const feed = (slot: number) => {
     const life = slots[slot];
     if (!life?.ready) return;
-    while (life.inFlight.size < lanes && queue.length > 0) {
+    while (life.child.connected && life.inFlight.size < lanes && queue.length > 0) {
       const key = queue.shift()!;
       if (done.has(key)) continue;
+      // A worker that dies as it is sent a key gives it back when it exits (the send's EPIPE is its own).
       life.inFlight.add(key);
-      life.child.send({ key });
+      life.child.send({ key }, (error) => error && undefined);
     }
   };
   const feedAll = () => {
@@ -215,6 +216,8 @@ export async function runChaos(world: ChaosWorld, options: ChaosOptions): Promis
       execArgv: ["--import", "tsx"],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
+    // A send to a worker that just died fails (EPIPE): its keys go back when it exits.
+    child.on("error", () => undefined);
     const life: Life = { child, die, inFlight: new Set(), killedBySupervisor: false, ready: false };
     slots[slot] = life;
     child.on("message", (message: ChaosWorkerMessage) => {
@@ -272,7 +275,8 @@ export async function runChaos(world: ChaosWorld, options: ChaosOptions): Promis
       const progress = done.size / requests;
       if (progress === lastProgress) continue;
       lastProgress = progress;
-      if (kills.random < randomTarget && progress >= kills.random / randomTarget / 1.2 && Math.random() < 0.5) {
+      // Paced to end before the run does: all of them by three quarters of the keys answered.
+      if (kills.random < randomTarget && progress >= (0.75 * kills.random) / randomTarget) {
         const busy = slots.filter((life): life is Life => !!life?.ready && life.inFlight.size > 0);
         if (busy.length > 0) {
           const life = pick(busy);

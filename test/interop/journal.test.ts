@@ -14,6 +14,7 @@ import {
   recoverPayments,
   type BudgetStore,
   type JournalStore,
+  type PaidFetch,
 } from "../../src";
 import { evmSettlement, exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
@@ -135,6 +136,55 @@ describe.each(Object.keys(budgetStores))("recoverPayments on anvil, the budget i
     expect(store.entries()).toEqual([expect.objectContaining({ state: "settled", key })]);
     expect(await restarted.usage()).toEqual({ spent: 1000, reserved: 0 });
     stop.abort();
+  });
+
+  it("recovery told to resend (a paid fetch): a kept GET is sent again now, as it was; settled once, recorded with its transaction, spent", async () => {
+    const buyer = await fundedBuyer(stack.usdc);
+    const store = memoryJournalStore();
+    const budgetStore = budgetStores[kind]!();
+    const { client } = life(buyer, store, budgetStore());
+    const stop = new AbortController();
+    void wrapFetchWithPayment(hang, client)(`${stack.seller.url}/weather`, { signal: stop.signal }).catch(() => {});
+    await expect.poll(() => store.entries()[0]?.state).toBe("signed");
+    stop.abort();
+    const [signed] = store.entries();
+    // A POST the journal holds (its body is not kept): recovery cannot send it again as it was, so it stays kept.
+    const payload = JSON.parse(atob(signed!.paymentHeader!.value));
+    payload.payload.authorization.nonce = `0x${"5a".repeat(32)}`;
+    const paymentHeader = { ...signed!.paymentHeader!, value: btoa(JSON.stringify(payload)) };
+    await store.put({
+      ...signed!,
+      id: "a-post",
+      method: "POST",
+      paymentHeader,
+      terms: { ...signed!.terms, method: "POST" },
+    });
+    const ledger = memoryLedger();
+    const restarted = life(buyer, store, budgetStore(), ledger);
+    const sent: string[] = [];
+    const watching = (input: RequestInfo | URL, init?: RequestInit) => {
+      sent.push(new Headers(init?.headers).get("payment-signature") ?? "unpaid");
+      return fetch(input, init);
+    };
+    const paid = wrapFetchWithPayment(watching, restarted.client);
+    const asked: string[] = [];
+    const resend: PaidFetch = (url, init) => (asked.push(init.method), paid(url, init));
+    const done = await recoverPayments(restarted.client, { staleAfterMs: 0, resend });
+    expect(done.map((d) => [d.entry.method, d.action])).toEqual([
+      ["GET", "settled"],
+      ["POST", "kept"],
+    ]);
+    expect(done[0]!.reason).toMatch(/sent again/);
+    expect(asked).toEqual(["GET"]);
+    // The kept header, as it was: nothing signed anew, nothing asked unpaid.
+    expect(sent).toEqual([signed!.paymentHeader!.value]);
+    expect(await stack.usdc.usdcBalance(buyer.address)).toBe(1_000_000n - PRICE_ATOMIC);
+    const [entry] = store.entries();
+    expect(entry).toMatchObject({ state: "settled", transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(ledger.list).toEqual([
+      expect.objectContaining({ outcome: "settled", attempt: entry!.id, transaction: entry!.transaction }),
+    ]);
+    expect(await restarted.usage()).toEqual({ spent: 1000, reserved: 0 });
   });
 
   it("killed after the intent, before signing: recovery drops it and releases its reservation", async () => {

@@ -1,3 +1,3 @@
 export { paymentJournal, type PaymentJournal, type PaymentJournalOptions } from "./journal";
 export { memoryJournalStore } from "./memory";
-export { recoverPayments, type RecoveredPayment, type RecoveryOptions } from "./recover";
+export { recoverPayments, type PaidFetch, type RecoveredPayment, type RecoveryOptions } from "./recover";

@@ -14,6 +14,7 @@ import {
   type X402Plugin,
 } from "../../contracts";
 import { throwIfAborted } from "../../errors";
+import { getPaymentReceipt, resendPayment, type PaymentRequestOptions } from "../../handshake";
 import { randomId } from "../../protocol";
 import { checkSettlement } from "../../settlement";
 import { journalOf, queryOf } from "./journal";
@@ -25,7 +26,23 @@ export interface RecoveryOptions {
    */
   staleAfterMs?: number | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Send each kept payment again now, through this paid fetch (`wrapFetchWithPayment(fetch, client)`), instead of
+   * waiting for its key to be asked again: the seller settles it, or answers from its idempotency cache. Only GET and
+   * HEAD requests (the journal keeps no body); an answer that reports a settlement ends the entry settled, anything
+   * else leaves it kept. Nothing is signed: the kept header goes as it is.
+   */
+  resend?: PaidFetch | undefined;
 }
+
+/** A fetch wrapped with `wrapFetchWithPayment`, as `resend` calls it. */
+export type PaidFetch = (
+  url: string,
+  init: { method: string; signal?: AbortSignal; x402: PaymentRequestOptions },
+) => Promise<Response>;
+
+/** The requests the journal can send again as they were: it keeps no body. */
+const RESENDABLE = ["GET", "HEAD"];
 
 /** What recovery did with one entry, and the entry as it left it. */
 export interface RecoveredPayment {
@@ -58,6 +75,7 @@ export async function recoverPayments(
       "a whole number of milliseconds, 0 or more",
     ),
     signal: is((s) => s instanceof AbortSignal, "an AbortSignal"),
+    resend: is((f) => typeof f === "function", "a paid fetch: wrapFetchWithPayment(fetch, client)"),
   });
   const { staleAfterMs = 60_000, signal } = options;
   const { store } = journal;
@@ -66,7 +84,8 @@ export async function recoverPayments(
   for (const entry of await store.unfinished()) {
     throwIfAborted(signal);
     if (entry.at > Date.now() - staleAfterMs) continue;
-    const recovered = await recoverOne(client, entry, signal);
+    let recovered = await recoverOne(client, entry, signal);
+    if (recovered.action === "kept" && options.resend) recovered = await resendNow(options.resend, recovered, signal);
     const { action } = recovered;
     // What the budgets reserved under the attempt (spent if it settled, let go if it never could; else left counted),
     // then the ledgers, then the entry: a step that fails leaves the entry open, and the next recovery ends it (each
@@ -86,6 +105,36 @@ export async function recoverPayments(
     done.push(recovered);
   }
   return done;
+}
+
+/** A kept GET or HEAD sent again as it was; settled if the answer reports a settlement, else kept as it is. */
+async function resendNow(
+  resend: PaidFetch,
+  kept: RecoveredPayment,
+  signal: AbortSignal | undefined,
+): Promise<RecoveredPayment> {
+  const { entry } = kept;
+  if (!RESENDABLE.includes(entry.method.toUpperCase()) || !entry.paymentHeader) return kept;
+  const details = { paymentHeader: entry.paymentHeader, requirement: entry.terms.requirement, payer: entry.payer };
+  try {
+    const response = await resend(entry.url, {
+      method: entry.method,
+      x402: resendPayment({ details }),
+      ...(signal && { signal }),
+    });
+    await response.body?.cancel().catch(() => undefined);
+    const receipt = getPaymentReceipt(response);
+    if (!receipt?.settled) return kept;
+    const transaction = receipt.transaction ?? entry.transaction;
+    return {
+      action: "settled",
+      entry: { ...entry, state: "settled", at: Date.now(), ...(transaction && { transaction }) },
+      reason: `sent again: the seller answered ${response.status} and reported the settlement`,
+    };
+  } catch {
+    throwIfAborted(signal);
+    return kept;
+  }
 }
 
 /** One entry, ended as the chain says (or left as it is). */
