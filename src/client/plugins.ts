@@ -164,11 +164,11 @@ export async function signed(
 /** What the plug-ins reserved for an earlier attempt (perhaps a dead process's), found again by its id. */
 export function reservationsOf(setup: Setup, attempt: ReservedAttempt): Reservation[] {
   const found: Reservation[] = [];
+  // An entry read back from a store may lack what a reservation is found by: then none is.
+  const asset = findKnownAsset(String(attempt.network), String(attempt.terms?.asset), setup.knownAssets);
   for (const plugin of setup.plugins) {
     if (!plugin.reservationOf) continue;
     try {
-      // An entry read back from a store may lack what a reservation is found by: then none is.
-      const asset = findKnownAsset(String(attempt.network), String(attempt.terms.asset), setup.knownAssets);
       const reservation = plugin.reservationOf(attempt, { asset });
       if (reservation) found.push(reservation);
     } catch {

@@ -118,7 +118,7 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
             "Give this request its own key.",
           { details: requestDetails(request) },
         );
-      const held = reservations({ id: entry.id, terms: entry.terms, network: entry.network });
+      const held = reservations(entry);
       if (await expired(store, entry, { schemes, held, signal: request.signal })) return undefined;
       current.set(request, entry);
       // A settled entry's reservations were ended when it settled.
