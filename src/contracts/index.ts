@@ -28,8 +28,10 @@ export type {
 } from "./payment";
 export {
   UNFINISHED,
+  journalRefuses,
   parseJournalEntry,
   type JournalEntry,
+  type JournalPutOptions,
   type JournalState,
   type JournalStore,
   type KeptPayment,

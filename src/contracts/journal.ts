@@ -72,14 +72,39 @@ export interface JournalEntry {
 /**
  * Where the journal keeps its entries: memory (tests), a file (one machine), Redis (a fleet). `put` resolves only once
  * the entry is durable: a payment is not signed, or sent, before its entry is.
+ *
+ * A store refuses a write, atomically with it (across every process that shares it), that would let one key be paid
+ * twice or undo an ending (`journalRefuses`): an entry over its attempt's finished one (a finished attempt is final);
+ * a key's new attempt while its newest one is unfinished (one attempt per key at a time); and a write `over` a state
+ * its attempt is no longer at. A refused write writes nothing and resolves `false`.
  */
 export interface JournalStore {
-  /** Writes an entry, replacing the one of the same `id`. */
-  put(entry: JournalEntry): Promise<void>;
+  /** Writes an entry, replacing the one of the same `id`, unless refused (then `false`, nothing written). */
+  put(entry: JournalEntry, options?: JournalPutOptions): Promise<boolean>;
   /** The latest entry written for a key, finished or not. */
   latest(key: string): MaybePromise<JournalEntry | undefined>;
   /** Every entry that is not finished. */
   unfinished(): MaybePromise<readonly JournalEntry[]>;
+}
+
+export interface JournalPutOptions {
+  /** Written only if its attempt's stored entry is at this state now (a compare-and-set). */
+  readonly over?: JournalState | undefined;
+}
+
+/**
+ * Why a store refuses to write an entry, from what it holds now: `stored`, the state of the entry's attempt (none if it
+ * is new), and `newest`, the state of its key's newest attempt (none without a key, or for a key not seen). The refusal
+ * as a sentence, or `undefined` when it may be written.
+ */
+export function journalRefuses(
+  { stored, newest }: { stored: JournalState | undefined; newest: JournalState | undefined },
+  { over }: JournalPutOptions = {},
+): string | undefined {
+  if (over !== undefined && stored !== over) return `its attempt is ${stored ?? "not written"}, not ${over}`;
+  if (stored !== undefined) return UNFINISHED.includes(stored) ? undefined : `its attempt ended ${stored}`;
+  if (newest !== undefined && UNFINISHED.includes(newest)) return `the key's newest attempt is ${newest}`;
+  return undefined;
 }
 
 /** An entry read back from a store (JSON), or `undefined` for a torn or foreign one. */

@@ -48,6 +48,7 @@ export type {
   Reservation,
   ResumeContext,
   JournalEntry,
+  JournalPutOptions,
   JournalState,
   JournalStore,
   KeptPayment,

@@ -2,26 +2,38 @@
  * `fileJournalStore(path)`: the payment journal in an append-only JSONL file, one line per write, flushed to the disk
  * before `put` resolves. Several processes on one machine may share it: each reads the lines the others appended.
  */
-import { UNFINISHED, parseJournalEntry as parse, type JournalEntry, type JournalStore } from "../contracts";
+import {
+  UNFINISHED,
+  journalRefuses,
+  parseJournalEntry as parse,
+  type JournalEntry,
+  type JournalState,
+  type JournalStore,
+} from "../contracts";
 import { lineAppender, readLinesFrom } from "./lines";
+import { withFileLock } from "./lock";
 
 export interface FileJournalStoreOptions {
   /** `fdatasync` after each entry, so a power loss keeps it too. Default `true`. */
   readonly sync?: boolean | undefined;
 }
 
+/** How long a journal write may hold the file's lock: a process killed holding it stops the others this long. */
+const LOCK_TTL_MS = 5000;
+
 /**
  * A journal store in a JSONL file: each `put` appends the entry whole; reading folds the file (the last line of an
  * attempt wins; a key's newest attempt is the one that appeared last). A line torn by a process killed mid-write is
- * skipped: its `put` never resolved, so its payment never went on.
+ * skipped: its `put` never resolved, so its payment never went on. A `put` reads what the others appended and appends
+ * its own holding the file's lock (`<path>.lock`), so that what the store contract refuses is refused across processes.
  */
 export function fileJournalStore(path: string, options: FileJournalStoreOptions = {}): JournalStore {
   const append = lineAppender(path, options.sync ?? true);
   /** The entries still needed: the unfinished, and each key's newest attempt. */
   const byId = new Map<string, JournalEntry>();
   const newest = new Map<string, string>();
-  /** Every attempt read so far, to tell its first line from later ones. */
-  const seen = new Set<string>();
+  /** The state of every attempt read so far (forgotten ones too), to tell its first line from later ones. */
+  const states = new Map<string, JournalState>();
   // A finished entry that no key names as its newest is read no more: it is let go (a long-lived store stays small).
   const forget = (id: string | undefined) => {
     const entry = id === undefined ? undefined : byId.get(id);
@@ -29,6 +41,7 @@ export function fileJournalStore(path: string, options: FileJournalStoreOptions 
       byId.delete(id!);
   };
   let offset = 0;
+  let writing: Promise<unknown> = Promise.resolve();
   // One read at a time: each picks up where the last stopped.
   let reading: Promise<void> = Promise.resolve();
   const catchUp = () => {
@@ -37,12 +50,12 @@ export function fileJournalStore(path: string, options: FileJournalStoreOptions 
       for (const line of read.lines) {
         const entry = parse(line);
         if (!entry) continue;
-        if (!seen.has(entry.id) && entry.key !== undefined) {
+        if (!states.has(entry.id) && entry.key !== undefined) {
           const before = newest.get(entry.key);
           newest.set(entry.key, entry.id);
           forget(before);
         }
-        seen.add(entry.id);
+        states.set(entry.id, entry.state);
         byId.set(entry.id, entry);
         forget(entry.id);
       }
@@ -52,7 +65,26 @@ export function fileJournalStore(path: string, options: FileJournalStoreOptions 
     return done;
   };
   return {
-    put: (entry) => append(JSON.stringify(entry)),
+    put(entry, options) {
+      // This process's writes one after another; the lock orders them with the other processes'.
+      const done = writing.then(() =>
+        withFileLock({ lock: `${path}.lock`, next: `${path}.next`, ttl: LOCK_TTL_MS }, async (confirm) => {
+          await catchUp();
+          const newestId = entry.key === undefined ? undefined : newest.get(entry.key);
+          const now = {
+            stored: states.get(entry.id),
+            newest: newestId === undefined ? undefined : states.get(newestId),
+          };
+          if (journalRefuses(now, options)) return false;
+          if (!(await confirm()))
+            throw new Error(`${path}: this process stalled past the journal's lock, so wrote nothing`);
+          await append(JSON.stringify(entry));
+          return true;
+        }),
+      );
+      writing = done.catch(() => undefined);
+      return done;
+    },
     async latest(key) {
       await catchUp();
       const id = newest.get(key);

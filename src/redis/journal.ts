@@ -25,13 +25,19 @@ export interface RedisJournalStoreOptions {
 
 /**
  * KEYS: the entry, the unfinished set, the key's newest attempt (or none). ARGV: the entry's JSON, "1" if unfinished,
- * its id. A key's newest attempt is the one whose first entry was written last.
+ * its id, the state it must be written over (or ""). A key's newest attempt is the one whose first entry was written
+ * last. Refused (0, nothing written) as the journal store contract says: over a state its attempt is not at, over a
+ * finished attempt, or a key's new attempt while its newest is unfinished.
  */
 const PUT = `
-local first = redis.call('EXISTS', KEYS[1]) == 0
+local stored = redis.call('GET', KEYS[1])
+if ARGV[4] ~= '' and not (stored and cjson.decode(stored).state == ARGV[4]) then return 0 end
+if stored and redis.call('SISMEMBER', KEYS[2], ARGV[3]) == 0 then return 0 end
+local newest = not stored and KEYS[3] and redis.call('GET', KEYS[3])
+if newest and redis.call('SISMEMBER', KEYS[2], newest) == 1 then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
 if ARGV[2] == '1' then redis.call('SADD', KEYS[2], ARGV[3]) else redis.call('SREM', KEYS[2], ARGV[3]) end
-if first and KEYS[3] then redis.call('SET', KEYS[3], ARGV[3]) end
+if not stored and KEYS[3] then redis.call('SET', KEYS[3], ARGV[3]) end
 return 1`;
 
 /** KEYS: the key's newest attempt, the entries' prefix. The newest attempt's entry, or nil. */
@@ -66,10 +72,11 @@ export function redisJournalStore(redis: RedisClientLike, options: RedisJournalS
   const run = (what: string, call: (call: ScriptCall) => Promise<unknown>, keys: string[], args: string[] = []) =>
     bounded(redis, timeoutMs, what, () => call({ keys, arguments: args }));
   return {
-    async put(entry) {
+    async put(entry, { over } = {}) {
       const keys = [`${entries}${entry.id}`, open, ...(entry.key === undefined ? [] : [`${prefix}key:${entry.key}`])];
       const unfinished = UNFINISHED.includes(entry.state) ? "1" : "0";
-      await run("a journal write", scripts.put, keys, [JSON.stringify(entry), unfinished, entry.id]);
+      const args = [JSON.stringify(entry), unfinished, entry.id, over ?? ""];
+      return Number(await run("a journal write", scripts.put, keys, args)) === 1;
     },
     async latest(key) {
       return parse(await run("a journal read", scripts.latest, [`${prefix}key:${key}`, entries]));

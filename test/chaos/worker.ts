@@ -56,9 +56,10 @@ async function main(setup: ChaosWorkerSetup) {
   const store: JournalStore = {
     latest: (key) => journal.latest(key),
     unfinished: () => journal.unfinished(),
-    async put(entry) {
-      await journal.put(entry);
-      if (entry.state === "intent" || entry.state === "signed") reach(entry.state);
+    async put(entry, options) {
+      const written = await journal.put(entry, options);
+      if (written && (entry.state === "intent" || entry.state === "signed")) reach(entry.state);
+      return written;
     },
   };
   const ledger = redisLedger(redis, names.ledger);

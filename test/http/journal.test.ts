@@ -30,6 +30,8 @@ import { PATH, SELLER, account, createSeller, payingClient } from "../support/se
 const server = useMswServer();
 const url = `${SELLER}${PATH}`;
 const KEY = "order_0000000000000042";
+/** The budget entry of `budget({ limit: "$1", name: "j" })`, as its store keeps it. */
+const BUDGET = { key: "j:client", limit: 1_000_000, windowMs: undefined };
 
 /** A client with a journal over `store` (and a ledger), its signatures counted: one per process "life". */
 function life(store: JournalStore) {
@@ -145,8 +147,6 @@ describe("what the journal writes", () => {
 });
 
 describe("the journal hears an outcome last", () => {
-  const BUDGET = { key: "j:client", limit: 1_000_000, windowMs: undefined };
-
   it("and ends its entry only once the ledger and the budget took it: a ledger or a budget store that failed leaves it open", async () => {
     server.use(createSeller().handler);
     const failingLedger = memoryLedger();
@@ -339,13 +339,126 @@ describe("a keyed request after a restart", () => {
   });
 });
 
+describe("one attempt per key at a time, across processes", () => {
+  /** A client (a "process") with a journal and a budget over shared stores, whose wallet waits for `gate` if given. */
+  function process(
+    stores: { journal: JournalStore; budget: ReturnType<typeof memoryBudgetStore> },
+    gate?: Promise<void>,
+  ) {
+    const signer = gate
+      ? { ...account, signTypedData: async (request: never) => (await gate, account.signTypedData(request)) }
+      : account;
+    const plugins = [budget({ limit: "$1", name: "j", store: stores.budget }), paymentJournal(stores.journal)];
+    const client = createX402Client({ schemes: [exactEvm({ signer })], plugins });
+    return wrapFetchWithPayment(fetch, client);
+  }
+  const paid = (seller: ReturnType<typeof createSeller>) =>
+    seller.requests.filter((r) => r.headers["payment-signature"]).length;
+
+  it("a key asked again while its first attempt is not yet signed: the second takes its place, one payment in all", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const stores = { journal: memoryJournalStore(), budget: memoryBudgetStore() };
+    let open!: () => void;
+    const slow = process(stores, new Promise<void>((resolve) => (open = resolve)))(url, { x402: { paymentId: KEY } });
+    const first = slow.then(
+      () => "answered",
+      (error) => error,
+    );
+    await expect.poll(() => stores.budget.usage(BUDGET)).toEqual({ spent: 0, reserved: 10_000 });
+    // Another process (or a retry of the app's) asks for the same key while the first waits on its wallet.
+    const second = await process(stores)(url, { x402: { paymentId: KEY } });
+    expect(second.status).toBe(200);
+    open();
+    // The first signs, and is stopped before it leaves: its attempt was ended when the second took its place.
+    expect(await first).toMatchObject({ code: "PAYMENT_NOT_SENT", message: expect.stringMatching(/took its place/) });
+    expect(paid(seller)).toBe(1);
+    expect(await stores.budget.usage(BUDGET)).toEqual({ spent: 10_000, reserved: 0 });
+    expect(stores.journal.entries().map((e) => [e.state, e.code])).toEqual([
+      ["failed", "PAYMENT_NOT_SENT"],
+      ["settled", undefined],
+    ]);
+    // And the next ask after both: the settled payment goes again, identical; nothing is signed.
+    await process(stores)(url, { x402: { paymentId: KEY } });
+    expect(new Set(seller.requests.map((r) => r.headers["payment-signature"]).filter(Boolean)).size).toBe(1);
+  });
+
+  it("a recovery that drops an intent while its process still waits on the wallet: that payment never leaves", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const stores = { journal: memoryJournalStore(), budget: memoryBudgetStore() };
+    let open!: () => void;
+    const slow = process(stores, new Promise<void>((resolve) => (open = resolve)))(url, { x402: { paymentId: KEY } });
+    const first = slow.catch((error) => error);
+    await expect.poll(() => stores.budget.usage(BUDGET)).toEqual({ spent: 0, reserved: 10_000 });
+    const plugins = [budget({ limit: "$1", name: "j", store: stores.budget }), paymentJournal(stores.journal)];
+    const { client } = payingClient({ plugins });
+    expect((await recoverPayments(client, { staleAfterMs: 0 })).map((r) => r.action)).toEqual(["dropped"]);
+    open();
+    expect(await first).toMatchObject({ code: "PAYMENT_NOT_SENT" });
+    expect(paid(seller)).toBe(0);
+    expect(await stores.budget.usage(BUDGET)).toEqual({ spent: 0, reserved: 0 });
+    expect(stores.journal.entries()).toEqual([expect.objectContaining({ state: "failed", code: "PAYMENT_NOT_SENT" })]);
+  });
+
+  it("a recovery that finds the intent signed meanwhile leaves it to its process: paid once, spent once", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const journal = memoryJournalStore();
+    const stores = { journal, budget: memoryBudgetStore() };
+    // Recovery read the entry at its intent; the process signs it before recovery writes: the write is refused.
+    const racing: JournalStore = {
+      put: (entry, options) => journal.put(entry, options),
+      latest: (key) => journal.latest(key),
+      unfinished: async () => {
+        const read = await journal.unfinished();
+        open();
+        await expect.poll(() => journal.entries()[0]?.state).not.toBe("intent");
+        return read;
+      },
+    };
+    let open!: () => void;
+    const slow = process(stores, new Promise<void>((resolve) => (open = resolve)))(url, { x402: { paymentId: KEY } });
+    await expect.poll(() => stores.budget.usage(BUDGET)).toEqual({ spent: 0, reserved: 10_000 });
+    const plugins = [budget({ limit: "$1", name: "j", store: stores.budget }), paymentJournal(racing)];
+    const { client } = payingClient({ plugins });
+    const recovered = await recoverPayments(client, { staleAfterMs: 0 });
+    expect(recovered.map((r) => [r.action, r.reason])).toEqual([
+      ["unchecked", expect.stringMatching(/signed meanwhile/)],
+    ]);
+    expect((await slow).status).toBe(200);
+    expect(paid(seller)).toBe(1);
+    expect(await stores.budget.usage(BUDGET)).toEqual({ spent: 10_000, reserved: 0 });
+  });
+
+  it("a key whose newest attempt is signed, seen by a stale read: the new intent is refused, nothing signed", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const journal = memoryJournalStore();
+    await journal.put(journaled("elsewhere", { state: "signed", at: Date.now() }));
+    // Read before the other process wrote it: this process sees no attempt of the key.
+    const stale: JournalStore = {
+      ...journal,
+      put: journal.put,
+      latest: () => undefined,
+      unfinished: journal.unfinished,
+    };
+    const stores = { journal: stale, budget: memoryBudgetStore() };
+    const error = await process(stores)(url, { x402: { paymentId: KEY } }).catch((e) => e);
+    expect(error).toMatchObject({ code: "PAYMENT_REFUSED", message: expect.stringMatching(/being paid by another/) });
+    expect(paid(seller)).toBe(0);
+    expect(await stores.budget.usage(BUDGET)).toEqual({ spent: 0, reserved: 0 });
+    expect(journal.entries().map((e) => e.id)).toEqual(["elsewhere"]);
+  });
+});
+
 describe("recoverPayments", () => {
   it("drops what was never signed, leaves recent entries alone, and keeps what it cannot check on a chain", async () => {
     const store = memoryJournalStore();
     await store.put(journaled("never-signed"));
-    await store.put(journaled("recent", { at: Date.now() }));
+    await store.put(journaled("recent", { at: Date.now(), key: "order_0000000000000043" }));
     const header = { name: "PAYMENT-SIGNATURE", value: btoa("{}") };
-    await store.put(journaled("signed", { state: "signed", paymentHeader: header }));
+    await store.put(journaled("signed", { state: "signed", paymentHeader: header, key: undefined }));
     const { client } = life(store);
     const done = await recoverPayments(client);
     expect(done.map((d) => [d.entry.id, d.action])).toEqual([
@@ -372,7 +485,7 @@ describe("the file store's own edges", () => {
       const store = fileJournalStore(path, { sync: false });
       await store.put({ ...(await firstEntry()), id: "whole" });
       appendFileSync(path, '{"id":"torn","state":"sig');
-      await store.put({ ...(await firstEntry()), id: "after" });
+      await store.put({ ...(await firstEntry()), id: "after", key: "order_0000000000000043" });
       expect((await fileJournalStore(path).unfinished()).map((e) => e.id)).toEqual(["whole", "after"]);
       expect(await store.unfinished()).toHaveLength(2);
       writeFileSync(path, "");

@@ -517,12 +517,51 @@ export function journalStoreContract(
     it("a key's newest attempt is the one first written last, whatever is written to older ones after", async () => {
       const store = await open();
       await store.put(journaled("old", { state: "unknown" }));
-      await store.put(journaled("new"));
       await store.put(journaled("old", { state: "expired" }));
+      expect(await store.put(journaled("new"))).toBe(true);
       expect((await store.latest("order_0000000000000042"))?.id).toBe("new");
       // An entry without a key is no key's, and is still unfinished.
       await store.put(journaled("anonymous", { key: undefined }));
       expect(ids(await store.unfinished())).toEqual(["anonymous", "new"]);
+    });
+
+    it("a finished attempt is final: a write over it, finished or not, is refused and writes nothing", async () => {
+      const store = await open();
+      const settled = journaled("done", { state: "settled", transaction: `0x${"cd".repeat(32)}` });
+      expect(await store.put(journaled("done", { state: "signed" }))).toBe(true);
+      expect(await store.put(settled)).toBe(true);
+      for (const state of ["intent", "signed", "unknown", "failed", "settled"] as const)
+        expect(await store.put(journaled("done", { state }))).toBe(false);
+      expect(await store.latest("order_0000000000000042")).toEqual(settled);
+      expect(await store.unfinished()).toEqual([]);
+    });
+
+    it("one attempt per key at a time: a new one is refused while the newest is unfinished, written once it ended", async () => {
+      const store = await open();
+      await store.put(journaled("first", { state: "signed" }));
+      for (const state of ["intent", "signed"] as const)
+        expect(await store.put(journaled("second", { state }))).toBe(false);
+      expect(ids(await store.unfinished())).toEqual(["first"]);
+      // Another key, or none, is not held up; the held key's own attempt goes on.
+      expect(await store.put(journaled("other", { key: "order_0000000000000043" }))).toBe(true);
+      expect(await store.put(journaled("none", { key: undefined }))).toBe(true);
+      expect(await store.put(journaled("first", { state: "unknown" }))).toBe(true);
+      expect(await store.put(journaled("first", { state: "failed" }))).toBe(true);
+      expect(await store.put(journaled("second"))).toBe(true);
+      expect((await store.latest("order_0000000000000042"))?.id).toBe("second");
+    });
+
+    it("`over`: written only if its attempt is at that state now (not when it is elsewhere or not written)", async () => {
+      const store = await open();
+      const dropped = journaled("a", { state: "failed", code: "PAYMENT_NOT_SENT" });
+      expect(await store.put(dropped, { over: "intent" })).toBe(false);
+      await store.put(journaled("a"));
+      await store.put(journaled("a", { state: "signed" }));
+      expect(await store.put(dropped, { over: "intent" })).toBe(false);
+      expect((await store.latest("order_0000000000000042"))?.state).toBe("signed");
+      expect(await store.put(journaled("a", { state: "unknown" }), { over: "signed" })).toBe(true);
+      expect(await store.put(dropped, { over: "unknown" })).toBe(true);
+      expect(await store.latest("order_0000000000000042")).toEqual(dropped);
     });
 
     it("40 attempts written at once all read back", async () => {
@@ -544,6 +583,25 @@ export function journalStoreContract(
         await other!.put(journaled("mine", { state: "settled" }));
         expect(await store.unfinished()).toEqual([]);
         expect((await store.latest("order_0000000000000042"))?.state).toBe("settled");
+      });
+
+    if (others)
+      it("processes racing on one key: one new attempt of the key is written, one ending of an intent wins", async () => {
+        const stores = [await open(), ...(await others())];
+        for (let round = 0; round < 5; round++) {
+          const key = `order_race${String(round).padStart(12, "0")}`;
+          const news = await Promise.all(stores.map((s, i) => s.put(journaled(`r${round}p${i}`, { key }))));
+          expect(news.filter(Boolean)).toHaveLength(1);
+          const winner = `r${round}p${news.indexOf(true)}`;
+          // The intent signed by its process and dropped by another's recovery at once: one of the two.
+          const [signed, dropped] = await Promise.all([
+            stores[0]!.put(journaled(winner, { key, state: "signed" }), { over: "intent" }),
+            stores[1]!.put(journaled(winner, { key, state: "failed" }), { over: "intent" }),
+          ]);
+          expect(signed !== dropped).toBe(true);
+          const read = await stores[stores.length - 1]!.latest(key);
+          expect(read?.state).toBe(signed ? "signed" : "failed");
+        }
       });
   });
 }

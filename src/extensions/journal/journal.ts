@@ -59,9 +59,12 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
   checkOptions("journal.", options, { name: is(nonEmpty, "a name") });
   /** The entry of each request's current attempt (the one written last). */
   const current = new WeakMap<X402Request, JournalEntry>();
+  /** Writes the request's current entry; `false` if the store refused it (written nothing). */
   const write = async (request: X402Request, entry: JournalEntry) => {
+    const written = await store.put(Object.freeze(entry));
+    if (written === false) return false;
     current.set(request, entry);
-    await store.put(Object.freeze(entry));
+    return true;
   };
 
   return Object.freeze({
@@ -72,8 +75,9 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
     // refuses the payment (nothing was signed).
     async reserve(terms: PaymentTerms, { request, requirement, attempt }: ReserveContext) {
       const intent = intentOf(terms, request, { id: attempt, network: requirement.caip2 });
+      let written: boolean;
       try {
-        await write(request, intent);
+        written = await write(request, intent);
       } catch (error) {
         const said = error instanceof Error ? error.message : String(error);
         throw new PaymentRefusedError(
@@ -84,6 +88,8 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
           },
         );
       }
+      // Refused: another attempt of the key, signed, may still move money (a request of another process sends it).
+      if (!written) throw await keyHeld(store, request);
       return undefined;
     },
     async onSigned(
@@ -93,13 +99,18 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
       const intent = current.get(request) ?? intentOf(terms, request, { id: randomId(), network: undefined });
       const seconds = Number(Object(terms.requirement).maxTimeoutSeconds);
       const validFor = Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_VALIDITY_S;
-      await write(request, {
+      const signed: JournalEntry = {
         ...intent,
         state: "signed",
         at: Date.now(),
         paymentHeader,
         validBefore: Math.ceil(Date.now() / 1000) + validFor,
-      });
+      };
+      if (!(await write(request, signed)))
+        throw new Error(
+          `its attempt ${intent.id} was ended before it was signed (another request with its key took its place, or ` +
+            "a recovery dropped it as stale)",
+        );
     },
     async onOutcome(outcome: PaymentOutcome) {
       const entry = current.get(outcome.request);
@@ -108,7 +119,7 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
       await store.put(Object.freeze(ended(entry, outcome)));
     },
     async resume(request: X402Request, { schemes, reservations }: ResumeContext): Promise<KeptPayment | undefined> {
-      const entry = await store.latest(request.paymentId!);
+      const entry = await supersede(store, await store.latest(request.paymentId!), reservations);
       if (!entry?.paymentHeader || !(UNFINISHED.includes(entry.state) || entry.state === "settled")) return undefined;
       // A key names one purchase: its payment is never sent for, nor replaced by one for, another resource.
       if (entry.url !== request.url || entry.method !== request.method)
@@ -132,6 +143,34 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
       };
     },
   });
+}
+
+/** The refusal of a new attempt for a key whose newest attempt is unfinished (read again, to name it). */
+async function keyHeld(store: JournalStore, request: X402Request): Promise<PaymentRefusedError> {
+  const other = await Promise.resolve(store.latest(request.paymentId!)).catch(() => undefined);
+  return new PaymentRefusedError(
+    `The key ${request.paymentId} is being paid by another attempt${other ? ` (${other.id}, ${other.state})` : ""}: ` +
+      "nothing was signed anew. Ask again once it ends: its payment is then sent again, never a new one.",
+    { details: requestDetails(request) },
+  );
+}
+
+/**
+ * A key's latest attempt, asked again: one still at its intent (nothing signed under it) is ended here, only if it is
+ * still at its intent, so that the request holding it (in this process or another, alive or dead) can never sign under
+ * it, and what the budgets reserved for it is let go (after the ending: a process killed between the two leaves it
+ * counted, never released while it may pay). One signed meanwhile is read again, as it is now.
+ */
+async function supersede(
+  store: JournalStore,
+  entry: JournalEntry | undefined,
+  reservations: ResumeContext["reservations"],
+): Promise<JournalEntry | undefined> {
+  if (entry?.state !== "intent") return entry;
+  const ended = { ...entry, state: "failed", at: Date.now(), code: "PAYMENT_NOT_SENT" } as const;
+  if (!(await store.put(Object.freeze(ended), { over: "intent" }))) return store.latest(entry.key!);
+  await Promise.all(reservations(entry).map((r) => r.release().catch(() => undefined)));
+  return ended;
 }
 
 /**

@@ -1,20 +1,24 @@
 /** `memoryJournalStore()`: the journal in this process's memory (tests, and a process that needs no restart). */
-import { UNFINISHED, type JournalEntry, type JournalStore } from "../../contracts";
+import { UNFINISHED, journalRefuses, type JournalEntry, type JournalStore } from "../../contracts";
 
 /** A journal store in memory: `entries` holds the latest of each attempt, in the order first written. */
 export function memoryJournalStore(): JournalStore & { readonly entries: () => readonly JournalEntry[] } {
   const byId = new Map<string, JournalEntry>();
   /** Each key's newest attempt: the one whose first entry was written last. */
   const newest = new Map<string, string>();
+  const latest = (key: string | undefined) => {
+    const id = key === undefined ? undefined : newest.get(key);
+    return id === undefined ? undefined : byId.get(id);
+  };
   return {
-    async put(entry) {
-      if (entry.key !== undefined && !byId.has(entry.id)) newest.set(entry.key, entry.id);
+    async put(entry, options) {
+      const now = { stored: byId.get(entry.id)?.state, newest: latest(entry.key)?.state };
+      if (journalRefuses(now, options)) return false;
+      if (entry.key !== undefined && now.stored === undefined) newest.set(entry.key, entry.id);
       byId.set(entry.id, Object.freeze({ ...entry }));
+      return true;
     },
-    latest: (key) => {
-      const id = newest.get(key);
-      return id === undefined ? undefined : byId.get(id);
-    },
+    latest,
     unfinished: () => [...byId.values()].filter((entry) => UNFINISHED.includes(entry.state)),
     entries: () => [...byId.values()],
   };

@@ -91,11 +91,18 @@ export async function recoverPayments(
     // then the ledgers, then the entry: a step that fails leaves the entry open, and the next recovery ends it (each
     // step is done once: by the reservation's id, by the ledger's record of the attempt).
     try {
+      // Never signed: ended first, and only if it is still at its intent (a process paying it slowly, an approval
+      // awaited, may have signed it meanwhile; ended, it can no longer), then what was reserved for it let go.
+      if (action === "dropped" && !(await store.put(Object.freeze(recovered.entry), { over: "intent" }))) {
+        done.push({ action: "unchecked", entry, reason: "it was signed meanwhile: left to the process paying it" });
+        continue;
+      }
       if (action !== "kept" && action !== "unchecked")
         for (const reservation of engineOf(client).reservationsOf(entry))
           await (action === "settled" ? reservation.commit() : reservation.release());
       if (action === "settled") await record(recovered.entry);
-      if (recovered.entry !== entry) await store.put(Object.freeze(recovered.entry));
+      // Refused if another process ended it meanwhile (a finished attempt is final): as that one said.
+      if (recovered.entry !== entry && action !== "dropped") await store.put(Object.freeze(recovered.entry));
     } catch (error) {
       throwIfAborted(signal);
       const reason = error instanceof Error ? error.message : String(error);
