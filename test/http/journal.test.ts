@@ -3,7 +3,7 @@
  * request whose payment is kept sends it again (after a "restart": a new client on the same store) and never signs
  * anew; recovery ends what a dead process left. The chain-checked paths of recovery run on anvil (test/interop).
  */
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HttpResponse } from "msw";
@@ -490,6 +490,38 @@ describe("the file store's own edges", () => {
       expect(await store.unfinished()).toHaveLength(2);
       writeFileSync(path, "");
       await expect(store.unfinished()).rejects.toThrow(/shrank while in use/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the file store's lock, shared by the processes of one machine", () => {
+  it("a write waits while another holds the lock, goes once it is let go, and breaks one left 5 s unrenewed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "x402-journal-"));
+    try {
+      const path = join(dir, "journal.jsonl");
+      const store = fileJournalStore(path, { sync: false });
+      // Another process holds the lock (renewed just now): the write waits for it.
+      writeFileSync(`${path}.lock`, "another-process-token");
+      let written: boolean | undefined;
+      const first = store.put(journaled("first")).then((ok) => (written = ok));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(written).toBeUndefined();
+      rmSync(`${path}.lock`);
+      expect(await first).toBe(true);
+      // One whose holder renewed it 3.5 s ago is still honoured; one 5.5 s old is broken and the write goes.
+      writeFileSync(`${path}.lock`, "a-dead-process-token");
+      const at = (ago: number) => (Date.now() - ago) / 1000;
+      utimesSync(`${path}.lock`, at(3500), at(3500));
+      let second: boolean | undefined;
+      const waiting = store.put(journaled("first", { state: "signed" })).then((ok) => (second = ok));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(second).toBeUndefined();
+      utimesSync(`${path}.lock`, at(5500), at(5500));
+      expect(await waiting).toBe(true);
+      expect(existsSync(`${path}.lock`)).toBe(false);
+      expect((await fileJournalStore(path).latest(KEY))?.state).toBe("signed");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
