@@ -93,18 +93,16 @@ export interface JournalPutOptions {
 }
 
 /**
- * Why a store refuses to write an entry, from what it holds now: `stored`, the state of the entry's attempt (none if it
- * is new), and `newest`, the state of its key's newest attempt (none without a key, or for a key not seen). The refusal
- * as a sentence, or `undefined` when it may be written.
+ * Whether a store refuses to write an entry, from what it holds now: `stored`, the state of the entry's attempt (none
+ * if it is new), and `newest`, the state of its key's newest attempt (none without a key, or for a key not seen).
  */
 export function journalRefuses(
   { stored, newest }: { stored: JournalState | undefined; newest: JournalState | undefined },
   { over }: JournalPutOptions = {},
-): string | undefined {
-  if (over !== undefined && stored !== over) return `its attempt is ${stored ?? "not written"}, not ${over}`;
-  if (stored !== undefined) return UNFINISHED.includes(stored) ? undefined : `its attempt ended ${stored}`;
-  if (newest !== undefined && UNFINISHED.includes(newest)) return `the key's newest attempt is ${newest}`;
-  return undefined;
+): boolean {
+  if (over !== undefined && stored !== over) return true;
+  if (stored !== undefined) return !UNFINISHED.includes(stored);
+  return newest !== undefined && UNFINISHED.includes(newest);
 }
 
 /** An entry read back from a store (JSON), or `undefined` for a torn or foreign one. */

@@ -383,6 +383,58 @@ describe("one attempt per key at a time, across processes", () => {
     expect(new Set(seller.requests.map((r) => r.headers["payment-signature"]).filter(Boolean)).size).toBe(1);
   });
 
+  it("a key asked again after its process died at the wallet: its reservation is let go, the key paid once", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const stores = { journal: memoryJournalStore(), budget: memoryBudgetStore() };
+    // Its wallet never answers: the process is as good as dead, holding its intent and its reservation.
+    void process(stores, new Promise<void>(() => {}))(url, { x402: { paymentId: KEY } }).catch(() => {});
+    await expect.poll(() => stores.budget.usage(BUDGET)).toEqual({ spent: 0, reserved: 10_000 });
+    expect((await process(stores)(url, { x402: { paymentId: KEY } })).status).toBe(200);
+    expect(await stores.budget.usage(BUDGET)).toEqual({ spent: 10_000, reserved: 0 });
+    expect(paid(seller)).toBe(1);
+  });
+
+  it("a key asked again just as its first attempt is signed: the first goes on, and is what the second sends", async () => {
+    // The seller takes its time with a paid request: the first stays `signed` while the second reads and writes.
+    const seller = createSeller({
+      intercept: async (request) => {
+        if (request.headers.has("payment-signature")) await new Promise((resolve) => setTimeout(resolve, 200));
+        return undefined;
+      },
+    });
+    server.use(seller.handler);
+    const journal = memoryJournalStore();
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let signs = 0;
+    const signer = { ...account, signTypedData: async (r: never) => (signs++, await gate, account.signTypedData(r)) };
+    const stores = { journal, budget: memoryBudgetStore() };
+    const client = createX402Client({
+      schemes: [exactEvm({ signer })],
+      plugins: [budget({ limit: "$1", name: "j", store: stores.budget }), paymentJournal(journal)],
+    });
+    const first = wrapFetchWithPayment(fetch, client)(url, { x402: { paymentId: KEY } });
+    await expect.poll(() => signs).toBe(1);
+    // The second read the intent; before it ends it, the first signs: the ending is refused, the signed one kept.
+    const racing: JournalStore = {
+      latest: (key) => journal.latest(key),
+      unfinished: () => journal.unfinished(),
+      async put(entry, options) {
+        if (entry.code === "PAYMENT_NOT_SENT") {
+          open();
+          await expect.poll(() => journal.entries()[0]?.state, { interval: 5 }).toBe("signed");
+        }
+        return journal.put(entry, options);
+      },
+    };
+    const second = await process({ journal: racing, budget: stores.budget })(url, { x402: { paymentId: KEY } });
+    expect([(await first).status, second.status]).toEqual([200, 200]);
+    expect(signs).toBe(1);
+    const sent = seller.requests.map((r) => r.headers["payment-signature"]).filter(Boolean);
+    expect(new Set(sent).size).toBe(1);
+  });
+
   it("a recovery that drops an intent while its process still waits on the wallet: that payment never leaves", async () => {
     const seller = createSeller();
     server.use(seller.handler);
@@ -436,16 +488,20 @@ describe("one attempt per key at a time, across processes", () => {
     server.use(seller.handler);
     const journal = memoryJournalStore();
     await journal.put(journaled("elsewhere", { state: "signed", at: Date.now() }));
-    // Read before the other process wrote it: this process sees no attempt of the key.
+    // Read before the other process wrote it: this process sees no attempt of the key (then, read again, it does).
+    let reads = 0;
     const stale: JournalStore = {
-      ...journal,
-      put: journal.put,
-      latest: () => undefined,
-      unfinished: journal.unfinished,
+      put: (entry, options) => journal.put(entry, options),
+      latest: (key) => (reads++ === 0 ? undefined : journal.latest(key)),
+      unfinished: () => journal.unfinished(),
     };
     const stores = { journal: stale, budget: memoryBudgetStore() };
     const error = await process(stores)(url, { x402: { paymentId: KEY } }).catch((e) => e);
-    expect(error).toMatchObject({ code: "PAYMENT_REFUSED", message: expect.stringMatching(/being paid by another/) });
+    expect(error).toMatchObject({
+      code: "PAYMENT_REFUSED",
+      message: expect.stringMatching(/being paid by another attempt \(elsewhere, signed\): nothing was signed anew/),
+      details: { url, method: "GET" },
+    });
     expect(paid(seller)).toBe(0);
     expect(await stores.budget.usage(BUDGET)).toEqual({ spent: 0, reserved: 0 });
     expect(journal.entries().map((e) => e.id)).toEqual(["elsewhere"]);
