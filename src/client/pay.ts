@@ -68,10 +68,10 @@ export async function createPayment(setup: Setup, challenge: PaymentChallenge, r
   const { signal } = request;
   // A scheme that keeps state (a channel) opens the payment first: what it moves is what gets approved.
   const limit = scheme.open && paymentLimit(setup.policy, requirement, asset);
-  const session =
-    scheme.open && (await call(() => scheme.open!(requirement, { challenge, request, signal, limit }), what, request));
-  let reservations: readonly Reservation[] = [];
   const attempt = randomId();
+  const opening = { challenge, request, signal, limit, attempt };
+  const session = scheme.open && (await call(() => scheme.open!(requirement, opening), what, request));
+  let reservations: readonly Reservation[] = [];
   try {
     const terms = termsOf(requirement, request, { ...option, payer: scheme.payer, session });
     checkDeposit(terms, limit, request);

@@ -56,19 +56,28 @@ export function channelStateFrom(store: string, id: string, json: string): Chann
     !amount(state.charged) ||
     !amount(state.signed) ||
     !text(state.signature) ||
-    !text(state.disputed)
+    !text(state.disputed) ||
+    !table(state.owners, (owner) => typeof owner === "string") ||
+    !table(state.ended, (end) => end === "charged" || end === "dropped")
   ) {
     throw new Error(`${store}: the stored state of channel ${id} is not a channel state; it was left as it is.`);
   }
-  const { balance, charged, signed, signature, disputed } = state as unknown as ChannelState;
+  const { balance, charged, signed, signature, disputed, owners, ended } = state as unknown as ChannelState;
   return Object.freeze({
     balance,
     charged,
     signed,
     ...(signature === undefined ? {} : { signature }),
     ...(disputed === undefined ? {} : { disputed }),
+    ...(owners === undefined ? {} : { owners }),
+    ...(ended === undefined ? {} : { ended }),
   });
 }
+
+/** Absent, or an object whose every value passes `valid`. */
+const table = (field: unknown, valid: (value: unknown) => boolean) =>
+  field === undefined ||
+  (typeof field === "object" && field !== null && !Array.isArray(field) && Object.values(field).every(valid));
 
 /** The JSON a store keeps for `state`. */
 export const channelStateJson = (state: ChannelState) =>
@@ -78,6 +87,8 @@ export const channelStateJson = (state: ChannelState) =>
     signed: state.signed,
     signature: state.signature,
     disputed: state.disputed,
+    owners: state.owners,
+    ended: state.ended,
   });
 
 /** Waits `ms` (at most), or rejects with `ABORTED` once `signal` fires. */

@@ -59,6 +59,8 @@ export interface JournalEntry {
   readonly payer: string;
   /** What it pays, as it was signed (the requirement as offered among them). */
   readonly terms: PaymentTerms;
+  /** batch-settlement: the channel that pays it (`ReserveContext.channel`). */
+  readonly channel?: string | undefined;
   /** From `signed` on: the header as it leaves. It is a signed authorization, not a key. */
   readonly paymentHeader?: PaymentHeader | undefined;
   /** From `signed` on: when the signed payment stops being valid at the latest (seconds since the epoch). */

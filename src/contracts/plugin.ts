@@ -72,6 +72,8 @@ export interface ReservedAttempt {
   readonly terms: PaymentTerms;
   /** CAIP-2. */
   readonly network: string;
+  /** batch-settlement: the channel that paid (`ReserveContext.channel`), by which a budget holds what it holds. */
+  readonly channel?: string | undefined;
 }
 
 /** What a plug-in holds for a payment until its outcome is known. */

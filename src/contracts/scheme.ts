@@ -76,6 +76,8 @@ export interface OpenContext extends PaymentContext {
    * within it. `undefined`: the policy sets no cap on this asset.
    */
   readonly limit: bigint | undefined;
+  /** The attempt's id (`ReserveContext.attempt`): a channel names it as the signer of its voucher. */
+  readonly attempt?: string | undefined;
 }
 
 /** What a payment does to its channel: opens it with a deposit, tops it up, or pays by voucher alone. */
@@ -174,6 +176,11 @@ export interface SettlementQuery {
   readonly amount: string;
   /** The signed PaymentPayload when it is known (an error's `details.payload`): its authorization is looked up too. */
   readonly payload?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * The attempt that signed it (a journal entry's `id`), when known: a batch-settlement voucher is found by it in its
+   * channel's state.
+   */
+  readonly attempt?: string | undefined;
 }
 
 /**

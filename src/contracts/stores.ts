@@ -155,6 +155,17 @@ export interface ChannelState {
   readonly signature?: string | undefined;
   /** Why payments on the channel stopped (the seller's account did not hold up); absent in good standing. */
   readonly disputed?: string | undefined;
+  /**
+   * The vouchers signed above `charged` whose answer was never read (a process that died, an answer lost): each
+   * amount (cumulative) and the attempt (`ReserveContext.attempt`) that signed it, the only one that may send it.
+   */
+  readonly owners?: Readonly<Record<string, string>> | undefined;
+  /**
+   * What became of such vouchers once the seller's count was read (the latest 64): by attempt,
+   * `charged` (the seller took it: that attempt's request was paid) or `dropped` (the seller never had it; its amount
+   * was signed again by another payment, and it can no longer pay for its own request).
+   */
+  readonly ended?: Readonly<Record<string, "charged" | "dropped">> | undefined;
 }
 
 /**

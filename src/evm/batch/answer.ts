@@ -37,7 +37,8 @@ export function acceptAnswer(
   settlement: SettleResponse | undefined,
 ): { state: ChannelState; outcome: OpenOutcome } {
   const price = BigInt(open.requirement.amount);
-  const before = BigInt(current.charged);
+  // What the seller counted before this call: what its voucher adds the price to.
+  const before = open.next - price;
   const balance = BigInt(current.balance) + (open.deposit ?? 0n);
   const extra = record(settlement?.extra);
   const reported = record(extra.channelState);

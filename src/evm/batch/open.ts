@@ -12,6 +12,7 @@ import type { EvmSigner, Hex } from "../signer";
 import { normalizeSignature } from "../signer";
 import type { ChannelReader } from "./chain";
 import { acceptAnswer, correctFrom, isCorrectable } from "./answer";
+import { baseOf, settleOwners, withOwner } from "./owners";
 import {
   ERC3009_DEPOSIT_COLLECTOR,
   PERMIT2_DEPOSIT_COLLECTOR,
@@ -88,7 +89,7 @@ export async function openChannelPayment(
     }
     const price = BigInt(requirement.amount);
     const balance = BigInt(state?.balance ?? 0);
-    const next = BigInt(state?.charged ?? 0) + price;
+    const next = baseOf(state, context.attempt) + price;
     const deposit = next > balance ? sizeDeposit(channel, { price, needed: next - balance, balance }) : undefined;
     return session(tools, { ...channel, hold, state, next, deposit });
   } catch (error) {
@@ -160,8 +161,10 @@ function session(
       const signed = deposit === undefined ? undefined : await depositAuthorization(tools, open, deposit);
       const signature = await signVoucher(tools.voucherSigner, open, open.next);
       const most = String(open.next > BigInt(current?.signed ?? 0) ? open.next : BigInt(current?.signed ?? 0));
-      // Kept before it is sent: a process that dies now leaves the most the seller can claim on record.
-      current = { balance: current?.balance ?? "0", charged: current?.charged ?? "0", signed: most, signature };
+      // Kept before it is sent, and who sent it: a process that dies now leaves the most the seller can claim on
+      // record, and the attempt that alone may send this amount.
+      const before = current ?? { balance: "0", charged: "0", signed: "0" };
+      current = withOwner({ ...before, signed: most, signature }, open.next, open.context.attempt);
       await hold.save(current);
       const voucher = { channelId: open.id, maxClaimableAmount: String(open.next), signature };
       const channelConfig = { ...open.config };
@@ -174,10 +177,10 @@ function session(
     },
     async accepted(settlement) {
       const { state, outcome } = acceptAnswer(open, current!, settlement);
-      current = state;
+      current = settleOwners(state);
       // Money moved: a store that cannot save now (its lock lost, its server gone) must not make that an error. The
       // most the seller can claim was saved before sending; the seller's next answer corrects the rest.
-      await hold.save(state).catch(() => undefined);
+      await hold.save(current).catch(() => undefined);
       return outcome;
     },
     async refused(challenge, reason) {
@@ -192,7 +195,8 @@ function session(
       if (!corrected) return false;
       // The most the seller can claim never goes down on our record.
       const signed = BigInt(current?.signed ?? 0) > BigInt(corrected.signed) ? current!.signed : corrected.signed;
-      current = { ...corrected, signed };
+      // The seller's count ends the vouchers held unanswered: charged at or below it, dropped above.
+      current = settleOwners({ ...corrected, signed, owners: current?.owners, ended: current?.ended });
       await hold.save(current);
       if (corrected.disputed) {
         throw new ChannelDisputedError(

@@ -10,6 +10,7 @@ import { EVM_KNOWN_ASSETS, toEvmChainId } from "../networks";
 import { checkAddress, checkEvmRequirement, schemeTools, type EvmSchemeOptions } from "../shared";
 import { toEvmSigner, type EvmSignerInput, type Hex } from "../signer";
 import { channelReader } from "./chain";
+import { checkChannelPayment } from "./check";
 import { openChannelPayment, type DepositSizing } from "./open";
 import { refundChannel, type RefundOptions, type RefundResult } from "./refund";
 import { memoryChannelStore } from "./store";
@@ -108,6 +109,7 @@ export function batchSettlementEvm(options: BatchSettlementEvmOptions): BatchSet
     payer: signer.address,
     knownAssets: EVM_KNOWN_ASSETS,
     check: checkBatchRequirement,
+    checkSettlement: (query, signal) => checkChannelPayment(tools, query, signal),
     open: (requirement, context: OpenContext) =>
       openChannelPayment(tools, { context, ...channelOf(requirement), sizing: options.deposit }),
     async createPayload() {

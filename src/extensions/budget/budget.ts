@@ -140,8 +140,9 @@ export function budget(options: BudgetOptions): X402Plugin {
     },
     // A reservation is found again by its attempt's id, in whatever process reads the same store. A channel's hold is
     // the channel's: it stands until spent or refunded, whoever paid last.
-    reservationOf: ({ id, terms, network }: ReservedAttempt, { asset }: { asset: KnownAsset | undefined }) => {
-      if (terms.kind !== undefined && resolved.store.hold) return undefined;
+    reservationOf: ({ id, terms, network, channel }: ReservedAttempt, { asset }: { asset: KnownAsset | undefined }) => {
+      if (terms.kind !== undefined && resolved.store.hold)
+        return channel === undefined ? undefined : heldFor(resolved, { terms, network, channel }, asset);
       const payment = { network, asset: terms.asset, amount: largest(terms.amount, terms.deposit) };
       const most = microDollars(resolved, payment, asset) ?? Number.MAX_SAFE_INTEGER;
       const entry = entryOf(resolved, terms.url, network, terms.payTo);
@@ -324,6 +325,27 @@ async function holdBudget(
   return once({
     commit: (amount) => store.hold(entry, id, { spend: charged(budget, payment, asset, { amount, most: price }) }),
     release: () => (add > 0 ? store.hold(entry, id, { release: add }) : undefined),
+  });
+}
+
+/**
+ * What a channel's hold did for an earlier call of it (perhaps a dead process's), ended as its voucher did: charged,
+ * its price spent from the hold; never charged, the deposit it added let go (a voucher alone added none).
+ */
+function heldFor(
+  budget: ResolvedBudget,
+  { terms, network, channel }: { terms: PaymentTerms; network: string; channel: string },
+  asset: KnownAsset | undefined,
+): Reservation {
+  const payment = { network, asset: terms.asset, amount: terms.amount };
+  const price = microDollars(budget, payment, asset) ?? Number.MAX_SAFE_INTEGER;
+  const deposit = terms.deposit === undefined ? 0 : microDollars(budget, { ...payment, amount: terms.deposit }, asset);
+  const entry = entryOf(budget, terms.url, network, terms.payTo);
+  const id = holdId(network, channel);
+  const store = budget.store as Required<BudgetStore>;
+  return once({
+    commit: (amount) => store.hold(entry, id, { spend: charged(budget, payment, asset, { amount, most: price }) }),
+    release: () => (deposit ? store.hold(entry, id, { release: deposit }) : undefined),
   });
 }
 

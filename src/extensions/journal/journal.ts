@@ -73,8 +73,11 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
     store,
     // Before any prompt or signature, and before the budgets reserve under the same id: the intent. Its failure
     // refuses the payment (nothing was signed).
-    async reserve(terms: PaymentTerms, { request, requirement, attempt }: ReserveContext) {
-      const intent = intentOf(terms, request, { id: attempt, network: requirement.caip2 });
+    async reserve(terms: PaymentTerms, { request, requirement, attempt, channel }: ReserveContext) {
+      const intent = {
+        ...intentOf(terms, request, { id: attempt, network: requirement.caip2 }),
+        ...(channel && { channel }),
+      };
       let written: boolean;
       try {
         written = await write(request, intent);
@@ -175,6 +178,7 @@ async function supersede(
 
 /**
  * Is a kept entry held past its validity and never settled, so that it can no longer move money (the chain says so)?
+ * A channel's voucher is asked at once, whatever its age: its channel may have given its amount to another call.
  * Then its reservations are released and it is ended `expired` (left open if a store fails, for recovery to end).
  */
 async function expired(
@@ -182,8 +186,7 @@ async function expired(
   entry: JournalEntry,
   { schemes, held, signal }: { schemes: ResumeContext["schemes"]; held: readonly Reservation[]; signal?: AbortSignal },
 ): Promise<boolean> {
-  if (entry.state === "settled" || entry.validBefore === undefined || entry.validBefore * 1000 >= Date.now())
-    return false;
+  if (entry.state === "settled" || !(isChannelPayment(entry) || pastValidity(entry, Date.now()))) return false;
   const status = await checkSettlement({ schemes }, queryOf(entry), { signal }).catch(() => undefined);
   if (status?.state !== "failed") return false;
   const released = await Promise.all(
@@ -237,8 +240,16 @@ function ended(entry: JournalEntry, outcome: PaymentOutcome): JournalEntry {
   };
 }
 
+/** A batch-settlement channel's payment: its voucher never expires, its channel tells its end. */
+export const isChannelPayment = (entry: JournalEntry) => Object(entry.terms).kind !== undefined;
+
+/** Is the entry's signed payment past its validity at `now` (ms)? */
+export const pastValidity = (entry: JournalEntry, now: number) =>
+  entry.validBefore !== undefined && entry.validBefore * 1000 < now;
+
 /** What the chain is asked about an entry. */
 export const queryOf = (entry: JournalEntry) => ({
+  attempt: entry.id,
   scheme: entry.scheme,
   network: entry.network,
   transaction: entry.transaction,

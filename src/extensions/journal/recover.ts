@@ -17,7 +17,7 @@ import { throwIfAborted } from "../../errors";
 import { getPaymentReceipt, resendPayment, type PaymentRequestOptions } from "../../handshake";
 import { randomId } from "../../protocol";
 import { checkSettlement } from "../../settlement";
-import { journalOf, queryOf } from "./journal";
+import { isChannelPayment, journalOf, pastValidity, queryOf } from "./journal";
 
 export interface RecoveryOptions {
   /**
@@ -171,9 +171,9 @@ async function recoverOne(
       reason,
     };
   }
-  // Failed on chain while still valid may be a nonce not yet used: only one past its validity is over.
-  const expired = entry.validBefore !== undefined && entry.validBefore * 1000 < at;
-  if (status.state === "failed" && expired)
+  // Failed on chain while still valid may be a nonce not yet used: only one past its validity is over; a channel's
+  // voucher whose amount went to another call is over at once.
+  if (status.state === "failed" && (isChannelPayment(entry) || pastValidity(entry, at)))
     return { action: "expired", entry: { ...entry, state: "expired", at }, reason };
   return { action: "kept", entry, reason };
 }
@@ -212,6 +212,7 @@ function recorder(plugins: readonly X402Plugin[]) {
         amount: entry.amount,
         ...(entry.scheme !== "upto" && { settledAmount: entry.amount }),
         ...(entry.transaction && { transaction: entry.transaction }),
+        ...channelOf(entry),
         payer: entry.payer,
         payee: entry.payTo,
         attempt: entry.id,
@@ -222,3 +223,13 @@ function recorder(plugins: readonly X402Plugin[]) {
     }
   };
 }
+
+/** A channel payment's fields of a ledger record: what it did to its channel, its deposit, the channel. */
+const channelOf = ({ terms, channel }: JournalEntry) =>
+  terms.kind === undefined
+    ? {}
+    : {
+        kind: terms.kind,
+        ...(terms.deposit !== undefined && { deposit: terms.deposit }),
+        ...(channel !== undefined && { channel }),
+      };
