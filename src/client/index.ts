@@ -1,4 +1,5 @@
 export { createX402Client, engineOf, type X402Client, type X402ClientOptions, type Quote } from "./create";
+export { call } from "./call";
 export type { PreparedPayment } from "./pay";
 export type { PaymentOption, BeforePaymentResult, ClientHooks } from "./setup";
 export {

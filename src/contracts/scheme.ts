@@ -62,6 +62,16 @@ export interface PaymentScheme {
    */
   open?(requirement: PaymentRequirement, context: OpenContext): Promise<OpenPayment>;
   /**
+   * For a scheme whose payments depend on state it keeps: a payment an earlier attempt signed (`payload`, kept by a
+   * journal) about to be sent again as it is, held as `open` holds a new one and told the answer, then closed. Throws
+   * a typed error when it must not be sent (its state gave its amount to another payment); `undefined`: send it as
+   * it is, nothing held.
+   */
+  resend?(
+    payload: Readonly<Record<string, unknown>>,
+    context: PaymentContext & { readonly requirement: PaymentRequirement; readonly attempt?: string | undefined },
+  ): Promise<Pick<OpenPayment, "accepted" | "refused" | "close"> | undefined>;
+  /**
    * How a payment this scheme signed ended, once, before the plug-ins and hooks are told (the outcome they see): for
    * what a scheme keeps between payments. `exactSvm` reads a mint again after a refused payment. What it throws is
    * ignored.

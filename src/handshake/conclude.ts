@@ -146,6 +146,12 @@ async function refuse<R>(
   // a settlement reported as successful, or when an earlier sending's fate is unknown, it may have gone through.
   const redirected = transport.redirected(paid);
   if (success || redirected || resent) {
+    // A kept payment sent again to a scheme's state (a channel): the seller's count is learnt from its 402 all the
+    // same, though what this sending did is not known.
+    if (resent && payment.session && status === 402) {
+      const { challenge, reason } = await refusal(transport, paid, settlement);
+      await payment.session.refused(challenge, reason).catch(() => false);
+    }
     const reason = success || conflict ? undefined : await serverReason(transport, paid, settlement);
     const how = success ? "reported settled" : redirected ? "redirected" : "sent again";
     throw new PaymentOutcomeUnknownError(

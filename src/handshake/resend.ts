@@ -1,8 +1,8 @@
 /** Sending once more the exact signed header an earlier attempt kept, instead of asking and paying. */
-import { engineOf, type X402Client } from "../client";
-import { PAYMENT_FLOWS, fail, type KeptPayment, type PaymentTerms, type X402Request } from "../contracts";
+import { call, engineOf, type X402Client } from "../client";
+import { PAYMENT_FLOWS, fail, schemesFor, type KeptPayment, type PaymentTerms, type X402Request } from "../contracts";
 import { requestDetails, type PaymentDetails } from "../errors";
-import { PAYMENT_HEADERS, decodeBase64Json, type PaymentChallenge } from "../protocol";
+import { PAYMENT_HEADERS, decodeBase64Json, sameAddress, type PaymentChallenge } from "../protocol";
 import { conclude } from "./conclude";
 import type { PaymentRequestOptions } from "./options";
 import { send, type Signed } from "./send";
@@ -45,14 +45,34 @@ export async function resumeKept<R>(
 ): Promise<R> {
   const { request } = transport;
   const payload = Object(decodeBase64Json(paymentHeader.value)).value as Record<string, unknown>;
+  // A scheme that keeps state (a channel) holds it while its payment is on its way again, and reads the answer: on
+  // the seller's terms as they are now offered (the same seller, the same channel).
+  const requirement = challenge.requirements.find(
+    (r) => r.scheme === terms.scheme && sameAddress(r.payTo, terms.payTo) && sameAddress(r.asset, terms.asset),
+  );
+  const scheme =
+    requirement &&
+    schemesFor(engineOf(client).setup.schemes, requirement.scheme, requirement.caip2 ?? requirement.network).find(
+      (s) => s.resend,
+    );
+  const context = { challenge, request, signal: request.signal, requirement: requirement!, attempt };
+  const session =
+    scheme && (await call(() => scheme.resend!(payload, context), `the ${terms.scheme} payment`, request));
   const payment: Signed = {
     headerName: paymentHeader.name,
     headerValue: paymentHeader.value,
     payload,
     payer: terms.payer,
     terms,
+    session,
   };
-  const { paid, concluded } = await sendKept(transport, payment);
+  let concluded: Awaited<ReturnType<typeof sendKept<R>>>["concluded"];
+  let paid: R;
+  try {
+    ({ paid, concluded } = await sendKept(transport, payment));
+  } finally {
+    await session?.close().catch(() => undefined);
+  }
   if ("corrected" in concluded) throw concluded.corrected;
   const { receipt, unknown } = concluded;
   if (reported) return paid;

@@ -140,7 +140,7 @@ function sizeDeposit(
 }
 
 /** The open payment of a held channel. */
-function session(
+export function session(
   tools: Tools,
   open: Channel & {
     readonly context: OpenContext;

@@ -11,6 +11,7 @@ import { checkAddress, checkEvmRequirement, schemeTools, type EvmSchemeOptions }
 import { toEvmSigner, type EvmSignerInput, type Hex } from "../signer";
 import { channelReader } from "./chain";
 import { checkChannelPayment } from "./check";
+import { resendChannelPayment } from "./resend";
 import { openChannelPayment, type DepositSizing } from "./open";
 import { refundChannel, type RefundOptions, type RefundResult } from "./refund";
 import { memoryChannelStore } from "./store";
@@ -110,6 +111,7 @@ export function batchSettlementEvm(options: BatchSettlementEvmOptions): BatchSet
     knownAssets: EVM_KNOWN_ASSETS,
     check: checkBatchRequirement,
     checkSettlement: (query, signal) => checkChannelPayment(tools, query, signal),
+    resend: (payload, context) => resendChannelPayment(tools, channelOf(context.requirement), { payload, context }),
     open: (requirement, context: OpenContext) =>
       openChannelPayment(tools, { context, ...channelOf(requirement), sizing: options.deposit }),
     async createPayload() {

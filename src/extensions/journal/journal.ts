@@ -21,7 +21,7 @@ import {
   type X402Plugin,
   type X402Request,
 } from "../../contracts";
-import { MONEY_MAY_HAVE_MOVED, PaymentRefusedError, requestDetails } from "../../errors";
+import { MONEY_MAY_HAVE_MOVED, PaymentAlreadyAttemptedError, PaymentRefusedError, requestDetails } from "../../errors";
 import { decodeBase64Json, randomId } from "../../protocol";
 import { checkSettlement } from "../../settlement";
 
@@ -133,7 +133,19 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
           { details: requestDetails(request) },
         );
       const held = reservations(entry);
-      if (await expired(store, entry, { schemes, held, signal: request.signal })) return undefined;
+      const status = await lookUp(entry, schemes, request.signal);
+      // A channel's seller took the voucher: it charges a call once and keeps no answer to send again.
+      if (isChannelPayment(entry) && (entry.state === "settled" || status?.state === "settled"))
+        throw new PaymentAlreadyAttemptedError(
+          `The key ${request.paymentId} was paid already: the seller charged its ${entry.scheme} voucher ` +
+            `(${entry.state === "settled" ? "and answered it" : "its answer was lost"}). Such a seller does not ` +
+            "answer one call twice, and no other payment is signed under this key.",
+          { details: requestDetails(request) },
+        );
+      if (status?.state === "failed") {
+        await expire(store, entry, held);
+        return undefined;
+      }
       current.set(request, entry);
       // A settled entry's reservations were ended when it settled.
       const reported = entry.state === "settled";
@@ -177,18 +189,17 @@ async function supersede(
 }
 
 /**
- * Is a kept entry held past its validity and never settled, so that it can no longer move money (the chain says so)?
- * A channel's voucher is asked at once, whatever its age: its channel may have given its amount to another call.
- * Then its reservations are released and it is ended `expired` (left open if a store fails, for recovery to end).
+ * What the chain says of a kept entry held past its validity and never settled (`failed`: it can no longer move
+ * money); a channel's voucher is asked at once, whatever its age: its channel may have given its amount to another
+ * call, or seen it charged. `undefined` when not asked, or when the chain could not say.
  */
-async function expired(
-  store: JournalStore,
-  entry: JournalEntry,
-  { schemes, held, signal }: { schemes: ResumeContext["schemes"]; held: readonly Reservation[]; signal?: AbortSignal },
-): Promise<boolean> {
-  if (entry.state === "settled" || !(isChannelPayment(entry) || pastValidity(entry, Date.now()))) return false;
-  const status = await checkSettlement({ schemes }, queryOf(entry), { signal }).catch(() => undefined);
-  if (status?.state !== "failed") return false;
+async function lookUp(entry: JournalEntry, schemes: ResumeContext["schemes"], signal: AbortSignal | undefined) {
+  if (entry.state === "settled" || !(isChannelPayment(entry) || pastValidity(entry, Date.now()))) return undefined;
+  return checkSettlement({ schemes }, queryOf(entry), { signal }).catch(() => undefined);
+}
+
+/** A kept entry that can no longer move money: its reservations released, ended `expired` (open if a store fails). */
+async function expire(store: JournalStore, entry: JournalEntry, held: readonly Reservation[]): Promise<void> {
   const released = await Promise.all(
     held.map((r) =>
       r.release().then(
@@ -198,7 +209,6 @@ async function expired(
     ),
   );
   if (released.every(Boolean)) await store.put(Object.freeze({ ...entry, state: "expired", at: Date.now() }));
-  return true;
 }
 
 /** The first entry of an attempt (`id`): what it will pay, before anything is signed. */
