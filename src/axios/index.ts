@@ -133,7 +133,7 @@ async function pay(call: Call, first: AxiosResponse | undefined, options: Paymen
   const { transport, paymentLeft } = transportOf(call, first, options);
   let paid: AxiosResponse;
   try {
-    paid = first ? await handlePaymentRequired(client, transport, first) : await options.resend!(transport);
+    paid = first ? await handlePaymentRequired(client, transport, first) : await options.resend!(transport, client);
   } finally {
     // Once the payment may have left, axios must not turn the outcome into a cancellation.
     if (paymentLeft()) dispatched.signal = dispatched.cancelToken = undefined;

@@ -3,6 +3,7 @@ export {
   type PaymentScheme,
   type PaymentContext,
   type OpenContext,
+  type ResendContext,
   type OpenPayment,
   type OpenOutcome,
   type ChannelSnapshot,

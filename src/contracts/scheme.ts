@@ -69,7 +69,7 @@ export interface PaymentScheme {
    */
   resend?(
     payload: Readonly<Record<string, unknown>>,
-    context: PaymentContext & { readonly requirement: PaymentRequirement; readonly attempt?: string | undefined },
+    context: ResendContext,
   ): Promise<Pick<OpenPayment, "accepted" | "refused" | "close"> | undefined>;
   /**
    * How a payment this scheme signed ended, once, before the plug-ins and hooks are told (the outcome they see): for
@@ -77,6 +77,16 @@ export interface PaymentScheme {
    * ignored.
    */
   onOutcome?(outcome: PaymentOutcome): void | Promise<void>;
+}
+
+/** What `resend` is told: the request sending the kept payment, and what it pays. */
+export interface ResendContext {
+  readonly request: X402Request;
+  readonly signal?: AbortSignal | undefined;
+  /** The requirement the payment answered, as offered. */
+  readonly requirement: PaymentRequirement;
+  /** The attempt that signed it (a journal entry's `id`), when known. */
+  readonly attempt?: string | undefined;
 }
 
 /** What `open` is told besides the payment context. */

@@ -88,7 +88,7 @@ async function paying(client: X402Client, call: Call, resend: PaymentRequestOpti
     body: await bytesOf(request),
   };
   // A resend goes out only with its signed header (below).
-  if (resend) return resend(transportOf(call, { sent }));
+  if (resend) return resend(transportOf(call, { sent }), client);
   const first = await sendFirst(call, sent);
   if (first.response.status !== 402) return first.response;
   return handlePaymentRequired(client, transportOf(call, first), first.response);

@@ -1,5 +1,5 @@
 /** What a caller may give one request: `x402` in fetch's init or axios's config, checked before anything is sent. */
-import { checkCeiling, type PaymentCeiling } from "../client";
+import { checkCeiling, type PaymentCeiling, type X402Client } from "../client";
 import { checkOptions, checkPaymentId, fail, show, type SessionRequest } from "../contracts";
 import type { Transport } from "./transport";
 
@@ -20,7 +20,7 @@ export interface PaymentRequestOptions {
    * Set by `resendPayment(error)`: the request goes out once, with the signed header an earlier attempt
    * kept, instead of asking and paying. Nothing is signed.
    */
-  readonly resend?: (<R>(transport: Transport<R>) => Promise<R>) | undefined;
+  readonly resend?: (<R>(transport: Transport<R>, client?: X402Client) => Promise<R>) | undefined;
   /**
    * Set by a scheme for a request its state builds (batch-settlement's `refund(url, { through })`): the seller's 402
    * is answered with what the scheme signs, through this request's own stack, instead of a payment.

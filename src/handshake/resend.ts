@@ -1,8 +1,16 @@
 /** Sending once more the exact signed header an earlier attempt kept, instead of asking and paying. */
 import { call, engineOf, type X402Client } from "../client";
-import { PAYMENT_FLOWS, fail, schemesFor, type KeptPayment, type PaymentTerms, type X402Request } from "../contracts";
+import {
+  PAYMENT_FLOWS,
+  fail,
+  schemesFor,
+  type KeptPayment,
+  type PaymentTerms,
+  type ResendContext,
+  type X402Request,
+} from "../contracts";
 import { requestDetails, type PaymentDetails } from "../errors";
-import { PAYMENT_HEADERS, decodeBase64Json, sameAddress, type PaymentChallenge } from "../protocol";
+import { PAYMENT_HEADERS, decodeBase64Json, parseRequirement, type PaymentChallenge } from "../protocol";
 import { conclude } from "./conclude";
 import type { PaymentRequestOptions } from "./options";
 import { send, type Signed } from "./send";
@@ -11,6 +19,8 @@ import type { Transport } from "./transport";
 /** A payment to send once more: a `PaymentOutcomeUnknownError`, or the same fields kept from its `details`. */
 export interface ResendablePayment {
   readonly details: Pick<PaymentDetails, "paymentHeader" | "requirement" | "payer">;
+  /** The attempt that signed it (a journal entry's `id`): a channel sends a voucher only for its own attempt. */
+  readonly attempt?: string | undefined;
 }
 
 /**
@@ -23,14 +33,35 @@ export interface ResendablePayment {
  */
 export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions {
   const kept = keptOf(Object(Object(earlier).details), "resendPayment");
-  const resend = async <R>(transport: Transport<R>): Promise<R> => {
+  const given = Object(earlier).attempt as unknown;
+  const attempt = typeof given === "string" ? given : undefined;
+  const resend = async <R>(transport: Transport<R>, client?: X402Client): Promise<R> => {
+    const { request } = transport;
+    const payment = signedOf(kept, request);
+    // With the client that pays (the wrapped fetch's), a channel's voucher holds its channel as it goes again.
+    const requirement = client && parseRequirement(kept.requirement, payment.terms.x402Version);
+    const session = requirement && (await held(client!, payment, { request, requirement, attempt }));
     // An abort, even before sending, is outcome unknown: the earlier sending's fate is.
-    const { paid, concluded } = await sendKept(transport, signedOf(kept, transport.request));
+    const { paid, concluded } = await sendKept(transport, { ...payment, session }).finally(() => session?.close());
     // Sent before, so a refusal cannot be corrected from: conclude throws it as outcome unknown.
     if ("corrected" in concluded) throw concluded.corrected;
     return paid;
   };
   return { resend };
+}
+
+/**
+ * A kept payment of a scheme that keeps state (a channel), held as it goes again and told the answer; `undefined` for
+ * other schemes (sent as it is).
+ */
+async function held(client: X402Client, payment: Signed, context: ResendContext) {
+  const { requirement, request } = context;
+  const network = requirement.caip2 ?? requirement.network;
+  const scheme = schemesFor(engineOf(client).setup.schemes, requirement.scheme, network).find((s) => s.resend);
+  if (!scheme) return undefined;
+  const what = `the ${requirement.scheme} payment`;
+  const told = { ...context, signal: request.signal };
+  return (await call(() => scheme.resend!(payment.payload, told), what, request)) ?? undefined;
 }
 
 /**
@@ -45,34 +76,17 @@ export async function resumeKept<R>(
 ): Promise<R> {
   const { request } = transport;
   const payload = Object(decodeBase64Json(paymentHeader.value)).value as Record<string, unknown>;
-  // A scheme that keeps state (a channel) holds it while its payment is on its way again, and reads the answer: on
-  // the seller's terms as they are now offered (the same seller, the same channel).
-  const requirement = challenge.requirements.find(
-    (r) => r.scheme === terms.scheme && sameAddress(r.payTo, terms.payTo) && sameAddress(r.asset, terms.asset),
-  );
-  const scheme =
-    requirement &&
-    schemesFor(engineOf(client).setup.schemes, requirement.scheme, requirement.caip2 ?? requirement.network).find(
-      (s) => s.resend,
-    );
-  const context = { challenge, request, signal: request.signal, requirement: requirement!, attempt };
-  const session =
-    scheme && (await call(() => scheme.resend!(payload, context), `the ${terms.scheme} payment`, request));
   const payment: Signed = {
     headerName: paymentHeader.name,
     headerValue: paymentHeader.value,
     payload,
     payer: terms.payer,
     terms,
-    session,
   };
-  let concluded: Awaited<ReturnType<typeof sendKept<R>>>["concluded"];
-  let paid: R;
-  try {
-    ({ paid, concluded } = await sendKept(transport, payment));
-  } finally {
-    await session?.close().catch(() => undefined);
-  }
+  // A scheme that keeps state (a channel) holds it while its payment is on its way again, and reads the answer.
+  const requirement = parseRequirement(terms.requirement, terms.x402Version);
+  const session = requirement && (await held(client, payment, { request, requirement, attempt }));
+  const { paid, concluded } = await sendKept(transport, { ...payment, session }).finally(() => session?.close());
   if ("corrected" in concluded) throw concluded.corrected;
   const { receipt, unknown } = concluded;
   if (reported) return paid;

@@ -144,6 +144,12 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
   };
 }
 
+/** A requirement as offered (`PaymentTerms.requirement`, kept by a journal) read again; `undefined` if it is not one. */
+export function parseRequirement(raw: unknown, version: 1 | 2): PaymentRequirement | undefined {
+  const requirement = toRequirement(raw, 0, version);
+  return "reason" in requirement ? undefined : requirement;
+}
+
 function toRequirement(raw: unknown, index: number, version: 1 | 2): PaymentRequirement | InvalidRequirement {
   const reason = (version === 2 ? problemOfPaymentRequirementsV2 : problemOfPaymentRequirementsV1)(raw);
   if (reason) return { index, raw, reason };

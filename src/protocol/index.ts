@@ -36,6 +36,7 @@ export {
 } from "./money";
 export {
   parseChallenge,
+  parseRequirement,
   type PaymentChallenge,
   type PaymentRequirement,
   type InvalidRequirement,

@@ -333,8 +333,11 @@ export interface FaultProxy {
    * them.
    */
   cutPaidResponses(count: number): void;
-  /** Paid requests the proxy forwarded, with the payment header each carried. */
-  paidRequests: { path: string; paymentHeader: string; cut: boolean }[];
+  /**
+   * Paid requests the proxy forwarded, with the payment header each carried and, once the seller answered, its status
+   * and whether its PAYMENT-RESPONSE reported a settlement (what the seller charged, even for an answer cut).
+   */
+  paidRequests: { path: string; paymentHeader: string; cut: boolean; status?: number; settled?: boolean }[];
   stop(): Promise<void>;
 }
 
@@ -351,7 +354,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     const paymentHeader = req.headers["payment-signature"] ?? req.headers["x-payment"];
     const cut = typeof paymentHeader === "string" && toCut > 0;
     if (cut) toCut--;
-    if (typeof paymentHeader === "string") paidRequests.push({ path: req.url ?? "", paymentHeader, cut });
+    const seen: FaultProxy["paidRequests"][number] | undefined =
+      typeof paymentHeader === "string" ? { path: req.url ?? "", paymentHeader, cut } : undefined;
+    if (seen) paidRequests.push(seen);
     const upstream = httpRequest(
       new URL(req.url ?? "/", target),
       { method: req.method, headers: req.headers },
@@ -359,6 +364,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         const chunks: Buffer[] = [];
         answer.on("data", (chunk: Buffer) => chunks.push(chunk));
         answer.on("end", () => {
+          if (seen) {
+            seen.status = answer.statusCode;
+            const receipt = answer.headers["payment-response"];
+            seen.settled =
+              typeof receipt === "string" && JSON.parse(Buffer.from(receipt, "base64").toString()).success === true;
+          }
           if (cut) {
             req.socket.destroy();
             return;

@@ -12,7 +12,7 @@ import type { EvmSigner, Hex } from "../signer";
 import { normalizeSignature } from "../signer";
 import type { ChannelReader } from "./chain";
 import { acceptAnswer, correctFrom, isCorrectable } from "./answer";
-import { baseOf, settleOwners, withOwner } from "./owners";
+import { baseOf, heldByOthers, settleFromChain, settleOwners, withOwner } from "./owners";
 import {
   ERC3009_DEPOSIT_COLLECTOR,
   PERMIT2_DEPOSIT_COLLECTOR,
@@ -72,7 +72,10 @@ export async function openChannelPayment(
   const { requirement, context, id } = channel;
   const hold = await tools.store.hold(id, context.signal);
   try {
-    const state = hold.state ?? (await fromChain(tools, channel, context.signal));
+    let state = hold.state ?? (await fromChain(tools, channel, context.signal));
+    // Vouchers another attempt holds unanswered: the chain ends those it can (claimed, or never funded).
+    if (state && tools.readChannel && heldByOthers(state, context.attempt).length > 0)
+      state = settleFromChain(state, await tools.readChannel.channel(requirement.caip2!, id, context.signal));
     if (state?.disputed) {
       throw new ChannelDisputedError(
         `Channel ${id} is stopped: ${state.disputed}. No more vouchers are signed on it; refund or withdraw what it ` +

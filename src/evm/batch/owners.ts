@@ -9,7 +9,7 @@ import type { ChannelState } from "../../contracts";
 const ENDED_KEPT = 64;
 
 /** Vouchers above `charged` that another attempt signed and may still send. */
-const heldByOthers = (state: ChannelState | undefined, attempt: string | undefined) =>
+export const heldByOthers = (state: ChannelState | undefined, attempt: string | undefined) =>
   Object.entries(state?.owners ?? {}).filter(
     ([amount, owner]) => owner !== attempt && BigInt(amount) > BigInt(state!.charged),
   );
@@ -41,4 +41,29 @@ export function settleOwners(state: ChannelState): ChannelState {
   const { owners: _, ended: __, ...rest } = state;
   const kept = ended.slice(-ENDED_KEPT);
   return kept.length === 0 ? rest : { ...rest, ended: Object.fromEntries(kept) };
+}
+
+/**
+ * The state with the held vouchers the chain already ends: at or below what the seller claimed, charged; beyond what
+ * the channel holds, never charged (the seller takes no voucher over the balance: a deposit that never landed). A
+ * seller that keeps no record of a channel takes a voucher's base on trust, so a voucher is never built above one
+ * that could not have been paid.
+ */
+export function settleFromChain(state: ChannelState, onChain: { balance: bigint; totalClaimed: bigint }): ChannelState {
+  const ended: [string, "charged" | "dropped"][] = Object.entries(state.ended ?? {});
+  const owners: Record<string, string> = {};
+  for (const [amount, owner] of Object.entries(state.owners ?? {})) {
+    if (BigInt(amount) <= onChain.totalClaimed) ended.push([owner, "charged"]);
+    else if (BigInt(amount) > onChain.balance) ended.push([owner, "dropped"]);
+    else owners[amount] = owner;
+  }
+  const charged = BigInt(state.charged) > onChain.totalClaimed ? state.charged : String(onChain.totalClaimed);
+  const { owners: _, ended: __, ...rest } = state;
+  const kept = ended.slice(-ENDED_KEPT);
+  return {
+    ...rest,
+    charged,
+    ...(Object.keys(owners).length > 0 && { owners }),
+    ...(kept.length > 0 && { ended: Object.fromEntries(kept) }),
+  };
 }

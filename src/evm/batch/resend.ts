@@ -3,7 +3,7 @@
  * for a new payment, and the seller's answer read as that call's, so that the channel learns its end (charged, or
  * refused with the seller's count) and never signs its amount for another call while it may be on its way.
  */
-import type { OpenContext, OpenPayment, PaymentContext } from "../../contracts";
+import type { OpenContext, OpenPayment, ResendContext } from "../../contracts";
 import { PaymentRefusedError, requestDetails } from "../../errors";
 import { session, type Channel, type Tools } from "./open";
 
@@ -11,7 +11,7 @@ import { session, type Channel, type Tools } from "./open";
 export async function resendChannelPayment(
   tools: Tools,
   channel: Channel,
-  { payload, context }: { payload: Readonly<Record<string, unknown>>; context: PaymentContext & { attempt?: string } },
+  { payload, context }: { payload: Readonly<Record<string, unknown>>; context: ResendContext },
 ): Promise<Pick<OpenPayment, "accepted" | "refused" | "close"> | undefined> {
   const signed = Object(payload.payload) as { voucher?: unknown; deposit?: unknown };
   const { channelId, maxClaimableAmount } = Object(signed.voucher) as Record<string, unknown>;
@@ -33,7 +33,19 @@ export async function resendChannelPayment(
       { details: requestDetails(context.request) },
     );
   }
-  const opened: OpenContext = { ...context, limit: undefined };
+  // Nothing is signed on a resend: the seller's terms are the kept requirement's.
+  const { requirement, request, signal } = context;
+  const challenge = {
+    x402Version: 2,
+    error: undefined,
+    resource: undefined,
+    extensions: undefined,
+    requirements: [requirement],
+    invalid: [],
+    raw: {},
+    source: "header",
+  } as const;
+  const opened: OpenContext = { challenge, request, signal, limit: undefined, attempt };
   return session(tools, {
     ...channel,
     context: opened,

@@ -126,7 +126,7 @@ async function resendNow(
   try {
     const response = await resend(entry.url, {
       method: entry.method,
-      x402: resendPayment({ details }),
+      x402: resendPayment({ details, attempt: entry.id }),
       ...(signal && { signal }),
     });
     await response.body?.cancel().catch(() => undefined);
