@@ -55,6 +55,11 @@ export interface HoldChange {
   readonly add?: number | undefined;
   readonly spend?: number | undefined;
   readonly release?: number | "all" | undefined;
+  /**
+   * The payment attempt this change ends (its call's spend, or its deposit let go): a second change for the same
+   * attempt on the same hold does nothing (`ok`), so that processes recovering one attempt at once end it once.
+   */
+  readonly attempt?: string | undefined;
 }
 
 /** What `BudgetStore.hold` answers: whether `add` fit, and what the hold held before the call. */

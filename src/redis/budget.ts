@@ -24,12 +24,14 @@ const EXPIRY_MARGIN_MS = 1000;
  * kept only in a window), each channel's standing hold `h:<id>` = its amount, with their total `held` (also counted
  * in `reserved`), and spend drawn from holds in a window `r:~<n>` = `c<amount>`. KEYS[2], for a window: each
  * reservation's and draw's time in a sorted set. ARGV: operation, window ms or "", the keys' time to live in ms,
- * time ms or "" (Redis's), limit, id, amount (for a hold: what to add), then for a hold what to spend and what to
- * release ("all" or an amount). Numbers go to Redis as the strings they came as (Lua may print a large one in
+ * time ms or "" (Redis's), limit, id, amount (for a hold: what to add), then for a hold what to spend, what to
+ * release ("all" or an amount) and the attempt it ends ("" for none). KEYS[3]: the latest attempts holds' changes
+ * ended, `<hold>:<attempt>` in order (a change for one of them does nothing). Numbers go to Redis as the strings they came as (Lua may print a large one in
  * exponent form); totals change by HINCRBY. Replies: {fits (1 or 0), spent, reserved}, the usage before the call,
  * and for a hold what it held before. Keys holding a channel's money do not expire.
  */
 const SCRIPT = `
+local ENDED_KEPT = 4096
 local hash, times = KEYS[1], KEYS[2]
 local op, window, ttl, now = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 local limit, id, amount = ARGV[5], ARGV[6], ARGV[7]
@@ -57,15 +59,24 @@ local function keep()
   if tonumber(redis.call('HGET', hash, 'held') or '0') > 0 then
     redis.call('PERSIST', hash)
     redis.call('PERSIST', times)
+    redis.call('PERSIST', KEYS[3])
   else
     redis.call('PEXPIRE', hash, ttl)
     redis.call('PEXPIRE', times, ttl)
+    redis.call('PEXPIRE', KEYS[3], ttl)
   end
 end
 if op == 'hold' then
   local field = 'h:' .. id
   local before = redis.call('HGET', hash, field) or '0'
-  local spend, free = ARGV[8], ARGV[9]
+  local spend, free, attempt = ARGV[8], ARGV[9], ARGV[10]
+  -- A change that ends an attempt ends it once: the latest ENDED_KEPT attempts are remembered, in order.
+  if attempt ~= '' then
+    local ended = id .. ':' .. attempt
+    if redis.call('ZSCORE', KEYS[3], ended) then return {1, spent, reserved, tonumber(before)} end
+    redis.call('ZADD', KEYS[3], redis.call('HINCRBY', hash, 'ends', 1), ended)
+    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -ENDED_KEPT - 1)
+  end
   if spent + reserved + tonumber(amount) > tonumber(limit) then return {0, spent, reserved, tonumber(before)} end
   local function change(by)
     redis.call('HINCRBY', hash, field, by)
@@ -144,7 +155,7 @@ export function redisBudgetStore(redis: RedisClientLike, options: RedisBudgetSto
     const window =
       entry.windowMs === undefined ? ["", ""] : [String(entry.windowMs), String(entry.windowMs + EXPIRY_MARGIN_MS)];
     const args = {
-      keys: [tag, `${tag}:times`],
+      keys: [tag, `${tag}:times`, `${tag}:ended`],
       arguments: [op, ...window, now ? String(now()) : "", String(entry.limit), id, String(amount), ...more],
     };
     const reply = await bounded(redis, timeoutMs, `budget ${op}`, () => budgetScript(args));
@@ -172,10 +183,11 @@ export function redisBudgetStore(redis: RedisClientLike, options: RedisBudgetSto
     async usage(entry) {
       return usage(await run("usage", entry));
     },
-    async hold(entry, id, { add = 0, spend = 0, release = 0 }) {
+    async hold(entry, id, { add = 0, spend = 0, release = 0, attempt = "" }) {
       checkCall(entry, id, spend);
       if (release !== "all") checkCall(entry, id, release);
-      const answer = await run("hold", entry, { id, amount: add, more: [String(spend), String(release)] });
+      const more = [String(spend), String(release), attempt];
+      const answer = await run("hold", entry, { id, amount: add, more });
       return { ok: answer[0] === 1, ...usage(answer), held: answer[3]! };
     },
   };

@@ -39,6 +39,7 @@ import { freePort, startRedisOn, type RedisServer } from "../support/redis";
 import {
   CHAOS_BUDGET,
   KILL_POINTS,
+  chaosBatch,
   chaosStores,
   type ChaosWorkerMessage,
   type ChaosWorkerSetup,
@@ -52,6 +53,8 @@ export interface ChaosWorld {
   readonly stack: InteropStack;
   readonly seller: ExtensionSeller;
   readonly proxy: FaultProxy;
+  /** In front of the reference batch-settlement seller (`stack.seller`'s `/batch/weather`). */
+  readonly batchProxy: FaultProxy;
   /** The Redis of the run: killed (SIGKILL) and started again on the same port and data. */
   redis: RedisServer;
   readonly redisPort: number;
@@ -65,18 +68,24 @@ const durable = (dir: string) => ["--dir", dir, "--appendonly", "yes", "--append
 export async function startChaosWorld(): Promise<ChaosWorld> {
   const redisDir = mkdtempSync(join(tmpdir(), "x402-chaos-redis-"));
   const redisPort = await freePort();
-  const [stack, redis] = await Promise.all([startInteropStack(), startRedisOn(redisPort, durable(redisDir))]);
+  const [stack, redis] = await Promise.all([
+    startInteropStack({ batchSettlement: true }),
+    startRedisOn(redisPort, durable(redisDir)),
+  ]);
   const seller = await startExtensionSeller({ facilitatorUrl: stack.facilitator.url, payTo: stack.seller.payTo });
   const proxy = await startFaultProxy(seller.url);
+  const batchProxy = await startFaultProxy(stack.seller.url);
   const world: ChaosWorld = {
     stack,
     seller,
     proxy,
+    batchProxy,
     redis,
     redisPort,
     redisDir,
     async stop() {
       await proxy.stop();
+      await batchProxy.stop();
       await seller.stop();
       await world.redis.stop();
       await stack.stop();
@@ -89,6 +98,8 @@ export async function startChaosWorld(): Promise<ChaosWorld> {
 export interface ChaosOptions {
   /** Logical requests: keys, each to be paid exactly once. */
   readonly requests: number;
+  /** More keys, paid over one batch-settlement channel (a buyer of its own). Default requests / 5. */
+  readonly batchRequests?: number;
   /** Worker processes at once. Default 4. */
   readonly workers?: number;
   /** Requests each worker pays at once. Default 3. */
@@ -139,6 +150,29 @@ export interface ChaosFigures {
   readonly leftoverReservations: number;
   /** Journal entries left unfinished after the final recovery. */
   readonly unfinished: number;
+  /** The batch-settlement channel: see {@link BatchFigures}. */
+  readonly batch: BatchFigures;
+}
+
+/** What the batch-settlement keys came to, by the seller's count and the stores'. */
+export interface BatchFigures {
+  readonly requests: number;
+  /** Keys whose charge was answered, and keys charged whose answer was lost for good (PAYMENT_ALREADY_ATTEMPTED). */
+  readonly answered: number;
+  readonly paidUnanswered: number;
+  /** Keys the seller charged (its 200s reporting a settlement, cut or not) more than once, and never. */
+  readonly chargedTwice: number;
+  readonly uncharged: number;
+  /** The seller's count on the channel, what it claimed on chain after a final claim, and what the channel holds. */
+  readonly sellerCharged: number;
+  readonly claimedOnChain: number;
+  readonly balance: number;
+  /** Keys without exactly one settled ledger record (of a channel payment). */
+  readonly recordsOff: number;
+  /** Keys with another attempt signed that did not end with nothing moved (failed, expired). */
+  readonly signedTwice: number;
+  /** The budget's standing hold on the channel (micro-dollars): what it holds beyond what it was charged. */
+  readonly held: number;
 }
 
 interface Life {
@@ -163,10 +197,22 @@ export async function runChaos(world: ChaosWorld, options: ChaosOptions): Promis
   const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
   const prefix = `chaos:${run}:`;
   const buyer = await fundedBuyer(world.stack.usdc, { amount: BigInt(requests) * PRICE_ATOMIC * 2n + 1_000_000n });
+  const batchBuyer = await fundedBuyer(world.stack.usdc, { amount: 10_000_000n });
   const url = `${world.proxy.url}/idempotent/weather`;
-  const keys = Array.from({ length: requests }, (_, i) => `chaos_${run}_${String(i).padStart(6, "0")}`);
+  const exactKeys = Array.from({ length: requests }, (_, i) => `chaos_${run}_${String(i).padStart(6, "0")}`);
+  const batchKeys = Array.from(
+    { length: options.batchRequests ?? Math.ceil(requests / 5) },
+    (_, i) => `chaos_${run}_batch_${String(i).padStart(6, "0")}`,
+  );
+  const isBatch = new Set(batchKeys);
+  // Batch keys among the others, one in six.
+  const keys = exactKeys.flatMap((key, i) =>
+    i % 5 === 4 && batchKeys[(i - 4) / 5] ? [key, batchKeys[(i - 4) / 5]!] : [key],
+  );
+  keys.push(...batchKeys.filter((key) => !keys.includes(key)));
   const queue = [...keys];
   const done = new Set<string>();
+  const paidUnanswered = new Set<string>();
   const kills: Record<KillPoint | "random", number> = {
     intent: 0,
     signed: 0,
@@ -196,7 +242,7 @@ export async function runChaos(world: ChaosWorld, options: ChaosOptions): Promis
       if (done.has(key)) continue;
       // A worker that dies as it is sent a key gives it back when it exits (the send's EPIPE is its own).
       life.inFlight.add(key);
-      life.child.send({ key }, (error) => error && undefined);
+      life.child.send({ key, batch: isBatch.has(key) }, (error) => error && undefined);
     }
   };
   const feedAll = () => {
@@ -227,6 +273,7 @@ export async function runChaos(world: ChaosWorld, options: ChaosOptions): Promis
       } else {
         life.inFlight.delete(message.key);
         if (message.type === "done") done.add(message.key);
+        else if (message.type === "paid") done.add(message.key) && paidUnanswered.add(message.key);
         else giveBack(message.key);
         if (done.size === keys.length) finished();
       }
@@ -255,6 +302,7 @@ export async function runChaos(world: ChaosWorld, options: ChaosOptions): Promis
       url,
       redisUrl: world.redis.url,
       privateKey: buyer.privateKey,
+      batch: { url: `${world.batchProxy.url}/batch/weather`, privateKey: batchBuyer.privateKey },
       prefix,
       staleAfterMs: 10_000,
       die,
@@ -288,7 +336,8 @@ export async function runChaos(world: ChaosWorld, options: ChaosOptions): Promis
       }
       if (answersCut < cutTarget && Math.random() < 0.5) {
         const count = Math.random() < 0.7 ? 1 : 2;
-        world.proxy.cutPaidResponses(count);
+        // One cut in four on the batch channel's seller.
+        (Math.random() < 0.25 ? world.batchProxy : world.proxy).cutPaidResponses(count);
         answersCut += count;
       }
       if (redisRestarts < redisTarget && progress >= (redisRestarts + 1) / (redisTarget + 1)) {
@@ -314,7 +363,14 @@ export async function runChaos(world: ChaosWorld, options: ChaosOptions): Promis
     await exited;
   }
   log(`all ${requests} answered in ${Date.now() - started} ms; checking`);
-  const figures = await check(world, { prefix, keys, buyer: buyer.address, privateKey: buyer.privateKey });
+  const figures = await check(world, {
+    prefix,
+    keys: exactKeys,
+    batchKeys,
+    buyer: buyer.address,
+    privateKey: buyer.privateKey,
+    batchPrivateKey: batchBuyer.privateKey,
+  });
   for (const [action, count] of Object.entries(figures.recovered))
     recovered[`final ${action}`] = (recovered[`final ${action}`] ?? 0) + count;
   return {
@@ -327,6 +383,7 @@ export async function runChaos(world: ChaosWorld, options: ChaosOptions): Promis
     reasked,
     recovered,
     ...figures.counts,
+    batch: { ...figures.batch, answered: batchKeys.length - paidUnanswered.size, paidUnanswered: paidUnanswered.size },
   };
 }
 
@@ -355,7 +412,14 @@ function nonceOf(entry: JournalEntry): string | undefined {
 /** Ends what is left (every worker is dead now), then holds the chain, the journal, the ledger and the budget up. */
 async function check(
   world: ChaosWorld,
-  run: { prefix: string; keys: readonly string[]; buyer: Address; privateKey: Hex },
+  run: {
+    prefix: string;
+    keys: readonly string[];
+    batchKeys: readonly string[];
+    buyer: Address;
+    privateKey: Hex;
+    batchPrivateKey: Hex;
+  },
 ) {
   const redis = createClient({ url: world.redis.url });
   redis.on("error", () => undefined);
@@ -365,15 +429,16 @@ async function check(
     const journal = redisJournalStore(redis, names.journal);
     const ledger = redisLedger(redis, names.ledger);
     const budgetStore = redisBudgetStore(redis, names.budget);
+    const rpc = world.stack.anvil.rpcUrl;
     const client = createX402Client({
       schemes: [
-        exactEvm({
-          signer: privateKeyToAccount(run.privateKey),
-          settlement: evmSettlement({ rpc: world.stack.anvil.rpcUrl }),
-        }),
+        exactEvm({ signer: privateKeyToAccount(run.privateKey), settlement: evmSettlement({ rpc }) }),
+        chaosBatch(redis, { rpc, prefix: run.prefix, privateKey: run.batchPrivateKey }),
       ],
       plugins: [budget({ ...CHAOS_BUDGET, store: budgetStore }), ledger, paymentJournal(journal)],
     });
+    // The batch seller claims what it charged: the chain then holds its count.
+    await world.stack.seller.batch!.manager.claim();
     const final = await recoverPayments(client, { staleAfterMs: 0 });
     const recovered: Record<string, number> = {};
     for (const { action } of final) recovered[action] = (recovered[action] ?? 0) + 1;
@@ -426,8 +491,13 @@ async function check(
     // The ledger: one settled record per payment that moved money, naming its attempt; none for anything else.
     const settledRecords = new Map<string, number>();
     let strays = 0;
+    const batchRecords: LedgerRecord[] = [];
     for await (const record of ledger.records() as AsyncIterable<LedgerRecord>) {
       if (record.outcome !== "settled") continue;
+      if (record.scheme === "batch-settlement") {
+        batchRecords.push(record);
+        continue;
+      }
       if (record.attempt === undefined || !record.transaction) {
         strays++;
         continue;
@@ -445,8 +515,15 @@ async function check(
 
     const usage = await budgetStore.usage({ key: `${CHAOS_BUDGET.name}:client`, limit: 1e9, windowMs: undefined });
     const moved = transfers.reduce((sum, log) => sum + (log.args.value ?? 0n), 0n);
+    const batch = await checkBatch(world, {
+      keys: run.batchKeys,
+      entries,
+      records: batchRecords,
+      held: usage.reserved,
+    });
     return {
       recovered,
+      batch,
       counts: {
         paidOnChain: usedNonces.size,
         transfers: transfers.length,
@@ -458,15 +535,66 @@ async function check(
         signedTwice,
         signedAfresh,
         budgetSpent: usage.spent,
-        // The asset has 6 decimals: base units are micro-dollars.
-        chainSpent: Number(moved),
-        leftoverReservations: usage.reserved,
+        // The asset has 6 decimals: base units are micro-dollars. What the batch seller claimed moved too.
+        chainSpent: Number(moved) + batch.claimedOnChain,
+        // Reserved beyond the channel's standing hold (what it holds and was not charged).
+        leftoverReservations: usage.reserved - (batch.balance - batch.claimedOnChain),
         unfinished,
       },
     };
   } finally {
     redis.destroy();
   }
+}
+
+/**
+ * The batch-settlement keys held up against the seller's count: its charges per key (seen by the proxy), its record of
+ * the channel, its claim on chain; the ledger's settled records and the journal's attempts per key.
+ */
+async function checkBatch(
+  world: ChaosWorld,
+  run: { keys: readonly string[]; entries: readonly JournalEntry[]; records: readonly LedgerRecord[]; held: number },
+): Promise<Omit<BatchFigures, "answered" | "paidUnanswered">> {
+  const charges = new Map<string, number>();
+  for (const seen of world.batchProxy.paidRequests) {
+    const key = /[?&]key=([\w-]+)/.exec(seen.path)?.[1];
+    if (key && seen.status === 200 && seen.settled) charges.set(key, (charges.get(key) ?? 0) + 1);
+  }
+  const byKey = new Map<string, JournalEntry[]>();
+  for (const entry of run.entries)
+    if (entry.key !== undefined && entry.scheme === "batch-settlement")
+      byKey.set(entry.key, [...(byKey.get(entry.key) ?? []), entry]);
+  const keyOf = new Map(run.entries.map((entry) => [entry.id, entry.key]));
+  const records = new Map<string, number>();
+  for (const record of run.records) {
+    const key = keyOf.get(record.attempt ?? "");
+    if (key !== undefined) records.set(key, (records.get(key) ?? 0) + 1);
+  }
+  let [chargedTwice, uncharged, recordsOff, signedTwice] = [0, 0, 0, 0];
+  for (const key of run.keys) {
+    const count = charges.get(key) ?? 0;
+    if (count > 1) chargedTwice++;
+    if (count === 0) uncharged++;
+    if (records.get(key) !== 1) recordsOff++;
+    const attempts = (byKey.get(key) ?? []).filter((e) => e.paymentHeader);
+    const settled = attempts.filter((e) => e.state === "settled");
+    if (settled.length !== 1 || attempts.some((e) => !settled.includes(e) && !["failed", "expired"].includes(e.state)))
+      signedTwice++;
+  }
+  const channel = run.entries.find((entry) => entry.channel !== undefined)?.channel as Hex | undefined;
+  const record = channel && (await world.stack.seller.batch!.scheme.getStorage().get(channel));
+  const onChain = channel ? await world.stack.batch!.channel(channel) : { balance: 0n, totalClaimed: 0n };
+  return {
+    requests: run.keys.length,
+    chargedTwice,
+    uncharged,
+    sellerCharged: Number(record ? record.chargedCumulativeAmount : 0),
+    claimedOnChain: Number(onChain.totalClaimed),
+    balance: Number(onChain.balance),
+    recordsOff,
+    signedTwice,
+    held: run.held,
+  };
 }
 
 /** What must hold after a run, as sentences; none when it all does. */
@@ -487,5 +615,19 @@ export function violations(figures: ChaosFigures): string[] {
   );
   expect(figures.leftoverReservations === 0, `${figures.leftoverReservations} micro-dollars left reserved`);
   expect(figures.unfinished === 0, `${figures.unfinished} journal entries left unfinished`);
+  const { batch } = figures;
+  expect(batch.chargedTwice === 0, `${batch.chargedTwice} batch keys charged more than once by the seller`);
+  expect(batch.uncharged === 0, `${batch.uncharged} batch keys never charged by the seller`);
+  const price = Number(PRICE_ATOMIC);
+  expect(
+    batch.sellerCharged === batch.requests * price,
+    `the batch seller counts ${batch.sellerCharged} charged for ${batch.requests} keys`,
+  );
+  expect(
+    batch.claimedOnChain === batch.sellerCharged,
+    `the batch seller claimed ${batch.claimedOnChain} on chain, its count is ${batch.sellerCharged}`,
+  );
+  expect(batch.recordsOff === 0, `${batch.recordsOff} batch keys without exactly one settled ledger record`);
+  expect(batch.signedTwice === 0, `${batch.signedTwice} batch keys signed again while a voucher could still pay`);
   return wrong;
 }

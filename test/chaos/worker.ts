@@ -1,15 +1,15 @@
 /**
  * One worker of the chaos run (test/chaos): a process that pays keyed GETs through one Redis (budget, ledger,
- * journal), as an app would, and dies where it is told to: with SIGKILL, sent to itself at a forced point of a
+ * journal, and the batch-settlement channel's store: some keys are paid over one channel), as an app would, and dies where it is told to: with SIGKILL, sent to itself at a forced point of a
  * payment (after the intent, after signing, after the paid request left, after the answer, before the ledger write).
  * The supervisor gives it keys over IPC and hears back each key it saw answered 200, or the error it got.
  */
 import { createClient } from "redis";
 import { privateKeyToAccount } from "viem/accounts";
 import { budget, createX402Client, paymentJournal, recoverPayments, type JournalStore } from "../../src";
-import { evmSettlement, exactEvm } from "../../src/evm";
+import { batchSettlementEvm, evmSettlement, exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
-import { redisBudgetStore, redisJournalStore, redisLedger } from "../../src/redis";
+import { redisBudgetStore, redisChannelStore, redisJournalStore, redisLedger } from "../../src/redis";
 
 /** Where a worker may be told to die, in the order a payment reaches them. */
 export const KILL_POINTS = ["intent", "signed", "sent", "answered", "ledger"] as const;
@@ -21,6 +21,8 @@ export interface ChaosWorkerSetup {
   readonly url: string;
   readonly redisUrl: string;
   readonly privateKey: `0x${string}`;
+  /** The batch-settlement side: its paid resource (a key is named in its query) and its buyer. */
+  readonly batch: { readonly url: string; readonly privateKey: `0x${string}` };
   /** Starts every key of this run's stores. */
   readonly prefix: string;
   /** Recovery on start leaves entries younger than this alone: other workers may be paying them. */
@@ -32,6 +34,8 @@ export interface ChaosWorkerSetup {
 export type ChaosWorkerMessage =
   | { readonly type: "ready"; readonly recovered: readonly string[] }
   | { readonly type: "done"; readonly key: string }
+  /** A batch key the seller charged whose answer was lost for good: it will not be answered again, nor paid twice. */
+  | { readonly type: "paid"; readonly key: string }
   | { readonly type: "failed"; readonly key: string; readonly code: string };
 
 /** The stores of a run, as every process (and the final check) names them. */
@@ -39,7 +43,23 @@ export const chaosStores = (prefix: string) => ({
   budget: { prefix: `${prefix}budget:` },
   ledger: { key: `${prefix}ledger` },
   journal: { prefix: `{${prefix}journal}:` },
+  channels: { prefix: `${prefix}channel:` },
 });
+/** Each deposit into the batch channel covers this many calls. */
+export const CHAOS_DEPOSIT_CALLS = 200;
+/** The chaos run's batch-settlement scheme over the run's shared channel store. */
+export function chaosBatch(
+  redis: Parameters<typeof redisChannelStore>[0],
+  { rpc, prefix, privateKey }: { rpc: string; prefix: string; privateKey: `0x${string}` },
+) {
+  return batchSettlementEvm({
+    signer: privateKeyToAccount(privateKey),
+    rpc,
+    deposit: { multiple: CHAOS_DEPOSIT_CALLS },
+    // A worker killed holding the channel keeps it this long at most; live holders renew it.
+    storage: redisChannelStore(redis, { ...chaosStores(prefix).channels, lockTtlMs: 3000, timeoutMs: 5000 }),
+  });
+}
 export const CHAOS_BUDGET = { limit: "$1000", name: "chaos" } as const;
 
 async function main(setup: ChaosWorkerSetup) {
@@ -80,21 +100,26 @@ async function main(setup: ChaosWorkerSetup) {
   const client = createX402Client({
     schemes: [
       exactEvm({ signer: privateKeyToAccount(setup.privateKey), settlement: evmSettlement({ rpc: setup.rpc }) }),
+      chaosBatch(redis, { rpc: setup.rpc, prefix: setup.prefix, privateKey: setup.batch.privateKey }),
     ],
     plugins: [budget({ ...CHAOS_BUDGET, store: redisBudgetStore(redis, names.budget) }), ledger, paymentJournal(store)],
   });
   const recovered = await recoverPayments(client, { staleAfterMs: setup.staleAfterMs }).catch(() => []);
   const pay = wrapFetchWithPayment(wire, client);
-  process.on("message", (message: { key: string }) => {
-    const { key } = message;
-    pay(setup.url, { x402: { paymentId: key } }).then(
+  process.on("message", (message: { key: string; batch?: boolean }) => {
+    const { key, batch } = message;
+    const url = batch ? `${setup.batch.url}?key=${key}` : setup.url;
+    pay(url, { x402: { paymentId: key } }).then(
       async (response) => {
         await response.arrayBuffer().catch(() => undefined);
         send(
           response.status === 200 ? { type: "done", key } : { type: "failed", key, code: `HTTP_${response.status}` },
         );
       },
-      (error) => send({ type: "failed", key, code: String(Object(error).code ?? Object(error).name) }),
+      (error) => {
+        const code = String(Object(error).code ?? Object(error).name);
+        send(batch && code === "PAYMENT_ALREADY_ATTEMPTED" ? { type: "paid", key } : { type: "failed", key, code });
+      },
     );
   });
   send({ type: "ready", recovered: recovered.map((r) => r.action) });

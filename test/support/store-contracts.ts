@@ -106,6 +106,28 @@ export function budgetStoreContract(
       },
     );
 
+    it("a hold's change that ends an attempt ends it once (processes recovering it at once, or again after a kill)", async () => {
+      const stores = [await open(), ...((await others?.()) ?? [])];
+      const e = entry({});
+      await stores[0]!.hold!(e, "ch", { add: 900 });
+      // Its call's spend, told by every process at once: spent once.
+      await Promise.all(
+        stores.flatMap((store) => [1, 2].map(() => store.hold!(e, "ch", { spend: 100, attempt: "a" }))),
+      );
+      expect(await stores[0]!.usage(e)).toEqual({ spent: 100, reserved: 800 });
+      // A dropped deposit let go twice: let go once. The same attempt on another hold is another change.
+      await stores[0]!.hold!(e, "ch", { release: 300, attempt: "b" });
+      await stores.at(-1)!.hold!(e, "ch", { release: 300, attempt: "b" });
+      expect(await stores[0]!.usage(e)).toEqual({ spent: 100, reserved: 500 });
+      await stores[0]!.hold!(e, "other", { add: 50 });
+      await stores[0]!.hold!(e, "other", { spend: 50, attempt: "a" });
+      expect(await stores[0]!.usage(e)).toEqual({ spent: 150, reserved: 500 });
+      // A change with no attempt is applied each time.
+      await stores[0]!.hold!(e, "ch", { spend: 10 });
+      await stores[0]!.hold!(e, "ch", { spend: 10 });
+      expect(await stores[0]!.usage(e)).toEqual({ spent: 170, reserved: 480 });
+    });
+
     it("a hold stands past its window in real time (a shared store keeps its keys)", async () => {
       const store = await open();
       const e = entry({ windowMs: 50 });

@@ -34,6 +34,8 @@ export async function checkChannelPayment(
       transaction: undefined,
       reason: `the seller never had its voucher for ${amount}; that amount was signed again for another call`,
     };
+  if (state && state.owners?.[amount] === undefined && BigInt(amount) <= BigInt(state.charged))
+    return settled(`the seller counts ${state.charged} charged on channel ${channelId}, its voucher included`);
   if (state?.owners?.[amount] !== query.attempt)
     return pending(`channel ${channelId} keeps no record of this attempt's voucher (another store, or one lost)`);
   // Held unanswered, and only this attempt may send that amount: claimed on chain, it was charged.

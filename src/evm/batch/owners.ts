@@ -5,8 +5,24 @@
  */
 import type { ChannelState } from "../../contracts";
 
-/** How many ended attempts a channel's state remembers (the latest). */
-const ENDED_KEPT = 64;
+/**
+ * How many ended attempts a channel's state remembers (the latest): charged ones, and dropped ones. An attempt found in
+ * neither and held by none, below what the seller counts, was charged: only a drop must be remembered, and drops are
+ * rare (a process that died between signing and sending, while another paid on the channel).
+ */
+const CHARGED_KEPT = 64;
+const DROPPED_KEPT = 256;
+
+type Ended = [attempt: string, end: "charged" | "dropped"];
+
+/** The ended attempts a state keeps: the latest of each kind. */
+function remembered(ended: readonly Ended[]): Pick<ChannelState, "ended"> {
+  const kept = [
+    ...ended.filter(([, end]) => end === "dropped").slice(-DROPPED_KEPT),
+    ...ended.filter(([, end]) => end === "charged").slice(-CHARGED_KEPT),
+  ];
+  return kept.length === 0 ? {} : { ended: Object.fromEntries(kept) };
+}
 
 /** Vouchers above `charged` that another attempt signed and may still send. */
 export const heldByOthers = (state: ChannelState | undefined, attempt: string | undefined) =>
@@ -29,18 +45,17 @@ export const withOwner = (state: ChannelState, amount: bigint, attempt: string |
 /**
  * The state once the seller's count is known (`state.charged`, read from its answer and checked): each voucher held
  * at or below it was charged (the seller takes exactly its count plus a call's price, and only its signer sent that
- * amount), each above it never was (`dropped`: the next voucher may take its amount). Ended attempts are remembered,
- * the latest {@link ENDED_KEPT}, the payment reading the answer among them (for a process that dies before it writes
- * its own end down).
+ * amount), each above it never was (`dropped`: the next voucher may take its amount). Ended attempts are remembered
+ * (see {@link CHARGED_KEPT}), the payment reading the answer among them (for a process that dies before it writes its
+ * own end down).
  */
 export function settleOwners(state: ChannelState): ChannelState {
   const count = BigInt(state.charged);
-  const ended: [string, "charged" | "dropped"][] = Object.entries(state.ended ?? {});
+  const ended: Ended[] = Object.entries(state.ended ?? {});
   for (const [amount, owner] of Object.entries(state.owners ?? {}))
     ended.push([owner, BigInt(amount) <= count ? "charged" : "dropped"]);
   const { owners: _, ended: __, ...rest } = state;
-  const kept = ended.slice(-ENDED_KEPT);
-  return kept.length === 0 ? rest : { ...rest, ended: Object.fromEntries(kept) };
+  return { ...rest, ...remembered(ended) };
 }
 
 /**
@@ -50,7 +65,7 @@ export function settleOwners(state: ChannelState): ChannelState {
  * that could not have been paid.
  */
 export function settleFromChain(state: ChannelState, onChain: { balance: bigint; totalClaimed: bigint }): ChannelState {
-  const ended: [string, "charged" | "dropped"][] = Object.entries(state.ended ?? {});
+  const ended: Ended[] = Object.entries(state.ended ?? {});
   const owners: Record<string, string> = {};
   for (const [amount, owner] of Object.entries(state.owners ?? {})) {
     if (BigInt(amount) <= onChain.totalClaimed) ended.push([owner, "charged"]);
@@ -58,12 +73,8 @@ export function settleFromChain(state: ChannelState, onChain: { balance: bigint;
     else owners[amount] = owner;
   }
   const charged = BigInt(state.charged) > onChain.totalClaimed ? state.charged : String(onChain.totalClaimed);
+  // What the channel holds is the chain's (a deposit whose answer was lost is in it).
+  const balance = String(onChain.balance);
   const { owners: _, ended: __, ...rest } = state;
-  const kept = ended.slice(-ENDED_KEPT);
-  return {
-    ...rest,
-    charged,
-    ...(Object.keys(owners).length > 0 && { owners }),
-    ...(kept.length > 0 && { ended: Object.fromEntries(kept) }),
-  };
+  return { ...rest, balance, charged, ...(Object.keys(owners).length > 0 && { owners }), ...remembered(ended) };
 }

@@ -133,7 +133,7 @@ export function budget(options: BudgetOptions): X402Plugin {
     reserve: (terms: PaymentTerms, { asset, requirement, request, channel, attempt }: ReserveContext) => {
       const payment = { network: requirement.caip2!, asset: terms.asset, amount: terms.amount, payTo: terms.payTo };
       if (channel !== undefined && resolved.store.hold)
-        return holdBudget(resolved, { ...payment, deposit: terms.deposit, channel }, asset, request);
+        return holdBudget(resolved, { ...payment, deposit: terms.deposit, channel }, asset, { request, attempt });
       // Without holds a deposit into a channel must fit as a whole; what the call is charged is what gets committed.
       const most = { ...payment, amount: largest(terms.amount, terms.deposit) };
       return reserveBudget(resolved, most, asset, { request, id: attempt });
@@ -142,7 +142,7 @@ export function budget(options: BudgetOptions): X402Plugin {
     // the channel's: it stands until spent or refunded, whoever paid last.
     reservationOf: ({ id, terms, network, channel }: ReservedAttempt, { asset }: { asset: KnownAsset | undefined }) => {
       if (terms.kind !== undefined && resolved.store.hold)
-        return channel === undefined ? undefined : heldFor(resolved, { terms, network, channel }, asset);
+        return channel === undefined ? undefined : heldFor(resolved, { id, terms, network, channel }, asset);
       const payment = { network, asset: terms.asset, amount: largest(terms.amount, terms.deposit) };
       const most = microDollars(resolved, payment, asset) ?? Number.MAX_SAFE_INTEGER;
       const entry = entryOf(resolved, terms.url, network, terms.payTo);
@@ -302,7 +302,7 @@ async function holdBudget(
   budget: ResolvedBudget,
   payment: BudgetPayment & { readonly payTo: string; readonly deposit: string | undefined; readonly channel: string },
   asset: KnownAsset | undefined,
-  request: X402Request,
+  { request, attempt }: { request: X402Request; attempt: string },
 ): Promise<Reservation> {
   const where = requestDetails(request);
   const price = worth(budget, payment, asset, where);
@@ -323,8 +323,9 @@ async function holdBudget(
     if (!answer.ok) throw exceeded(budget, answer, add, where);
   }
   return once({
-    commit: (amount) => store.hold(entry, id, { spend: charged(budget, payment, asset, { amount, most: price }) }),
-    release: () => (add > 0 ? store.hold(entry, id, { release: add }) : undefined),
+    commit: (amount) =>
+      store.hold(entry, id, { spend: charged(budget, payment, asset, { amount, most: price }), attempt }),
+    release: () => (add > 0 ? store.hold(entry, id, { release: add, attempt }) : undefined),
   });
 }
 
@@ -334,7 +335,7 @@ async function holdBudget(
  */
 function heldFor(
   budget: ResolvedBudget,
-  { terms, network, channel }: { terms: PaymentTerms; network: string; channel: string },
+  { id: attempt, terms, network, channel }: { id: string; terms: PaymentTerms; network: string; channel: string },
   asset: KnownAsset | undefined,
 ): Reservation {
   const payment = { network, asset: terms.asset, amount: terms.amount };
@@ -344,8 +345,9 @@ function heldFor(
   const id = holdId(network, channel);
   const store = budget.store as Required<BudgetStore>;
   return once({
-    commit: (amount) => store.hold(entry, id, { spend: charged(budget, payment, asset, { amount, most: price }) }),
-    release: () => (deposit ? store.hold(entry, id, { release: deposit }) : undefined),
+    commit: (amount) =>
+      store.hold(entry, id, { spend: charged(budget, payment, asset, { amount, most: price }), attempt }),
+    release: () => (deposit ? store.hold(entry, id, { release: deposit, attempt }) : undefined),
   });
 }
 

@@ -8,10 +8,15 @@ interface Held {
   committed: boolean;
 }
 
+/** How many ended attempts an entry remembers for its holds (the latest). */
+const ENDED_KEPT = 4096;
+
 interface State {
   held: Map<string, Held>;
   /** Standing holds (channels): they do not pass with the window. */
   holds: Map<string, number>;
+  /** The latest attempts each hold's changes ended (`<hold>\0<attempt>`): each is ended once. */
+  ended: Set<string>;
   /** Spend of a budget without a window, folded into one total. */
   total: number;
   /** Names spend drawn from holds in a window. */
@@ -26,7 +31,8 @@ export function memoryBudgetStore(now: () => number = Date.now): BudgetStore {
   const entries = new Map<string, State>();
   const open = (entry: BudgetEntry) => {
     let state = entries.get(entry.key);
-    if (!state) entries.set(entry.key, (state = { held: new Map(), holds: new Map(), total: 0, draws: 0 }));
+    if (!state)
+      entries.set(entry.key, (state = { held: new Map(), holds: new Map(), ended: new Set(), total: 0, draws: 0 }));
     if (entry.windowMs !== undefined) {
       const since = now() - entry.windowMs;
       for (const [id, held] of state.held) if (held.at <= since) state.held.delete(id);
@@ -70,10 +76,17 @@ export function memoryBudgetStore(now: () => number = Date.now): BudgetStore {
     async usage(entry) {
       return usage(entry);
     },
-    async hold(entry, id, { add = 0, spend: drawn = 0, release = 0 }) {
+    async hold(entry, id, { add = 0, spend: drawn = 0, release = 0, attempt }) {
       const before = usage(entry);
       const state = open(entry);
       const held = state.holds.get(id) ?? 0;
+      const ended = `${id}\0${attempt}`;
+      if (attempt !== undefined && state.ended.has(ended)) return { ok: true, held, ...before };
+      if (attempt !== undefined) {
+        state.ended.add(ended);
+        // The latest ENDED_KEPT, in order.
+        if (state.ended.size > ENDED_KEPT) state.ended.delete(state.ended.values().next().value!);
+      }
       const ok = before.spent + before.reserved + add <= entry.limit;
       let left = held + (ok ? add : 0);
       if (ok && drawn > 0) {
