@@ -124,10 +124,11 @@ function dyingAfterSigned(store: JournalStore): JournalStore {
   return {
     latest: (key) => store.latest(key),
     unfinished: () => store.unfinished(),
-    async put(entry) {
+    async put(entry, options) {
       if (dead) throw new Error("killed");
-      await store.put(entry);
+      const written = await store.put(entry, options);
       if (entry.state === "signed") dead = true;
+      return written;
     },
   };
 }
