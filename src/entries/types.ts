@@ -21,6 +21,7 @@ export type {
   PaymentScheme,
   PaymentContext,
   OpenContext,
+  ResendContext,
   OpenPayment,
   OpenOutcome,
   ChannelSnapshot,
