@@ -9,13 +9,16 @@ import {
   is,
   isFunction,
   nonEmpty,
+  schemesFor,
   type ChannelRefund,
   type KeptPayment,
+  type OpenPayment,
   type PaymentHeader,
   type PaymentScheme,
   type PaymentTerms,
   type Reservation,
   type ReservedAttempt,
+  type ResendContext,
   type X402Plugin,
   type X402Request,
 } from "../contracts";
@@ -23,7 +26,7 @@ import { InvalidConfigError, type RejectedRequirement } from "../errors";
 import { paymentIdentifier } from "../extensions/payment-identifier";
 import { findKnownAsset, type PaymentChallenge, type SettleResponse } from "../protocol";
 import { ceilingOf, type PaymentCeiling } from "./ceiling";
-import { observe } from "./call";
+import { call, observe } from "./call";
 import { createPayment, quote, type Attempt, type PreparedPayment } from "./pay";
 import { beforePayment, describeSettlement, prepaying, reservationsOf, resume, signed, tries } from "./plugins";
 import { resolvePolicy, type ResolvedPolicy, type SpendPolicy } from "./policy";
@@ -105,6 +108,11 @@ export interface Engine {
   ): Promise<void>;
   /** A payment a plug-in kept for the request's key, to send again as it is, else `undefined`. */
   resume(request: X402Request): Promise<KeptPayment | undefined>;
+  /** A kept payment of a scheme that keeps state, held as it goes again (`PaymentScheme.resend`), else `undefined`. */
+  resend(
+    payload: Readonly<Record<string, unknown>>,
+    context: ResendContext,
+  ): Promise<Pick<OpenPayment, "accepted" | "refused" | "close"> | undefined>;
 }
 
 const ENGINE = Symbol.for("x402-pay.engine");
@@ -166,6 +174,16 @@ export function createX402Client(options: X402ClientOptions): X402Client {
     prepay: prepaying(setup),
     signed: (payment, request) => signed(setup, payment, request),
     resume: (request) => resume(setup, request),
+    async resend(payload, context) {
+      const { requirement, request } = context;
+      const network = requirement.caip2 ?? requirement.network;
+      const scheme = schemesFor(schemes, requirement.scheme, network).find((s) => s.resend);
+      if (!scheme) return undefined;
+      const what = `the ${requirement.scheme} payment`;
+      return (
+        (await call(() => scheme.resend!(payload, { ...context, signal: request.signal }), what, request)) ?? undefined
+      );
+    },
   };
   return Object.freeze({
     [ENGINE]: engine,

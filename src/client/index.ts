@@ -1,5 +1,4 @@
 export { createX402Client, engineOf, type X402Client, type X402ClientOptions, type Quote } from "./create";
-export { call } from "./call";
 export type { PreparedPayment } from "./pay";
 export type { PaymentOption, BeforePaymentResult, ClientHooks } from "./setup";
 export {

@@ -1,9 +1,8 @@
 /** Sending once more the exact signed header an earlier attempt kept, instead of asking and paying. */
-import { call, engineOf, type X402Client } from "../client";
+import { engineOf, type X402Client } from "../client";
 import {
   PAYMENT_FLOWS,
   fail,
-  schemesFor,
   type KeptPayment,
   type PaymentTerms,
   type ResendContext,
@@ -54,15 +53,8 @@ export function resendPayment(earlier: ResendablePayment): PaymentRequestOptions
  * A kept payment of a scheme that keeps state (a channel), held as it goes again and told the answer; `undefined` for
  * other schemes (sent as it is).
  */
-async function held(client: X402Client, payment: Signed, context: ResendContext) {
-  const { requirement, request } = context;
-  const network = requirement.caip2 ?? requirement.network;
-  const scheme = schemesFor(engineOf(client).setup.schemes, requirement.scheme, network).find((s) => s.resend);
-  if (!scheme) return undefined;
-  const what = `the ${requirement.scheme} payment`;
-  const told = { ...context, signal: request.signal };
-  return (await call(() => scheme.resend!(payment.payload, told), what, request)) ?? undefined;
-}
+const held = (client: X402Client, payment: Signed, context: ResendContext) =>
+  engineOf(client).resend(payment.payload, context);
 
 /**
  * A keyed request's payment that a plug-in kept (a journal's unfinished entry) sent once more as it is, instead of
