@@ -24,7 +24,6 @@ import {
   fundedBuyer,
   startFaultProxy,
   startInteropStack,
-  type Buyer,
   type FaultProxy,
   type InteropStack,
 } from "../localnet/index.js";

@@ -133,19 +133,7 @@ export function paymentJournal(store: JournalStore, options: PaymentJournalOptio
           { details: requestDetails(request) },
         );
       const held = reservations(entry);
-      const status = await lookUp(entry, schemes, request.signal);
-      // A channel's seller took the voucher: it charges a call once and keeps no answer to send again.
-      if (isChannelPayment(entry) && (entry.state === "settled" || status?.state === "settled"))
-        throw new PaymentAlreadyAttemptedError(
-          `The key ${request.paymentId} was paid already: the seller charged its ${entry.scheme} voucher ` +
-            `(${entry.state === "settled" ? "and answered it" : "its answer was lost"}). Such a seller does not ` +
-            "answer one call twice, and no other payment is signed under this key.",
-          { details: requestDetails(request) },
-        );
-      if (status?.state === "failed") {
-        await expire(store, entry, held);
-        return undefined;
-      }
+      if (await endedNow(store, entry, { schemes, held, request })) return undefined;
       current.set(request, entry);
       // A settled entry's reservations were ended when it settled.
       const reported = entry.state === "settled";
@@ -186,6 +174,29 @@ async function supersede(
   if (!(await store.put(Object.freeze(ended), { over: "intent" }))) return store.latest(entry.key!);
   await Promise.all(reservations(entry).map((r) => r.release().catch(() => undefined)));
   return ended;
+}
+
+/**
+ * Is a kept entry over, as the chain says now? One that can no longer move money is ended `expired` (`true`: the key
+ * pays afresh); a channel's voucher the seller charged is thrown as `PAYMENT_ALREADY_ATTEMPTED`: such a seller charges
+ * a call once and keeps no answer to send again.
+ */
+async function endedNow(
+  store: JournalStore,
+  entry: JournalEntry,
+  { schemes, held, request }: { schemes: ResumeContext["schemes"]; held: readonly Reservation[]; request: X402Request },
+): Promise<boolean> {
+  const status = await lookUp(entry, schemes, request.signal);
+  if (isChannelPayment(entry) && (entry.state === "settled" || status?.state === "settled"))
+    throw new PaymentAlreadyAttemptedError(
+      `The key ${request.paymentId} was paid already: the seller charged its ${entry.scheme} voucher ` +
+        `(${entry.state === "settled" ? "and answered it" : "its answer was lost"}). Such a seller does not ` +
+        "answer one call twice, and no other payment is signed under this key.",
+      { details: requestDetails(request) },
+    );
+  if (status?.state !== "failed") return false;
+  await expire(store, entry, held);
+  return true;
 }
 
 /**
