@@ -56,8 +56,9 @@ export interface HoldChange {
   readonly spend?: number | undefined;
   readonly release?: number | "all" | undefined;
   /**
-   * The payment attempt this change ends (its call's spend, or its deposit let go): a second change for the same
-   * attempt on the same hold does nothing (`ok`), so that processes recovering one attempt at once end it once.
+   * The payment attempt the change is for: an attempt adds to a hold once, and ends on it once (its call's spend, or
+   * letting go of its deposit, only if it added it), so that processes that end one attempt at once, or again after a
+   * kill, end it once, and one killed before its deposit was held lets nothing go.
    */
   readonly attempt?: string | undefined;
 }

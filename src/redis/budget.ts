@@ -25,13 +25,13 @@ const EXPIRY_MARGIN_MS = 1000;
  * in `reserved`), and spend drawn from holds in a window `r:~<n>` = `c<amount>`. KEYS[2], for a window: each
  * reservation's and draw's time in a sorted set. ARGV: operation, window ms or "", the keys' time to live in ms,
  * time ms or "" (Redis's), limit, id, amount (for a hold: what to add), then for a hold what to spend, what to
- * release ("all" or an amount) and the attempt it ends ("" for none). KEYS[3]: the latest attempts holds' changes
- * ended, `<hold>:<attempt>` in order (a change for one of them does nothing). Numbers go to Redis as the strings they came as (Lua may print a large one in
+ * release ("all" or an amount) and the attempt it is for ("" for none). KEYS[3]: the latest attempts that added to a
+ * hold (`<hold>:+<attempt>`) or ended on it (`<hold>:<attempt>`), in order: each adds once and ends once. Numbers go to Redis as the strings they came as (Lua may print a large one in
  * exponent form); totals change by HINCRBY. Replies: {fits (1 or 0), spent, reserved}, the usage before the call,
  * and for a hold what it held before. Keys holding a channel's money do not expire.
  */
 const SCRIPT = `
-local ENDED_KEPT = 4096
+local MARKS_KEPT = 4096
 local hash, times = KEYS[1], KEYS[2]
 local op, window, ttl, now = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 local limit, id, amount = ARGV[5], ARGV[6], ARGV[7]
@@ -70,14 +70,20 @@ if op == 'hold' then
   local field = 'h:' .. id
   local before = redis.call('HGET', hash, field) or '0'
   local spend, free, attempt = ARGV[8], ARGV[9], ARGV[10]
-  -- A change that ends an attempt ends it once: the latest ENDED_KEPT attempts are remembered, in order.
+  local added, ended = id .. ':+' .. attempt, id .. ':' .. attempt
+  local function seen(mark) return redis.call('ZSCORE', KEYS[3], mark) end
+  local function note(mark)
+    redis.call('ZADD', KEYS[3], redis.call('HINCRBY', hash, 'marks', 1), mark)
+    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -MARKS_KEPT - 1)
+  end
+  -- An attempt adds once and ends once (its spend, or letting go of what it added, only if it did).
   if attempt ~= '' then
-    local ended = id .. ':' .. attempt
-    if redis.call('ZSCORE', KEYS[3], ended) then return {1, spent, reserved, tonumber(before)} end
-    redis.call('ZADD', KEYS[3], redis.call('HINCRBY', hash, 'ends', 1), ended)
-    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -ENDED_KEPT - 1)
+    if amount ~= '0' and seen(added) then amount = '0' end
+    if seen(ended) then spend, free = '0', '0' elseif free ~= '0' and not seen(added) then free = '0' end
   end
   if spent + reserved + tonumber(amount) > tonumber(limit) then return {0, spent, reserved, tonumber(before)} end
+  if attempt ~= '' and amount ~= '0' then note(added) end
+  if attempt ~= '' and (spend ~= '0' or free ~= '0') then note(ended) end
   local function change(by)
     redis.call('HINCRBY', hash, field, by)
     redis.call('HINCRBY', hash, 'reserved', by)

@@ -57,7 +57,7 @@ export function chaosBatch(
     rpc,
     deposit: { multiple: CHAOS_DEPOSIT_CALLS },
     // A worker killed holding the channel keeps it this long at most; live holders renew it.
-    storage: redisChannelStore(redis, { ...chaosStores(prefix).channels, lockTtlMs: 3000, timeoutMs: 5000 }),
+    storage: redisChannelStore(redis, { ...chaosStores(prefix).channels, lockTtlMs: 1500, timeoutMs: 5000 }),
   });
 }
 export const CHAOS_BUDGET = { limit: "$1000", name: "chaos" } as const;

@@ -106,26 +106,33 @@ export function budgetStoreContract(
       },
     );
 
-    it("a hold's change that ends an attempt ends it once (processes recovering it at once, or again after a kill)", async () => {
+    it("an attempt adds to a hold once and ends on it once, letting go only of what it added (recovered at once, or again after a kill)", async () => {
       const stores = [await open(), ...((await others?.()) ?? [])];
-      const e = entry({});
+      const e = entry({ limit: 10_000 });
       await stores[0]!.hold!(e, "ch", { add: 900 });
       // Its call's spend, told by every process at once: spent once.
       await Promise.all(
         stores.flatMap((store) => [1, 2].map(() => store.hold!(e, "ch", { spend: 100, attempt: "a" }))),
       );
       expect(await stores[0]!.usage(e)).toEqual({ spent: 100, reserved: 800 });
-      // A dropped deposit let go twice: let go once. The same attempt on another hold is another change.
+      // A deposit added twice is held once; let go twice, let go once. One never added lets nothing go.
+      await stores[0]!.hold!(e, "ch", { add: 300, attempt: "b" });
+      await stores.at(-1)!.hold!(e, "ch", { add: 300, attempt: "b" });
+      expect(await stores[0]!.usage(e)).toEqual({ spent: 100, reserved: 1100 });
       await stores[0]!.hold!(e, "ch", { release: 300, attempt: "b" });
       await stores.at(-1)!.hold!(e, "ch", { release: 300, attempt: "b" });
-      expect(await stores[0]!.usage(e)).toEqual({ spent: 100, reserved: 500 });
+      await stores[0]!.hold!(e, "ch", { release: 300, attempt: "never-added" });
+      expect(await stores[0]!.usage(e)).toEqual({ spent: 100, reserved: 800 });
+      // Its end told again (a spend) changes nothing; the same attempt on another hold is another change.
+      await stores[0]!.hold!(e, "ch", { spend: 100, attempt: "b" });
+      expect(await stores[0]!.usage(e)).toEqual({ spent: 100, reserved: 800 });
       await stores[0]!.hold!(e, "other", { add: 50 });
       await stores[0]!.hold!(e, "other", { spend: 50, attempt: "a" });
-      expect(await stores[0]!.usage(e)).toEqual({ spent: 150, reserved: 500 });
+      expect(await stores[0]!.usage(e)).toEqual({ spent: 150, reserved: 800 });
       // A change with no attempt is applied each time.
       await stores[0]!.hold!(e, "ch", { spend: 10 });
       await stores[0]!.hold!(e, "ch", { spend: 10 });
-      expect(await stores[0]!.usage(e)).toEqual({ spent: 170, reserved: 480 });
+      expect(await stores[0]!.usage(e)).toEqual({ spent: 170, reserved: 780 });
     });
 
     it("a hold stands past its window in real time (a shared store keeps its keys)", async () => {

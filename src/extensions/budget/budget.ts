@@ -315,10 +315,10 @@ async function holdBudget(
     deposit ||
     Math.max(0, price - (await ask(budget, () => store.hold(entry, id, {}), { signal, where, undo: () => 0 })).held);
   if (add > 0) {
-    const answer = await ask(budget, () => store.hold(entry, id, { add }), {
+    const answer = await ask(budget, () => store.hold(entry, id, { add, attempt }), {
       signal,
       where,
-      undo: ({ ok }) => (ok ? store.hold(entry, id, { release: add }) : undefined),
+      undo: ({ ok }) => (ok ? store.hold(entry, id, { release: add, attempt }) : undefined),
     });
     if (!answer.ok) throw exceeded(budget, answer, add, where);
   }

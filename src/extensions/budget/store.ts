@@ -1,5 +1,5 @@
 /** The default budget store: this process's memory. */
-import type { BudgetEntry, BudgetStore, BudgetUsage } from "../../contracts";
+import type { BudgetEntry, BudgetStore, BudgetUsage, HoldChange } from "../../contracts";
 
 interface Held {
   /** When it was reserved (ms), and its amount. */
@@ -8,15 +8,29 @@ interface Held {
   committed: boolean;
 }
 
-/** How many ended attempts an entry remembers for its holds (the latest). */
-const ENDED_KEPT = 4096;
+/** How many attempts an entry remembers for its holds (the latest). */
+const MARKS_KEPT = 4096;
+
+/** A hold's change as an attempt makes it: it adds once, and ends once (letting go only of what it added). */
+function once(marks: Set<string>, id: string, { add = 0, spend = 0, release = 0, attempt }: HoldChange) {
+  if (attempt === undefined) return { add, spend, release };
+  const added = marks.has(`${id}\0+${attempt}`);
+  if (marks.has(`${id}\0${attempt}`)) return { add: added ? 0 : add, spend: 0, release: 0 };
+  return { add: added ? 0 : add, spend, release: added ? release : 0 };
+}
+
+/** Remembers `key`, the latest MARKS_KEPT in order. */
+function mark(marks: Set<string>, key: string) {
+  marks.add(key);
+  if (marks.size > MARKS_KEPT) marks.delete(marks.values().next().value!);
+}
 
 interface State {
   held: Map<string, Held>;
   /** Standing holds (channels): they do not pass with the window. */
   holds: Map<string, number>;
-  /** The latest attempts each hold's changes ended (`<hold>\0<attempt>`): each is ended once. */
-  ended: Set<string>;
+  /** The latest attempts that added to a hold (`<hold>\0+<attempt>`) or ended on it (`<hold>\0<attempt>`). */
+  marks: Set<string>;
   /** Spend of a budget without a window, folded into one total. */
   total: number;
   /** Names spend drawn from holds in a window. */
@@ -32,7 +46,7 @@ export function memoryBudgetStore(now: () => number = Date.now): BudgetStore {
   const open = (entry: BudgetEntry) => {
     let state = entries.get(entry.key);
     if (!state)
-      entries.set(entry.key, (state = { held: new Map(), holds: new Map(), ended: new Set(), total: 0, draws: 0 }));
+      entries.set(entry.key, (state = { held: new Map(), holds: new Map(), marks: new Set(), total: 0, draws: 0 }));
     if (entry.windowMs !== undefined) {
       const since = now() - entry.windowMs;
       for (const [id, held] of state.held) if (held.at <= since) state.held.delete(id);
@@ -76,17 +90,11 @@ export function memoryBudgetStore(now: () => number = Date.now): BudgetStore {
     async usage(entry) {
       return usage(entry);
     },
-    async hold(entry, id, { add = 0, spend: drawn = 0, release = 0, attempt }) {
+    async hold(entry, id, change) {
       const before = usage(entry);
       const state = open(entry);
       const held = state.holds.get(id) ?? 0;
-      const ended = `${id}\0${attempt}`;
-      if (attempt !== undefined && state.ended.has(ended)) return { ok: true, held, ...before };
-      if (attempt !== undefined) {
-        state.ended.add(ended);
-        // The latest ENDED_KEPT, in order.
-        if (state.ended.size > ENDED_KEPT) state.ended.delete(state.ended.values().next().value!);
-      }
+      const { add, spend: drawn, release } = once(state.marks, id, change);
       const ok = before.spent + before.reserved + add <= entry.limit;
       let left = held + (ok ? add : 0);
       if (ok && drawn > 0) {
@@ -96,6 +104,10 @@ export function memoryBudgetStore(now: () => number = Date.now): BudgetStore {
       if (ok) left = release === "all" ? 0 : Math.max(0, left - release);
       if (left > 0) state.holds.set(id, left);
       else state.holds.delete(id);
+      if (ok && change.attempt !== undefined) {
+        if (add > 0) mark(state.marks, `${id}\0+${change.attempt}`);
+        if (drawn > 0 || release !== 0) mark(state.marks, `${id}\0${change.attempt}`);
+      }
       return { ok, held, ...before };
     },
   };
