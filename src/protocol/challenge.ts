@@ -144,7 +144,7 @@ function toChallenge(value: unknown, source: "header" | "body"): PaymentChalleng
   };
 }
 
-/** A requirement as offered (`PaymentTerms.requirement`, kept by a journal) read again; `undefined` if it is not one. */
+/** A requirement as offered (`PaymentTerms.requirement`, kept by a journal) read again; `undefined` if not one. */
 export function parseRequirement(raw: unknown, version: 1 | 2): PaymentRequirement | undefined {
   const requirement = toRequirement(raw, 0, version);
   return "reason" in requirement ? undefined : requirement;

@@ -26,9 +26,10 @@ const EXPIRY_MARGIN_MS = 1000;
  * reservation's and draw's time in a sorted set. ARGV: operation, window ms or "", the keys' time to live in ms,
  * time ms or "" (Redis's), limit, id, amount (for a hold: what to add), then for a hold what to spend, what to
  * release ("all" or an amount) and the attempt it is for ("" for none). KEYS[3]: the latest attempts that added to a
- * hold (`<hold>:+<attempt>`) or ended on it (`<hold>:<attempt>`), in order: each adds once and ends once. Numbers go to Redis as the strings they came as (Lua may print a large one in
- * exponent form); totals change by HINCRBY. Replies: {fits (1 or 0), spent, reserved}, the usage before the call,
- * and for a hold what it held before. Keys holding a channel's money do not expire.
+ * hold (`<hold>:+<attempt>`) or ended on it (`<hold>:<attempt>`), in order: each adds once and ends once. Numbers go
+ * to Redis as the strings they came as (Lua may print a large one in exponent form); totals change by HINCRBY.
+ * Replies: {fits (1 or 0), spent, reserved}, the usage before the call, and for a hold what it held before. Keys
+ * holding a channel's money do not expire.
  */
 const SCRIPT = `
 local MARKS_KEPT = 4096

@@ -1,7 +1,7 @@
 /**
  * `npm run chaos -- --requests 10000`: the chaos run of test/chaos at length, its figures printed as JSON (and the
  * checks that must hold, with exit 1 if one does not). `--workers`, `--lanes`, `--forced-kills`, `--random-kills`,
- * `--redis-restarts`, `--cuts` as in ChaosOptions.
+ * `--redis-restarts`, `--cuts`, `--batch-requests` as in ChaosOptions.
  */
 import { parseArgs } from "node:util";
 import { runChaos, startChaosWorld, violations } from "./harness";
@@ -15,6 +15,7 @@ const { values } = parseArgs({
     "random-kills": { type: "string" },
     "redis-restarts": { type: "string" },
     cuts: { type: "string" },
+    "batch-requests": { type: "string" },
   },
 });
 const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));
@@ -28,6 +29,7 @@ try {
     randomKills: number(values["random-kills"]),
     redisRestarts: number(values["redis-restarts"]),
     cuts: number(values.cuts),
+    batchRequests: number(values["batch-requests"]),
     log: (line) => console.error(`[chaos] ${line}`),
   });
   console.log(JSON.stringify(figures, null, 2));
