@@ -22,6 +22,7 @@ import {
 } from "../../src";
 import { exactEvm } from "../../src/evm";
 import { wrapFetchWithPayment } from "../../src/fetch";
+import { throwIfAborted } from "../../src/errors";
 import { fileJournalStore } from "../../src/file";
 import { useMswServer } from "../support/msw";
 import { journaled } from "../support/store-contracts";
@@ -143,6 +144,47 @@ describe("what the journal writes", () => {
       message: expect.stringContaining("disk full"),
     });
     expect(seller.payments).toHaveLength(0);
+  });
+});
+
+describe("a plug-in that keeps the signed payment", () => {
+  it("stopped by the request's abort while it keeps it: ABORTED as it is (not PAYMENT_NOT_SENT), nothing sent", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const controller = new AbortController();
+    const keeper = {
+      name: "keeper",
+      async onSigned(_: unknown, request: { signal?: AbortSignal | undefined }) {
+        controller.abort(new Error("the app gave up"));
+        throwIfAborted(request.signal);
+      },
+    };
+    const { client } = payingClient({ plugins: [keeper] });
+    const error = await wrapFetchWithPayment(fetch, client)(url, { signal: controller.signal }).catch((e) => e);
+    expect(error).toMatchObject({ code: "ABORTED", name: "AbortError" });
+    expect(seller.requests.filter((r) => r.headers["payment-signature"])).toHaveLength(0);
+  });
+
+  it("failing with an error of its own: PAYMENT_NOT_SENT naming it, or `a plug-in` when it has no name", async () => {
+    server.use(createSeller().handler);
+    for (const [name, named] of [
+      ["keeper", "keeper"],
+      [undefined, "a plug-in"],
+    ] as const) {
+      const keeper = {
+        ...(name && { name }),
+        onSigned() {
+          throw new Error("disk full");
+        },
+      };
+      const { client } = payingClient({ plugins: [keeper] });
+      const error = await wrapFetchWithPayment(fetch, client)(url).catch((e) => e);
+      expect(error).toMatchObject({
+        code: "PAYMENT_NOT_SENT",
+        message: `${named} could not keep the signed payment (disk full), so it was not sent.`,
+        details: { url, method: "GET", requirement: expect.objectContaining({ scheme: "exact" }) },
+      });
+    }
   });
 });
 
