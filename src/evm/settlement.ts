@@ -220,11 +220,13 @@ async function usedIn(chain: ChainReads, asset: string, authorization: Authoriza
     const latest = await chain.block("latest");
     const sample = await chain.block(latest.number > 1024n ? latest.number - 1024n : 0n);
     const [blocks, seconds] = [latest.number - sample.number, latest.timestamp - sample.timestamp];
-    // Blocks back from the latest to a moment; with no pace to go by (blocks within one second), the whole sample.
-    const back = (time: bigint) => (seconds > 0n ? ((latest.timestamp - time) * blocks) / seconds : blocks);
-    const to = latest.number - (deadline >= latest.timestamp ? 0n : back(deadline)) + MARGIN_BLOCKS;
+    // Blocks back from the latest to a moment; with no pace to go by (blocks within one second), the whole sample:
+    // from its first block (`paceless`) to the latest.
+    const back = (time: bigint, paceless: bigint) =>
+      seconds > 0n ? ((latest.timestamp - time) * blocks) / seconds : paceless;
+    const to = latest.number - (deadline >= latest.timestamp ? 0n : back(deadline, 0n)) + MARGIN_BLOCKS;
     const last = to < latest.number ? to : latest.number;
-    const first = latest.number - back(start) - MARGIN_BLOCKS;
+    const first = latest.number - back(start, blocks) - MARGIN_BLOCKS;
     const lowest = last > MOST_BLOCKS ? last - MOST_BLOCKS : 0n;
     const topics = [AUTHORIZATION_USED_TOPIC, `0x${payer.slice(2).toLowerCase().padStart(64, "0")}`, nonce] as Hex[];
     const found = await chain.logs({
