@@ -176,8 +176,7 @@ async function refuse<R>(
   const about = aboutPayment(payment, where, { reason: reason ?? "", status, settlement });
   if (payment.requirement && reason && /permit2_allowance/i.test(reason))
     throw permit2AllowanceError(payment.requirement, payment.payer, about);
-  const said = settlement?.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
-  const rejected = new PaymentRejectedError(describeRejection(reason && clip(reason)) + said, about);
+  const rejected = new PaymentRejectedError(describeRejection(reason && clip(reason)) + serverSaid(settlement), about);
   if (payment.session && status === 402 && (await payment.session.refused(challenge, reason))) return rejected;
   throw rejected;
 }
@@ -201,14 +200,17 @@ function pendingError(payment: Signed, where: RequestDetails, status: number, se
         `confirmed. The payment may still complete.`
       : `The server reports the settlement failed (${clip(reason)}) yet names ${named} on ${clip(network, 66)}: ` +
         `until the chain says otherwise, the payment may have gone through.`;
-  const said = settlement.errorMessage ? ` The server said: ${clip(settlement.errorMessage)}` : "";
-  return new PaymentPendingError(sentence + said, {
+  return new PaymentPendingError(sentence + serverSaid(settlement), {
     ...aboutPayment(payment, where, { transaction, network, reason, status, settlement }),
     hint:
       "Ask the chain with checkSettlement(client, error) before paying again; budgets keep the amount counted " +
       "meanwhile.",
   });
 }
+
+/** The settlement's own words, quoted as data (clipped, escaped) and ended, else nothing. */
+const serverSaid = (settlement: SettleResponse | undefined) =>
+  settlement?.errorMessage ? ` The server said: ${JSON.stringify(clip(settlement.errorMessage))}.` : "";
 
 /** The payer never approved Permit2 for the token: what to approve, named in full. */
 function permit2AllowanceError(

@@ -210,7 +210,7 @@ describe.each(wrappers)("$name: what a rejection carries", (wrapper) => {
     answering(402, failedSettlement({ errorReason: "insufficient_funds", errorMessage: "balance 0.001 USDC" }));
     const error = await rejection(wrapper.send(payingClient().client, { url }));
     expect(error.message).toBe(
-      "The server rejected the payment (insufficient_funds): the payer's balance is too low. The server said: balance 0.001 USDC",
+      'The server rejected the payment (insufficient_funds): the payer\'s balance is too low. The server said: "balance 0.001 USDC".',
     );
   });
 

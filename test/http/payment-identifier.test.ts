@@ -247,6 +247,27 @@ describe.each(wrappers)(
 
       expect(seller.paymentHeaders).toHaveLength(1);
       expect(failed.map((e) => e.code)).toEqual(["PAYMENT_OUTCOME_UNKNOWN"]);
+      expect(failed[0]!.details).toMatchObject({ status: 500 });
+      expect(failed[0]!.details).not.toHaveProperty("resent");
+    });
+
+    it("a 500 to the header resent after a 502: outcome unknown, saying it was sent twice", async () => {
+      const seller = idempotentSeller({
+        required: false,
+        before: (n) => (n === 0 ? gateway(502) : HttpResponse.json({ boom: true }, { status: 500 })),
+      });
+      server.use(seller.handler);
+      const { client, failed, signs } = recordingClient();
+
+      await wrapper.send(client, { url }).catch(() => undefined);
+
+      expect(seller.paymentHeaders).toEqual([seller.paymentHeaders[0], seller.paymentHeaders[0]]);
+      expect(signs).toHaveLength(1);
+      expect(failed.map((e) => e.code)).toEqual(["PAYMENT_OUTCOME_UNKNOWN"]);
+      expect(failed[0]!.details).toMatchObject({ status: 500, resent: true });
+      expect(failed[0]!.message).toBe(
+        "The paid request was answered 500 without a settlement report: the payment may have settled.",
+      );
     });
   },
 );

@@ -20,7 +20,7 @@ import {
   type PaymentReceipt,
 } from "../../src";
 import { exactEvm } from "../../src/evm";
-import { PATH, SELLER, TX_HASH, countingSigner, createSeller, settlementHeader } from "../support/seller";
+import { PATH, SELLER, TX_HASH, countingSigner, createSeller, settlementHeader, v1Challenge } from "../support/seller";
 import { rejection, wrappers } from "../support/wrappers";
 import { useMswServer } from "../support/msw";
 
@@ -85,6 +85,9 @@ describe.each(wrappers)("$name: a pending settlement", (wrapper) => {
     expect(error.message).toContain(`transaction ${TX_HASH} on eip155:84532 was broadcast and is not yet confirmed`);
     expect(error.message).toContain("may still complete");
     expect(error.message).toContain("checkSettlement(client, error)");
+    expect(error.message).toMatch(
+      / The server said: "timed out waiting for the receipt"\. Ask the chain with checkSettlement\(client, error\) before paying again; budgets keep the amount counted meanwhile\.$/,
+    );
     expect(error.message).not.toMatch(/nothing was (paid|charged)/);
     expect(failed).toEqual([error]);
     expect(settled).toEqual([]);
@@ -110,7 +113,11 @@ describe.each(wrappers)("$name: a pending settlement", (wrapper) => {
     const error = await rejection(wrapper.send(client, { url }));
     expect(error.code).toBe("PAYMENT_PENDING");
     expect(error.details.reason).toBe("transaction_failed");
-    expect(error.message).toContain(`failed (transaction_failed) yet names transaction ${TX_HASH}`);
+    expect(error.message).toBe(
+      `The server reports the settlement failed (transaction_failed) yet names transaction ${TX_HASH} on ` +
+        "eip155:84532: until the chain says otherwise, the payment may have gone through. Ask the chain with " +
+        "checkSettlement(client, error) before paying again; budgets keep the amount counted meanwhile.",
+    );
     expect(ledger.list[0]).toMatchObject({ outcome: "pending", transaction: TX_HASH });
   });
 
@@ -147,6 +154,37 @@ describe.each(wrappers)("$name: a pending settlement", (wrapper) => {
     expect(settled).toEqual([]);
     expect(failed.map((e) => e.code)).toEqual(["PAYMENT_PENDING"]);
     expect(ledger.list[0]).toMatchObject({ outcome: "pending", transaction: TX_HASH });
+  });
+
+  it("a pending settlement answered 400 (no content): thrown, not returned", async () => {
+    sellerAnswering(PENDING, 400);
+    const { client, ledger } = observedClient();
+    const error = await rejection(wrapper.send(client, { url }));
+    expect(error.code).toBe("PAYMENT_PENDING");
+    expect(error.details).toMatchObject({ status: 400, transaction: TX_HASH });
+    expect(ledger.list[0]).toMatchObject({ outcome: "pending", transaction: TX_HASH });
+  });
+
+  it("a settlement that names no network: the network is the paid requirement's", async () => {
+    sellerAnswering({ ...PENDING, network: undefined });
+    const { client } = observedClient();
+    const error = await rejection(wrapper.send(client, { url }));
+    expect(error.details.network).toBe("eip155:84532");
+    expect(error.message).toContain(`transaction ${TX_HASH} on eip155:84532 was broadcast`);
+  });
+
+  it("a v1 seller's pending settlement that names no network: the requirement's CAIP-2 id, not its v1 name", async () => {
+    const seller = createSeller({
+      challenge: v1Challenge(),
+      intercept: (request) =>
+        request.headers.has("x-payment")
+          ? HttpResponse.json({}, { status: 402, headers: settlementHeader(1, { ...PENDING, network: "" }) })
+          : undefined,
+    });
+    server.use(seller.handler);
+    const error = await rejection(wrapper.send(observedClient().client, { url }));
+    expect(error.code).toBe("PAYMENT_PENDING");
+    expect(error.details.network).toBe("eip155:84532");
   });
 
   it("a settled payment's receipt is settled and not pending", async () => {
