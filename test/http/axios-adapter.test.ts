@@ -334,6 +334,9 @@ describe("axios's fetch adapter", () => {
     const error = await rejection(instance.post(url, body, { headers: { "content-type": "text/plain" } }));
 
     expect(error.code).toBe("BODY_NOT_REPLAYABLE");
+    // What to send instead.
+    expect(error.message).toContain("axios cannot send twice");
+    expect(error.message).toContain("string, Buffer, ArrayBuffer or FormData.");
     expect(signs).toHaveLength(0);
     expect(seller.requests).toHaveLength(1);
   });

@@ -6,9 +6,10 @@
 import axios, { type AxiosHeaders, type AxiosInstance, type AxiosResponse } from "axios";
 import { describe, expect, it } from "vitest";
 import { PaymentRejectedError } from "../../src/entries/errors";
-import { createX402Client, getPaymentReceipt, type PaymentReceipt } from "../../src";
+import { createX402Client, getPaymentReceipt, quoteCache, type PaymentReceipt } from "../../src";
 import { wrapAxiosWithPayment } from "../../src/axios";
 import { exactEvm } from "../../src/evm";
+import { HttpResponse } from "msw";
 import { PATH, SELLER, TX_HASH, account, challengeResponse, createSeller, v2Challenge } from "../support/seller";
 import { rejection } from "../support/wrappers";
 import { useMswServer } from "../support/msw";
@@ -152,6 +153,33 @@ describe("axios: wrapping", () => {
     const response: AxiosResponse = await instance.get(url);
     expect(response.status).toBe(200);
     expect(seller.requests).toHaveLength(2);
+  });
+
+  it("a config sent again as it was (axios-retry's way) is not wrapped again: with a quote cache it does not wait on itself, and pays once", async () => {
+    // The first answer is a 503; an error interceptor sends the failed request's config again, whose adapter is
+    // already the paying one. Wrapped again, its outer layer would probe the route and its inner one wait for that
+    // probe to end: for ever.
+    const seller = createSeller({
+      intercept: (_request, index) => (index === 0 ? new HttpResponse(null, { status: 503 }) : undefined),
+    });
+    server.use(seller.handler);
+    const settled: PaymentReceipt[] = [];
+    const payer = createX402Client({
+      schemes: [exactEvm({ signer: account })],
+      plugins: [quoteCache()],
+      onPaymentSettled: (r) => void settled.push(r),
+    });
+    const instance = wrapAxiosWithPayment(axios.create(), payer);
+    let retried = 0;
+    instance.interceptors.response.use(undefined, (error) =>
+      error.response?.status === 503 && retried++ === 0 ? instance.request(error.config) : Promise.reject(error),
+    );
+    const response = await instance.get(url, { signal: AbortSignal.timeout(5_000) });
+    expect(response.status).toBe(200);
+    expect(retried).toBe(1);
+    // The 503, the 402, the paid request: one payment.
+    expect(seller.requests.map((r) => Boolean(r.headers["payment-signature"]))).toEqual([false, false, true]);
+    expect(settled).toHaveLength(1);
   });
 
   it("a per-request adapter is paid through as well", async () => {

@@ -128,6 +128,10 @@ describe("axios with its fetch adapter: a first request redirected to a 402", ()
       }),
     );
     expect(error.code).toBe("BODY_NOT_REPLAYABLE");
+    expect(error.message).toBe(
+      "The request was redirected before the 402 and axios does not say how (a 303 makes it a GET): it cannot be " +
+        "resent exactly.",
+    );
     expect(signs).toHaveLength(0);
     expect(seller.requests).toHaveLength(1);
   });

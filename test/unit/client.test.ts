@@ -381,3 +381,33 @@ describe("exactEvm's EIP-3009 needs the token's EIP-712 domain: extra.name and e
     expect(verdict({ assetTransferMethod: "permit2" })).toBe("payable");
   });
 });
+
+describe("plug-ins sharing a name: refused with a hint that fits what they are", () => {
+  const scheme = exactEvm({ signer: account });
+  const named = (name?: string) => (name === undefined ? { onOutcome() {} } : { name, onOutcome() {} });
+  const refusal = (a?: string, b?: string) => {
+    try {
+      createX402Client({ schemes: [scheme], plugins: [named(a), named(b)] });
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it("plug-ins without names are not 'named undefined': taken", () => {
+    expect(refusal()).toBeUndefined();
+    expect(refusal("audit")).toBeUndefined();
+  });
+
+  it.each([
+    ["ledger mine", "give each ledger its own name (memoryLedger({ name }), fileLedger(path, { name }), "],
+    ["budget team", "give each budget its own name (budget({ name }))."],
+    ["audit", "give each its own name (the plug-in's `name`), or keep one."],
+    // Only the built-in kinds' own prefixes choose their hint.
+    ["my ledger ", "give each its own name (the plug-in's `name`), or keep one."],
+    ["team budget ", "give each its own name (the plug-in's `name`), or keep one."],
+  ])("two named %j: %s", (name, hint) => {
+    const message = refusal(name, name);
+    expect(message).toContain(`plugins: two plug-ins are named ${JSON.stringify(name)}: ${hint}`);
+  });
+});
