@@ -261,29 +261,25 @@ describe("the signed authorization's own state, when no transaction proves the p
     expect(chain.asked.map((a) => a.method)).not.toContain("eth_getLogs");
   });
 
-  it("not used, its deadline passed on the chain's clock: failed, nothing can move", async () => {
-    const deadline = NOW - 1n;
+  it.each([
+    {
+      when: "passed on the chain's clock: failed, nothing can move",
+      deadline: NOW - 1n,
+      state: "failed",
+      reason: `no transaction was named, and the signed authorization expired unused at ${iso(NOW - 1n)}`,
+    },
+    {
+      when: "the chain's very second: still pending (a block at that second may still take it)",
+      deadline: NOW,
+      state: "pending",
+      reason: `no transaction was named; the signed authorization can still move money until ${iso(NOW)}`,
+    },
+  ])("not used, its deadline $when", async ({ deadline, state, reason }) => {
     const status = await scripted({ state: word(0n) }).check({
       transaction: undefined,
       payload: eip3009(NOW - 900n, deadline),
     });
-    expect(status).toEqual({
-      state: "failed",
-      transaction: undefined,
-      reason: `no transaction was named, and the signed authorization expired unused at ${iso(deadline)}`,
-    });
-  });
-
-  it("not used, its deadline the chain's very second: still pending (a block at that second may still take it)", async () => {
-    const status = await scripted({ state: word(0n) }).check({
-      transaction: undefined,
-      payload: eip3009(NOW - 900n, NOW),
-    });
-    expect(status).toEqual({
-      state: "pending",
-      transaction: undefined,
-      reason: `no transaction was named; the signed authorization can still move money until ${iso(NOW)}`,
-    });
+    expect(status).toEqual({ state, transaction: undefined, reason });
   });
 
   it("a state the token does not answer with a word (no such function): as if unknown, by the receipt alone", async () => {
