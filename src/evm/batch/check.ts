@@ -4,6 +4,7 @@
  * as the chain has it (what the seller claimed).
  */
 import type { ChannelStore, SettlementQuery, SettlementStatus } from "../../contracts";
+import { parseAtomicAmount } from "../../protocol";
 import type { ChannelReader } from "./chain";
 
 const pending = (reason: string): SettlementStatus => ({ state: "pending", transaction: undefined, reason });
@@ -15,9 +16,11 @@ export async function checkChannelPayment(
   signal?: AbortSignal,
 ): Promise<SettlementStatus> {
   const voucher = Object(Object(Object(query.payload).payload).voucher) as Record<string, unknown>;
-  const { channelId, maxClaimableAmount: amount } = voucher;
-  if (typeof channelId !== "string" || typeof amount !== "string" || !/^[0-9]{1,78}$/.test(amount))
+  const { channelId, maxClaimableAmount } = voucher;
+  const value = parseAtomicAmount(maxClaimableAmount);
+  if (typeof channelId !== "string" || value === undefined)
     return pending("no voucher to look up: the payment's header is not kept");
+  const amount = maxClaimableAmount as string;
   if (query.attempt === undefined) return pending("no attempt named: a channel keeps its vouchers by attempt");
   const state = await store.peek(channelId.toLowerCase());
   const ended = state?.ended?.[query.attempt];
@@ -34,13 +37,13 @@ export async function checkChannelPayment(
       transaction: undefined,
       reason: `the seller never had its voucher for ${amount}; that amount was signed again for another call`,
     };
-  if (state && state.owners?.[amount] === undefined && BigInt(amount) <= BigInt(state.charged))
+  if (state && state.owners?.[amount] === undefined && value <= BigInt(state.charged))
     return settled(`the seller counts ${state.charged} charged on channel ${channelId}, its voucher included`);
   if (state?.owners?.[amount] !== query.attempt)
     return pending(`channel ${channelId} keeps no record of this attempt's voucher (another store, or one lost)`);
   // Held unanswered, and only this attempt may send that amount: claimed on chain, it was charged.
   const onChain = await readChannel?.channel(query.network, channelId as `0x${string}`, signal);
-  if (onChain && onChain.totalClaimed >= BigInt(amount))
+  if (onChain && onChain.totalClaimed >= value)
     return settled(`the seller claimed ${onChain.totalClaimed} of channel ${channelId} on chain, its voucher included`);
   return pending(
     `its voucher for ${amount} is held unanswered: the seller's next answer on channel ${channelId} tells its end`,

@@ -5,6 +5,7 @@
  */
 import type { OpenContext, OpenPayment, ResendContext } from "../../contracts";
 import { PaymentRefusedError, requestDetails } from "../../errors";
+import { parseAtomicAmount } from "../../protocol";
 import { session, type Channel, type Tools } from "./open";
 
 /** The resent payment's hold on its channel, or `undefined` (send it as it is) when the channel keeps no state. */
@@ -16,7 +17,8 @@ export async function resendChannelPayment(
   const signed = Object(payload.payload) as { voucher?: unknown; deposit?: unknown };
   const { channelId, maxClaimableAmount } = Object(signed.voucher) as Record<string, unknown>;
   const deposit = Object(signed.deposit).amount as unknown;
-  if (String(channelId).toLowerCase() !== channel.id || !isAmount(maxClaimableAmount)) return undefined;
+  const next = parseAtomicAmount(maxClaimableAmount);
+  if (String(channelId).toLowerCase() !== channel.id || next === undefined) return undefined;
   const hold = await tools.store.hold(channel.id, context.signal);
   const { state } = hold;
   const { attempt } = context;
@@ -51,9 +53,7 @@ export async function resendChannelPayment(
     context: opened,
     hold,
     state,
-    next: BigInt(maxClaimableAmount),
-    deposit: isAmount(deposit) ? BigInt(deposit) : undefined,
+    next,
+    deposit: parseAtomicAmount(deposit),
   });
 }
-
-const isAmount = (value: unknown): value is string => typeof value === "string" && /^[0-9]{1,78}$/.test(value);
