@@ -7,6 +7,7 @@ import { exactEvm, toEvmSigner } from "../../src/evm";
 import { ANVIL_KEY_0, VECTOR_NOW_MS, countingBytes, evmVectors } from "../support/vectors";
 import { account, countingSigner } from "../support/wallets";
 import { engineOf } from "../../src/client";
+import { schemesFor } from "../../src/contracts";
 
 const base = evmVectors.exact_eip3009.requirements;
 const request = { url: "https://api.example.com/premium-data", method: "GET" };
@@ -409,5 +410,30 @@ describe("plug-ins sharing a name: refused with a hint that fits what they are",
   ])("two named %j: %s", (name, hint) => {
     const message = refusal(name, name);
     expect(message).toContain(`plugins: two plug-ins are named ${JSON.stringify(name)}: ${hint}`);
+  });
+});
+
+describe("schemesFor: the schemes that pay a scheme name on a network", () => {
+  const fake = (scheme: string, networks: string[], x402Versions: (1 | 2)[] = [1, 2]) =>
+    ({ scheme, networks, x402Versions }) as unknown as PaymentScheme;
+
+  it("only schemes of that name, the most specific network pattern first, then in the order given", () => {
+    const exactAny = fake("exact", ["eip155:*"]);
+    const uptoBase = fake("upto", ["eip155:8453"]);
+    const exactBase = fake("exact", ["eip155:8453"]);
+    const exactAgain = fake("exact", ["eip155:*"]);
+    expect(schemesFor([exactAny, uptoBase, exactBase, exactAgain], "exact", "eip155:8453")).toEqual([
+      exactBase,
+      exactAny,
+      exactAgain,
+    ]);
+    expect(schemesFor([exactAny, uptoBase], "upto", "eip155:1")).toEqual([]);
+  });
+
+  it("with a version, only schemes that speak it", () => {
+    const v2Only = fake("exact", ["eip155:*"], [2]);
+    const both = fake("exact", ["eip155:*"]);
+    expect(schemesFor([v2Only, both], "exact", "eip155:8453", 1)).toEqual([both]);
+    expect(schemesFor([v2Only, both], "exact", "eip155:8453")).toEqual([v2Only, both]);
   });
 });
