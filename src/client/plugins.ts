@@ -10,7 +10,7 @@ import type {
   X402Plugin,
   X402Request,
 } from "../contracts";
-import { PaymentNotSentError, isX402Error, requestDetails } from "../errors";
+import { PaymentNotSentError, isX402Error, redactSecrets, requestDetails, scrub } from "../errors";
 import { findKnownAsset, type PaymentChallenge, type PaymentRequirement, type SettleResponse } from "../protocol";
 import { call } from "./call";
 import { declares, serving, type Setup } from "./setup";
@@ -128,7 +128,8 @@ export async function reserve(setup: Setup, terms: PaymentTerms, context: Reserv
     }
   } catch (error) {
     await Promise.all(held.map((r) => r.release().catch(() => undefined)));
-    throw error;
+    // A plug-in's own error may quote what it was given: thrown as it is, its key-shaped text scrubbed.
+    throw scrub(error);
   }
   return held;
 }
@@ -152,7 +153,7 @@ export async function signed(
     } catch (error) {
       if (isX402Error(error) && error.code === "ABORTED") throw error;
       const name = plugin.name ?? "a plug-in";
-      const said = error instanceof Error ? error.message : String(error);
+      const said = redactSecrets(error instanceof Error ? error.message : String(error));
       throw new PaymentNotSentError(`${name} could not keep the signed payment (${said}), so it was not sent.`, {
         cause: error,
         details: { ...requestDetails(request), requirement: payment.terms.requirement, payer: payment.terms.payer },

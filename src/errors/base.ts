@@ -39,11 +39,15 @@ export type X402ErrorCode =
 const brand = Symbol.for("x402-pay.error");
 
 // Key-shaped text: 32 bytes of hex (an EVM private key or a seed), 64 bytes of base58 (a Solana
-// secret key), and 32 or more comma-separated byte values (a key file's JSON array, a Uint8Array).
+// secret key), 32 or more comma-separated byte values (a key file's JSON array, a Uint8Array), a
+// mnemonic (twelve or more lowercase words of three to eight letters in a row, as BIP-39's are), and
+// base64 JSON (a signed payment header, a token: a plug-in's or a seller's words may quote one).
 const secretPatterns = [
   /(?<![0-9a-fA-F])(0x)?[0-9a-fA-F]{64}(?![0-9a-fA-F])/g,
   /(?<![1-9A-HJ-NP-Za-km-z])[1-9A-HJ-NP-Za-km-z]{86,90}(?![1-9A-HJ-NP-Za-km-z])/g,
   /(?<![\d.])(?:\d{1,3}\s*,\s*){31,}\d{1,3}(?![\d.])/g,
+  /(?<![a-z])[a-z]{3,8}(?: [a-z]{3,8}){11,}(?![a-z])/g,
+  /(?<![A-Za-z0-9+/_-])eyJ[A-Za-z0-9+/_-]{16,}={0,2}/g,
 ];
 
 /** Replaces anything shaped like key material with `[redacted]`. Used on text from outside x402-pay. */
@@ -61,7 +65,7 @@ export function redactSecrets(text: string): string {
  * or not an own field: DOMException's `message` getter, a custom `toString`), is replaced by a
  * scrubbed copy.
  */
-function scrub(cause: unknown, depth = 0): unknown {
+export function scrub(cause: unknown, depth = 0): unknown {
   // String() throws for objects without a prototype, or with a throwing toString.
   const text = (value: unknown) => {
     try {

@@ -3,6 +3,7 @@ export {
   X402Error,
   isX402Error,
   redactSecrets,
+  scrub,
   type ErrorPhase,
   type X402ErrorCode,
   type X402ErrorOptions,

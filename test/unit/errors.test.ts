@@ -207,6 +207,9 @@ describe("a key given where an option goes is never repeated in the configuratio
 });
 
 describe("redactSecrets: key-shaped text is replaced whole, and nothing else is touched", () => {
+  const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";
+  // A payment header's shape: base64 JSON of a payload, with `+` and `/` in it.
+  const HEADER = btoa(JSON.stringify({ x402Version: 2, payload: { signature: `0x${"fb".repeat(65)}` }, n: "~~~???" }));
   const hex = ANVIL_KEY_0.slice(2);
   // A fresh 64-byte secret (a Solana key file's shape), with three-digit bytes at both ends.
   const secret = crypto.getRandomValues(new Uint8Array(64));
@@ -226,6 +229,18 @@ describe("redactSecrets: key-shaped text is replaced whole, and nothing else is 
       `seed ${Array.from({ length: 32 }, (_, i) => 100 + i).join(", ")} end`,
       "seed [redacted] end",
     ],
+    ["a twelve-word mnemonic", `mnemonic "${ANVIL_MNEMONIC}" refused`, 'mnemonic "[redacted]" refused'],
+    [
+      "a 24-word mnemonic, words of three and eight letters",
+      `phrase: ${Array.from({ length: 24 }, (_, i) => (i % 2 ? "zoo" : "absolute")).join(" ")}.`,
+      "phrase: [redacted].",
+    ],
+    ["a signed payment header's value", `sent ${HEADER} and lost`, "sent [redacted] and lost"],
+    [
+      "a URL-safe, unpadded header",
+      `x=${HEADER.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")}`,
+      "x=[redacted]",
+    ],
   ])("%s", (_, text, redacted) => {
     expect(redactSecrets(text)).toBe(redacted);
   });
@@ -237,6 +252,12 @@ describe("redactSecrets: key-shaped text is replaced whole, and nothing else is 
     ["a few numbers", "versions 1, 2 and 10,20"],
     ["base58 text longer than a key", `blob ${"3".repeat(91)}`],
     ["base58 text shorter than a key", `address ${"3".repeat(85)}`],
+    ["eleven words in a row", `said: ${ANVIL_MNEMONIC.split(" ").slice(1).join(" ")}`],
+    ["a sentence broken by short words", "the seller is not able to settle this payment now so try again in a minute"],
+    ["words of nine letters break a run", `${"test ".repeat(6)}signature ${"test ".repeat(6)}`],
+    ["Capitalised words break a run", "Test test test test test test Test test test test test test"],
+    ["a short base64 JSON", "eyJhIjoxfQ=="],
+    ["base64 JSON inside a word", `x${HEADER}`],
   ])("%s stays as it is", (_, text) => {
     expect(redactSecrets(text)).toBe(text);
   });
