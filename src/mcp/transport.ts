@@ -7,6 +7,7 @@
 import { engineOf, type X402Client } from "../client";
 import { fail } from "../contracts";
 import { MONEY_MAY_HAVE_MOVED, isX402Error, redactSecrets } from "../errors";
+import { getPaymentReceipt } from "../handshake";
 import { isObject } from "../protocol";
 import { challengeIn, paymentRequiredError, unwrap, type Answer } from "./answer";
 import { MCP_PAYMENT_META_KEY, checkMcpOptions, type McpCallToolParams, type McpPaymentOptions } from "./options";
@@ -111,7 +112,7 @@ export function wrapMcpTransportWithPayment<T extends McpTransportLike>(
         signal: call.controller.signal,
       });
       // A paid call ends with a result: an error form after paying is thrown by the handshake, and answered below.
-      deliver({ jsonrpc: "2.0", id, result: unwrap(answer) }, extra);
+      deliver({ jsonrpc: "2.0", id, result: paidResult(unwrap(answer)) }, extra);
     } catch (error) {
       // A call the client cancelled, or a closed connection, has no one to answer.
       if (!call.controller.signal.aborted) deliver({ jsonrpc: "2.0", id, result: refusedResult(error) }, extra);
@@ -177,13 +178,38 @@ function answerOf(message: McpJsonRpcMessage): Answer | undefined {
   return isObject(message.result) ? message.result : undefined;
 }
 
-/** The tool error the client above gets where the call was not paid through: why, and whether money may have moved. */
+/** What the client above is told where money may have moved: it reads the text, not a receipt. */
+const MOVED = "The payment may have moved money: do not pay for this again until it is known.";
+
+/**
+ * A paid call's result; a tool error after paying without a settlement report (the seller may settle yet) says so
+ * after the tool's own words, as the client above cannot read a receipt.
+ */
+function paidResult(result: object): object {
+  const receipt = getPaymentReceipt(result);
+  if ((result as { isError?: unknown }).isError !== true || !receipt || receipt.settled) return result;
+  const { content } = result as { content?: unknown };
+  const text = `x402-pay paid for this call and the tool answered with an error, without saying it settled. ${MOVED}`;
+  return { ...result, content: [...(Array.isArray(content) ? content : []), { type: "text", text }] };
+}
+
+/**
+ * The tool error the client above gets where the call was not paid through: why, and whether money may have moved
+ * (then never "did not pay": the payment may have left, and the transaction it names is told).
+ */
 function refusedResult(error: unknown): object {
   const known = isX402Error(error);
   const said = redactSecrets(error instanceof Error ? error.message : String(error));
-  const moved = !known || MONEY_MAY_HAVE_MOVED.includes(error.code);
-  const text =
-    `x402-pay did not pay for this call (${known ? error.code : "FAILED"}): ${said} ` +
-    (moved ? "The payment may have moved money: do not pay for this again until it is known." : "Nothing was paid.");
+  const code = known ? error.code : "FAILED";
+  let text: string;
+  if (known && !MONEY_MAY_HAVE_MOVED.includes(error.code))
+    text = `x402-pay did not pay for this call (${code}): ${said} Nothing was paid.`;
+  else {
+    // The transaction a pending settlement names: public, and shaped like a key, so `said` hides it.
+    const { transaction } = Object(known && error.details) as { transaction?: unknown };
+    const named = typeof transaction === "string" && /^(0x)?[0-9A-Za-z]{16,128}$/.test(transaction);
+    const told = named ? `The transaction is ${transaction}. ` : "";
+    text = `x402-pay may have paid for this call (${code}): ${said} ${told}${MOVED}`;
+  }
   return { isError: true, content: [{ type: "text", text }] };
 }
