@@ -43,7 +43,7 @@ export function errorAnswer(error: unknown, signal: AbortSignal | undefined): Pa
     // Not x402-pay's: the HTTP library's (the seller is down, the name does not resolve). Nothing was paid.
     const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
     const said = error instanceof Error ? error.message : String(error);
-    const code = typeof cause === "string" ? ` (${cause})` : "";
+    const code = typeof cause === "string" ? ` (${redactSecrets(cause)})` : "";
     const message = `The request failed: ${clip(redactSecrets(said), 300)}${code}.`;
     return refusedAnswer("REQUEST_FAILED", message);
   }

@@ -122,7 +122,8 @@ export function createPaidFetch(client: X402Client, options: PaidFetchToolOption
         x402: { maxAmount: ceiling },
       });
       const receipt = getPaymentReceipt(response);
-      const known = asset ?? (receipt && findKnownAsset(receipt.network, receipt.asset, knownAssets(client)));
+      const known =
+        asset ?? (receipt && findKnownAsset(caip2Of(client, receipt.network), receipt.asset, knownAssets(client)));
       return await responseAnswer(response, { receipt, asset: known, bounds, signal });
     } catch (error) {
       return errorAnswer(error, signal);
@@ -253,6 +254,8 @@ function priceOf(amount: string, address: string, asset: KnownAsset | undefined,
 
 /** The stablecoins the client can price. */
 const knownAssets = (client: X402Client) => engineOf(client).setup.knownAssets;
+/** A receipt's network as the asset table names it: a protocol v1 seller's network name is its CAIP-2 id there. */
+const caip2Of = (client: X402Client, network: string) => engineOf(client).setup.v1Networks[network] ?? network;
 
 /** What the model reads about the tool by default. */
 function describe(client: X402Client): string {

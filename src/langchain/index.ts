@@ -7,6 +7,7 @@
 import { type DynamicStructuredTool, tool } from "@langchain/core/tools";
 import type { X402Client } from "../client";
 import { createPaidFetch, type PaidFetchApproval, type PaidFetchInput, type PaidFetchToolOptions } from "../agents";
+import { approvedBy } from "../agents/doors";
 
 export type * from "../entries/agents";
 
@@ -43,7 +44,7 @@ export function paidFetchTool(client: X402Client, options?: PaidFetchToolOptions
   const ask = async (approval: PaidFetchApproval) => {
     const { interrupt } = await import("@langchain/langgraph");
     const resume = interrupt<PaidFetchInterrupt, PaidFetchResume>({ type: "x402-payment-approval", ...approval });
-    return resume === true || (typeof resume === "object" && resume !== null && resume.approved === true);
+    return approvedBy(resume);
   };
   return tool(
     async (input: PaidFetchInput, config?: ToolConfig) => {

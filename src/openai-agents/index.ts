@@ -15,13 +15,8 @@ import {
 import type { X402Client } from "../client";
 import { fail } from "../contracts";
 import { wrapMcpClientWithPayment, type McpCallToolParams, type McpPaymentOptions } from "../mcp";
-import {
-  createPaidFetch,
-  inputJsonSchema,
-  type PaidFetchApproval,
-  type PaidFetchInput,
-  type PaidFetchToolOptions,
-} from "../agents";
+import { createPaidFetch, inputJsonSchema, type PaidFetchApproval, type PaidFetchToolOptions } from "../agents";
+import { agentsSdkTool } from "../agents/doors";
 
 export type * from "../entries/agents";
 /** `paidMcpServer`'s options are the MCP wrapper's. */
@@ -55,18 +50,8 @@ export function paidFetchTool(client: X402Client, options?: PaidFetchToolOptions
     description: paid.description,
     parameters: structuredClone(inputJsonSchema),
     strict: false,
-    ...(options?.approval !== undefined && {
-      // The SDK names the call; without its id no price is kept to approve, so it asks (and the run pays nothing).
-      needsApproval: async (_context: unknown, input: unknown, callId?: string) =>
-        callId === undefined ? true : paid.needsApproval(input, { callId }),
-    }),
-    execute: async (input: unknown, _context: unknown, details) => {
-      const answer = await paid.run(input as PaidFetchInput, {
-        callId: details?.toolCall?.callId,
-        signal: details?.signal,
-      });
-      return JSON.stringify(answer);
-    },
+    // Its approval and its run, framework-free (src/agents/doors.ts, where the Node 20 suite tests them).
+    ...agentsSdkTool(paid, options?.approval !== undefined),
     // The tool answers every refusal itself and throws only when the run was aborted: that ends the run.
     errorFunction: null,
   });

@@ -4,26 +4,17 @@
  * no network, no key) against msw sellers. The chain's side is in test/interop/agents.test.ts.
  */
 import { generateText, stepCountIs, type ModelMessage } from "ai";
-import type { MockLanguageModelV3 } from "ai/test";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { budget } from "../../src";
 import { paidFetchTool } from "../../src/ai-sdk";
-import { PAID_ANSWER, raisingSeller, scriptedModel } from "../support/agents";
+import { PAID_ANSWER, aiSdkRead, raisingSeller, scriptedModel } from "../support/agents";
 import { useMswServer } from "../support/msw";
 import { PATH, SELLER, createSeller, payingClient } from "../support/seller";
 
 const server = useMswServer();
 const url = `${SELLER}${PATH}`;
-/** What the model read back from the tool on its turn `call` (the tool-result's output). */
-function toolOutput(model: MockLanguageModelV3, call: number) {
-  const prompt = model.doGenerateCalls[call]!.prompt;
-  const message = [...prompt].reverse().find((m) => m.role === "tool")!;
-  const part = (
-    message.content as { type: string; output?: { type: string; value?: unknown; reason?: string } }[]
-  ).find((p) => p.type === "tool-result")!;
-  return part.output!;
-}
+const toolOutput = aiSdkRead;
 
 const messages: ModelMessage[] = [{ role: "user", content: "Get the premium data." }];
 

@@ -3,36 +3,20 @@
  * `interrupt()` and `Command({ resume })`) and a scripted model (`fakeModel()` from `@langchain/core/testing`: no network,
  * no key) against msw sellers. The chain's side is in test/interop/agents.test.ts.
  */
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { fakeModel } from "@langchain/core/testing";
-import { Command, MemorySaver } from "@langchain/langgraph";
-import { createAgent } from "langchain";
+import { Command } from "@langchain/langgraph";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { budget } from "../../src";
 import { paidFetchTool, type PaidFetchInterrupt } from "../../src/langchain";
-import { PAID_ANSWER, raisingSeller } from "../support/agents";
+import { PAID_ANSWER, langchainAgent, langchainRead, raisingSeller } from "../support/agents";
 import { useMswServer } from "../support/msw";
 import { PATH, SELLER, createSeller, payingClient } from "../support/seller";
 
 const server = useMswServer();
 const url = `${SELLER}${PATH}`;
 
-/** An agent whose model calls paid_fetch with `input`, then says "done"; what the model read is in `model.calls`. */
-function agentWith(tool: ReturnType<typeof paidFetchTool>, input: Record<string, unknown>) {
-  const model = fakeModel()
-    .respondWithTools([{ name: "paid_fetch", args: input, id: "call-1" }])
-    .respond(new AIMessage("done"));
-  const agent = createAgent({ model, tools: [tool], checkpointer: new MemorySaver() });
-  return { agent, model };
-}
-
-/** The tool's answer as the model read it on its second turn. */
-function toolRead(model: ReturnType<typeof fakeModel>) {
-  const messages = model.calls[1]!.messages as BaseMessage[];
-  const message = messages.find((m) => m.getType() === "tool")!;
-  return { status: (message as unknown as { status?: string }).status, answer: JSON.parse(String(message.content)) };
-}
+const agentWith = langchainAgent;
+const toolRead = langchainRead;
 
 const ask = { messages: [{ role: "user", content: "Get the premium data." }] };
 const thread = (id: string) => ({ configurable: { thread_id: id } });
@@ -42,7 +26,7 @@ describe("x402-pay/langchain: paidFetchTool in createAgent", () => {
     const seller = createSeller();
     server.use(seller.handler);
     const { client, signs } = payingClient();
-    const { agent, model } = agentWith(paidFetchTool(client), { url });
+    const { agent, model } = await agentWith(paidFetchTool(client), { url });
     const result = await agent.invoke(ask, thread("t1"));
     expect(result.messages.at(-1)!.content).toBe("done");
     expect(toolRead(model).answer).toEqual(PAID_ANSWER);
@@ -53,7 +37,7 @@ describe("x402-pay/langchain: paidFetchTool in createAgent", () => {
   it("a budget that refuses: the model reads the refusal, nothing signed", async () => {
     server.use(createSeller().handler);
     const { client, signs } = payingClient({ plugins: [budget({ limit: "$0.005" })] });
-    const { agent, model } = agentWith(paidFetchTool(client), { url });
+    const { agent, model } = await agentWith(paidFetchTool(client), { url });
     await agent.invoke(ask, thread("t2"));
     const { answer } = toolRead(model);
     expect(answer.error.code).toBe("NO_PAYABLE_REQUIREMENT");
@@ -64,7 +48,7 @@ describe("x402-pay/langchain: paidFetchTool in createAgent", () => {
   it("below the approval threshold it pays without interrupting", async () => {
     server.use(createSeller().handler);
     const { client, signs } = payingClient();
-    const { agent } = agentWith(paidFetchTool(client, { approval: "$0.05" }), { url });
+    const { agent } = await agentWith(paidFetchTool(client, { approval: "$0.05" }), { url });
     const result = await agent.invoke(ask, thread("t3"));
     expect(result.__interrupt__).toBeUndefined();
     expect(signs).toHaveLength(1);
@@ -74,7 +58,7 @@ describe("x402-pay/langchain: paidFetchTool in createAgent", () => {
   async function approvalRun(resume: unknown, id: string, seller = createSeller()) {
     server.use(seller.handler);
     const { client, signs } = payingClient();
-    const { agent, model } = agentWith(paidFetchTool(client, { approval: "$0.005" }), { url });
+    const { agent, model } = await agentWith(paidFetchTool(client, { approval: "$0.005" }), { url });
     const first = await agent.invoke(ask, thread(id));
     const asked = first.__interrupt__?.[0]?.value as PaidFetchInterrupt;
     expect(asked).toMatchObject({ type: "x402-payment-approval", price: "0.01 USDC", url, network: "eip155:84532" });
@@ -108,7 +92,7 @@ describe("x402-pay/langchain: paidFetchTool in createAgent", () => {
   it("a 10 MB body is read bounded", async () => {
     server.use(http.get(url, () => HttpResponse.text("x".repeat(10_000_000))));
     const { client } = payingClient();
-    const { agent, model } = agentWith(paidFetchTool(client), { url });
+    const { agent, model } = await agentWith(paidFetchTool(client), { url });
     await agent.invoke(ask, thread("t7"));
     const { answer } = toolRead(model);
     expect(answer.body).toHaveLength(4000);
@@ -119,7 +103,7 @@ describe("x402-pay/langchain: paidFetchTool in createAgent", () => {
     const seller = createSeller();
     server.use(seller.handler);
     const { client, signs } = payingClient();
-    const { agent } = agentWith(paidFetchTool(client), { url });
+    const { agent } = await agentWith(paidFetchTool(client), { url });
     const controller = new AbortController();
     controller.abort(new Error("user left"));
     await expect(agent.invoke(ask, { ...thread("t8"), signal: controller.signal })).rejects.toThrow();
