@@ -31,6 +31,11 @@ describe("checkCeiling: what a ceiling may be", () => {
     ["an asset that is not a string", { ...ceiling, asset: 7 }],
     ["an empty asset", { ...ceiling, asset: "" }],
     ["an amount that is not base units", { ...ceiling, amount: "0.002" }],
+    // A one-entry list reads as its one string (String(["eip155:84532"])): only the type check tells them apart.
+    ["a network given as a list", { ...ceiling, network: [ceiling.network] }],
+    ["an asset given as a list", { ...ceiling, asset: [USDC] }],
+    ["nothing (undefined, as an MCP tool's cap left empty)", undefined],
+    ["true", true],
   ])("refuses %s, naming both shapes", (_, value) => {
     expect(checkCeiling(value)).toMatch(/is not a USD amount such as "\$0\.002", or \{ network \(CAIP-2\), asset/);
   });
