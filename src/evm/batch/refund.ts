@@ -23,6 +23,7 @@ import {
 import { parseAtomicAmount, type PaymentChallenge, type PaymentRequirement, type SettleResponse } from "../../protocol";
 import { correctFrom } from "./answer";
 import { fromChain, signVoucher, type Channel, type Tools } from "./open";
+import { settleOwners } from "./owners";
 import { BATCH_SETTLEMENT } from "./wire";
 
 export interface RefundOptions {
@@ -174,7 +175,10 @@ async function refundPayment(
       const open = { ...channel, next: charged, deposit: undefined };
       const corrected = await correctFrom(tools, open, { challenge, reason });
       if (!corrected || corrected.disputed) return false;
-      held.state = { ...corrected, signed: maxOf(state.signed, corrected.signed) };
+      // The seller's count ends the vouchers held unanswered (charged at or below it, dropped above), and what the
+      // state knew of those already ended is kept: a dropped one is never taken for charged below the count.
+      const signed = maxOf(state.signed, corrected.signed);
+      held.state = settleOwners({ ...corrected, signed, owners: state.owners, ended: state.ended });
       await hold.save(held.state);
       return true;
     },
