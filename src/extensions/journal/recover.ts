@@ -57,6 +57,9 @@ export interface RecoveredPayment {
   readonly reason?: string | undefined;
 }
 
+/** What recovery did with one entry, and, when it settled, what moved as the chain or the seller said (base units). */
+type Ended = RecoveredPayment & { readonly moved?: string | undefined };
+
 /**
  * Ends what the client's journal (`paymentJournal(store)` among its plug-ins) holds unfinished, as the chain says;
  * records settled payments in the client's ledgers and ends what its budgets reserved for them (spent if settled,
@@ -84,9 +87,13 @@ export async function recoverPayments(
   for (const entry of await store.unfinished()) {
     throwIfAborted(signal);
     if (entry.at > Date.now() - staleAfterMs) continue;
-    let recovered = await recoverOne(client, entry, signal);
-    if (recovered.action === "kept" && options.resend) recovered = await resendNow(options.resend, recovered, signal);
+    let ended: Ended = await recoverOne(client, entry, signal);
+    if (ended.action === "kept" && options.resend) ended = await resendNow(options.resend, ended, signal);
+    const { moved, ...recovered } = ended;
     const { action } = recovered;
+    // What it moved: what the chain or the seller said (never above what was signed), else what was signed, unless
+    // that is only a most (upto, an escrow): then not known, and the budget spends the most (never counted less).
+    const settledAmount = action === "settled" ? settledOf(entry, moved) : undefined;
     // What the budgets reserved under the attempt (spent if it settled, let go if it never could; else left counted),
     // then the ledgers, then the entry: a step that fails leaves the entry open, and the next recovery ends it (each
     // step is done once: by the reservation's id, by the ledger's record of the attempt).
@@ -99,8 +106,8 @@ export async function recoverPayments(
       }
       if (action !== "kept" && action !== "unchecked")
         for (const reservation of engineOf(client).reservationsOf(entry))
-          await (action === "settled" ? reservation.commit() : reservation.release());
-      if (action === "settled") await record(recovered.entry);
+          await (action === "settled" ? reservation.commit(settledAmount) : reservation.release());
+      if (action === "settled") await record(recovered.entry, settledAmount);
       // Refused if another process ended it meanwhile (a finished attempt is final): as that one said.
       if (recovered.entry !== entry && action !== "dropped") await store.put(Object.freeze(recovered.entry));
     } catch (error) {
@@ -115,11 +122,7 @@ export async function recoverPayments(
 }
 
 /** A kept GET or HEAD sent again as it was; settled if the answer reports a settlement, else kept as it is. */
-async function resendNow(
-  resend: PaidFetch,
-  kept: RecoveredPayment,
-  signal: AbortSignal | undefined,
-): Promise<RecoveredPayment> {
+async function resendNow(resend: PaidFetch, kept: Ended, signal: AbortSignal | undefined): Promise<Ended> {
   const { entry } = kept;
   if (!RESENDABLE.includes(entry.method.toUpperCase()) || !entry.paymentHeader) return kept;
   const details = { paymentHeader: entry.paymentHeader, requirement: entry.terms.requirement, payer: entry.payer };
@@ -129,7 +132,8 @@ async function resendNow(
       x402: resendPayment({ details, attempt: entry.id }),
       ...(signal && { signal }),
     });
-    await response.body?.cancel().catch(() => undefined);
+    // Not awaited: a body whose source never answers the cancel (as msw's does not) must not hold recovery up.
+    void response.body?.cancel().catch(() => undefined);
     const receipt = getPaymentReceipt(response);
     if (!receipt?.settled) return kept;
     const transaction = receipt.transaction ?? entry.transaction;
@@ -137,6 +141,7 @@ async function resendNow(
       action: "settled",
       entry: { ...entry, state: "settled", at: Date.now(), ...(transaction && { transaction }) },
       reason: `sent again: the seller answered ${response.status} and reported the settlement`,
+      moved: receipt.settledAmount,
     };
   } catch {
     throwIfAborted(signal);
@@ -145,11 +150,7 @@ async function resendNow(
 }
 
 /** One entry, ended as the chain says (or left as it is). */
-async function recoverOne(
-  client: X402Client,
-  entry: JournalEntry,
-  signal: AbortSignal | undefined,
-): Promise<RecoveredPayment> {
+async function recoverOne(client: X402Client, entry: JournalEntry, signal: AbortSignal | undefined): Promise<Ended> {
   const at = Date.now();
   // Never signed: nothing can have left.
   if (entry.state === "intent" || !entry.paymentHeader)
@@ -169,6 +170,7 @@ async function recoverOne(
       action: "settled",
       entry: { ...entry, state: "settled", at, ...(transaction && { transaction }) },
       reason,
+      moved: status.amount,
     };
   }
   // Failed on chain while still valid may be a nonce not yet used: only one past its validity is over; a channel's
@@ -194,7 +196,7 @@ function recorder(plugins: readonly X402Plugin[]) {
     return latest;
   };
   let held: Promise<Map<string, LedgerRecord>[]> | undefined;
-  return async function record(entry: JournalEntry): Promise<void> {
+  return async function record(entry: JournalEntry, settledAmount: string | undefined): Promise<void> {
     const attempts = await (held ??= Promise.all(ledgers.map(read)));
     for (const [i, ledger] of ledgers.entries()) {
       const earlier = attempts[i]!.get(entry.id);
@@ -210,7 +212,7 @@ function recorder(plugins: readonly X402Plugin[]) {
         network: entry.network,
         asset: entry.asset,
         amount: entry.amount,
-        ...(entry.scheme !== "upto" && { settledAmount: entry.amount }),
+        ...(settledAmount !== undefined && { settledAmount }),
         ...(entry.transaction && { transaction: entry.transaction }),
         ...channelOf(entry),
         payer: entry.payer,
@@ -222,6 +224,18 @@ function recorder(plugins: readonly X402Plugin[]) {
       attempts[i]!.set(entry.id, record);
     }
   };
+}
+
+/**
+ * What a settled entry moved (base units): `said` (the chain's or the seller's amount) when it is one, at most what was
+ * signed; else what was signed, for a payment whose amount is not a most; else not known.
+ */
+function settledOf(entry: JournalEntry, said: string | undefined): string | undefined {
+  const units = /^\d+$/;
+  const signed = units.test(entry.amount) ? BigInt(entry.amount) : undefined;
+  if (said !== undefined && units.test(said) && signed !== undefined)
+    return BigInt(said) < signed ? said : entry.amount;
+  return (entry.terms?.upTo ?? entry.scheme === "upto") ? undefined : entry.amount;
 }
 
 /** A channel payment's fields of a ledger record: what it did to its channel, its deposit, the channel. */
