@@ -3,9 +3,18 @@
  * (test/unit/store-contracts.test.ts): memory, file and Redis. A store's own file tests only what is
  * its own (Redis's clock and scripts, a file's torn lines).
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { BudgetEntry, BudgetStore, Ledger, LedgerRecord, SignInStore } from "../../src";
-import type { ChannelHold, ChannelState, ChannelStore, JournalEntry, JournalStore } from "../../src/contracts";
+import type {
+  ChannelHold,
+  ChannelState,
+  ChannelStore,
+  JournalEntry,
+  JournalPutOptions,
+  JournalState,
+  JournalStore,
+} from "../../src/contracts";
 import { reconcile, spendBy, unreconciled } from "../../src";
 
 /** Opens a fresh, empty store; `now` is the clock the store reads, where it lets one be given. */
@@ -498,6 +507,89 @@ export const journaled = (id: string, over: Partial<JournalEntry> = {}): Journal
   ...over,
 });
 const ids = (entries: readonly JournalEntry[]) => entries.map((e) => e.id).sort();
+/** Entries in the order of their ids (stores list the unfinished in an order of their own). */
+const byId = (entries: readonly JournalEntry[]) =>
+  [...entries].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+
+const KEY = "order_0000000000000042";
+const OTHER_KEY = "order_0000000000000043";
+const STATES: readonly JournalState[] = ["intent", "signed", "pending", "unknown", "settled", "failed", "expired"];
+/** Written out here, not taken from src: what may still move money (the rest is finished, and final). */
+const OPEN: readonly JournalState[] = ["intent", "signed", "pending", "unknown"];
+
+const W = "written";
+const R = "refused";
+type Written = typeof W | typeof R;
+type Stored = JournalState | "none";
+
+/** How attempt `a` of the key reaches each state before the write under test: the steps it was written at. */
+const PATH: Record<Stored, readonly JournalState[]> = {
+  none: [],
+  intent: ["intent"],
+  signed: ["intent", "signed"],
+  pending: ["intent", "signed", "pending"],
+  unknown: ["intent", "signed", "unknown"],
+  settled: ["intent", "signed", "pending", "settled"],
+  failed: ["intent", "failed"],
+  expired: ["intent", "signed", "unknown", "expired"],
+};
+
+/**
+ * What each write gets while the key's newest attempt `a` is at each state (none: not written yet), from the rules
+ * of the store contract: a finished attempt is final; one unfinished attempt per key; `over` is a compare-and-set.
+ * The writes: a new attempt `b` of the key; `a` moved forward; `a` moved back; `a` moved forward `over` the state it
+ * is at. Not in the table, the same for every row: `a` over any other state is refused, another key's attempt and
+ * an attempt with no key are written, and an older (finished) attempt of the key is refused.
+ */
+type Row = [
+  stored: Stored,
+  newAttempt: Written,
+  forward: [JournalState, Written],
+  back?: [JournalState, Written],
+  overItsState?: Written,
+];
+// biome-ignore format: a table
+const TABLE: readonly Row[] = [
+  // stored      a new attempt  `a` forward          `a` back             `a` over its state
+  ["none",       W,             ["intent", W]],
+  ["intent",     R,             ["signed", W],       ["intent", W],       W],
+  ["signed",     R,             ["pending", W],      ["intent", W],       W],
+  ["pending",    R,             ["settled", W],      ["signed", W],       W],
+  ["unknown",    R,             ["expired", W],      ["signed", W],       W],
+  ["settled",    W,             ["settled", R],      ["pending", R],      R],
+  ["failed",     W,             ["settled", R],      ["intent", R],       R],
+  ["expired",    W,             ["settled", R],      ["unknown", R],      R],
+];
+
+/**
+ * The rules of the store contract, written from its words alone (not from `journalRefuses`), over a map: what a
+ * put gets, the key's latest and the unfinished, for the property test to hold each store against.
+ */
+function journalModel() {
+  const entries = new Map<string, JournalEntry>();
+  const newest = new Map<string, string>();
+  const finished = (entry: JournalEntry | undefined) => entry !== undefined && !OPEN.includes(entry.state);
+  const latest = (key: string) => {
+    const id = newest.get(key);
+    return id === undefined ? undefined : entries.get(id);
+  };
+  return {
+    put(entry: JournalEntry, over: JournalState | undefined): boolean {
+      const stored = entries.get(entry.id);
+      if (over !== undefined && stored?.state !== over) return false;
+      if (finished(stored)) return false;
+      if (stored === undefined && entry.key !== undefined) {
+        const newestOfKey = latest(entry.key);
+        if (newestOfKey !== undefined && !finished(newestOfKey)) return false;
+        newest.set(entry.key, entry.id);
+      }
+      entries.set(entry.id, entry);
+      return true;
+    },
+    latest,
+    unfinished: () => [...entries.values()].filter((entry) => !finished(entry)),
+  };
+}
 
 /** The journal store contract: what is put reads back whole; a key's newest attempt; unfinished ones; shared. */
 export function journalStoreContract(
@@ -591,6 +683,184 @@ export function journalStoreContract(
       expect(await store.put(journaled("a", { state: "unknown" }), { over: "signed" })).toBe(true);
       expect(await store.put(dropped, { over: "unknown" })).toBe(true);
       expect(await store.latest("order_0000000000000042")).toEqual(dropped);
+    });
+
+    describe("every stored state × every write (the key's newest attempt `a` at each state, or none yet)", () => {
+      const cells = TABLE.flatMap((row) => [
+        [row[0], "alone", row] as const,
+        [row[0], "after an older attempt", row] as const,
+      ]);
+      it.each(cells)(
+        "%s, %s: each write is written or refused as the table says; a refused one leaves everything as it was",
+        async (stored, setup, [, newAttempt, forward, back, overItsState]) => {
+          const ahead = (over: Partial<JournalEntry> = {}) => journaled("a", { state: forward[0], at: 2, ...over });
+          const writes: (readonly [
+            what: string,
+            entry: JournalEntry,
+            options: JournalPutOptions,
+            expected: Written,
+          ])[] = [
+            ["a new attempt of its key", journaled("b", { at: 2 }), {}, newAttempt],
+            ["a new attempt of its key, signed at once", journaled("b", { state: "signed", at: 2 }), {}, newAttempt],
+            [`\`a\` moved forward to ${forward[0]}`, ahead(), {}, forward[1]],
+            ...(back ? [[`\`a\` moved back to ${back[0]}`, ahead({ state: back[0] }), {}, back[1]] as const] : []),
+            ...(overItsState && stored !== "none"
+              ? [["`a` over its state", ahead(), { over: stored }, overItsState] as const]
+              : []),
+            ...STATES.filter((over) => over !== stored).map(
+              (over) => [`\`a\` over ${over}`, ahead(), { over }, R] as const,
+            ),
+            ["another key's new attempt", journaled("c", { key: OTHER_KEY, at: 2 }), {}, W],
+            ["a new attempt with no key", journaled("u", { key: undefined, at: 2 }), {}, W],
+            ...(setup === "alone"
+              ? []
+              : STATES.map(
+                  (state) => [`the older attempt written ${state}`, journaled("old", { state, at: 2 }), {}, R] as const,
+                )),
+          ];
+          const setUp = async () => {
+            const store = await open();
+            if (setup !== "alone")
+              for (const state of ["intent", "failed"] as const)
+                expect(await store.put(journaled("old", { state }))).toBe(true);
+            for (const state of PATH[stored]) expect(await store.put(journaled("a", { state }))).toBe(true);
+            return { store, before: { latest: await store.latest(KEY), unfinished: byId(await store.unfinished()) } };
+          };
+          // A refused write changes nothing, so the refused ones go one after another to one store set up once; each
+          // written one gets a store of its own.
+          let refusing: Awaited<ReturnType<typeof setUp>> | undefined;
+          for (const [what, entry, options, expected] of writes) {
+            const { store, before } = expected === R ? (refusing ??= await setUp()) : await setUp();
+            expect(await store.put(entry, options), `${what}: ${expected}`).toBe(expected === W);
+            const after = { latest: await store.latest(KEY), unfinished: byId(await store.unfinished()) };
+            if (expected === R) {
+              expect(after, `${what}: refused, it left everything as it was`).toEqual(before);
+              continue;
+            }
+            const unfinished = before.unfinished.filter((e) => e.id !== entry.id);
+            if (OPEN.includes(entry.state)) unfinished.push(entry);
+            expect(after.unfinished, `${what}: the unfinished after it`).toEqual(byId(unfinished));
+            expect(after.latest, `${what}: the key's latest after it`).toEqual(
+              entry.key === KEY ? entry : before.latest,
+            );
+            if (entry.key !== undefined) expect(await store.latest(entry.key)).toEqual(entry);
+          }
+        },
+      );
+    });
+
+    it("a new attempt is refused over a pending or an unknown newest one, however long that one has stood", async () => {
+      for (const state of ["pending", "unknown"] as const) {
+        const store = await open();
+        expect(await store.put(journaled("a", { state: "signed" }))).toBe(true);
+        expect(await store.put(journaled("a", { state }), { over: "signed" })).toBe(true);
+        // Its later writes (a recovery checking it again) keep it unfinished: the key stays held.
+        expect(await store.put(journaled("a", { state, at: Date.now() }))).toBe(true);
+        for (const late of STATES) expect(await store.put(journaled(`b-${late}`, { state: late }))).toBe(false);
+        expect((await store.latest(KEY))?.id).toBe("a");
+        expect(ids(await store.unfinished())).toEqual(["a"]);
+      }
+    });
+
+    it("a failed or an expired attempt cannot be written over: not forward, not back, not `over` its own state", async () => {
+      for (const ended of ["failed", "expired"] as const) {
+        const store = await open();
+        const last = journaled("a", { state: ended, code: "PAYMENT_NOT_SENT" });
+        expect(await store.put(journaled("a", { state: "signed" }))).toBe(true);
+        expect(await store.put(last)).toBe(true);
+        for (const state of STATES) {
+          expect(await store.put(journaled("a", { state }))).toBe(false);
+          expect(await store.put(journaled("a", { state }), { over: ended })).toBe(false);
+        }
+        expect(await store.latest(KEY)).toEqual(last);
+        expect(await store.unfinished()).toEqual([]);
+      }
+    });
+
+    it("two unkeyed attempts are held at once: both unfinished, both read back whole, each moves on its own", async () => {
+      const store = await open();
+      const one = journaled("u1", { key: undefined });
+      const two = journaled("u2", { key: undefined, url: "https://seller.example/other" });
+      expect(await store.put(one)).toBe(true);
+      expect(await store.put(two)).toBe(true);
+      expect(byId(await store.unfinished())).toEqual([one, two]);
+      const signed = { ...one, state: "signed" as const, paymentHeader: { name: "PAYMENT-SIGNATURE", value: "eyJ9" } };
+      expect(await store.put(signed, { over: "intent" })).toBe(true);
+      expect(byId(await store.unfinished())).toEqual([signed, two]);
+      const dropped = { ...two, state: "failed" as const };
+      expect(await store.put(dropped, { over: "intent" })).toBe(true);
+      expect(byId(await store.unfinished())).toEqual([signed]);
+      // The one that ended is final; the other still moves.
+      expect(await store.put(two)).toBe(false);
+      expect(await store.put({ ...signed, state: "unknown" }, { over: "signed" })).toBe(true);
+      expect(byId(await store.unfinished())).toEqual([{ ...signed, state: "unknown" }]);
+      // A third while one is open: no key, nothing to hold it up.
+      expect(await store.put(journaled("u3", { key: undefined }))).toBe(true);
+      expect(ids(await store.unfinished())).toEqual(["u1", "u3"]);
+      expect(await store.latest(KEY)).toBeUndefined();
+    });
+
+    it.each(["intent", "signed", "pending", "unknown"] as const)(
+      "an unkeyed attempt at %s neither holds up a keyed one nor is held up by one, and is no key's latest",
+      async (state) => {
+        const store = await open();
+        expect(await store.put(journaled("u1", { key: undefined, state }))).toBe(true);
+        expect(await store.put(journaled("a", { state }))).toBe(true);
+        expect(await store.put(journaled("u2", { key: undefined, state }))).toBe(true);
+        expect((await store.latest(KEY))?.id).toBe("a");
+        expect(ids(await store.unfinished())).toEqual(["a", "u1", "u2"]);
+        // The key is held by `a` alone: ending the unkeyed ones does not free it, ending `a` does.
+        expect(await store.put(journaled("u1", { key: undefined, state: "settled" }))).toBe(true);
+        expect(await store.put(journaled("b"))).toBe(false);
+        expect(await store.put(journaled("a", { state: "failed" }))).toBe(true);
+        expect(await store.put(journaled("b"))).toBe(true);
+        expect((await store.latest(KEY))?.id).toBe("b");
+        expect(ids(await store.unfinished())).toEqual(["b", "u2"]);
+      },
+    );
+
+    if (others)
+      it("another process's new attempt of a key: refused over each unfinished newest, written over each finished one", async () => {
+        for (const stored of STATES) {
+          const store = await open();
+          const [other] = await others();
+          for (const state of PATH[stored]) expect(await store.put(journaled("a", { state }))).toBe(true);
+          expect(await other!.put(journaled("b")), stored).toBe(!OPEN.includes(stored));
+          expect((await store.latest(KEY))?.id).toBe(OPEN.includes(stored) ? "a" : "b");
+        }
+      });
+
+    it("random writes from a few attempts, keys and processes agree with the rules at every step (fast-check)", async () => {
+      const attempts = ["a", "b", "c", "d"];
+      const state = fc.constantFrom(...STATES);
+      const run = fc.record({
+        // Each attempt's key, fixed for it (an attempt is one key's, or none's), as the journal writes them.
+        keys: fc.tuple(...attempts.map(() => fc.constantFrom(KEY, OTHER_KEY, undefined))),
+        puts: fc.array(
+          fc.record({
+            attempt: fc.nat(attempts.length - 1),
+            state,
+            over: fc.option(state, { nil: undefined }),
+            by: fc.nat(1),
+          }),
+          { minLength: 1, maxLength: 12 },
+        ),
+      });
+      await fc.assert(
+        fc.asyncProperty(run, async ({ keys, puts }) => {
+          const stores = [await open(), ...(others ? await others() : [])];
+          const model = journalModel();
+          for (const [step, { attempt, state, over, by }] of puts.entries()) {
+            const entry = journaled(attempts[attempt]!, { key: keys[attempt], state, at: step });
+            const [writer, reader] = [stores[by % stores.length]!, stores[(by + step) % stores.length]!];
+            expect(await writer.put(entry, { over }), `step ${step}`).toBe(model.put(entry, over));
+            for (const key of [KEY, OTHER_KEY])
+              expect(await reader.latest(key), `step ${step}`).toEqual(model.latest(key));
+            expect(byId(await reader.unfinished()), `step ${step}`).toEqual(byId(model.unfinished()));
+          }
+        }),
+        { numRuns: 40, seed: 44 },
+      );
     });
 
     it("40 attempts written at once all read back", async () => {
