@@ -61,7 +61,7 @@ const config = {
   clearTextReporter: { allowColor: false, logTests: false },
   tempDirName: ".stryker-tmp",
   // Not needed by the tests: keep them out of the sandbox copies.
-  ignorePatterns: ["dist", "coverage", "reports", "bench/**/out", "*.log"],
+  ignorePatterns: ["dist", "coverage", "reports", "bench/**/out", "*.log", ".stryker-tmp*"],
 };
 
 export default config;
