@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    maxWorkers: 2,
     projects: [
       { extends: true, test: { name: "main", include: ["test/**/*.test.ts"], exclude: ["test/compat/**"] } },
       {
