@@ -11,7 +11,15 @@ import { describe, expect, it } from "vitest";
 import type { ChannelState, ChannelStore, SettlementQuery } from "../../src/contracts";
 import { encodeBase64Json, parseChallenge } from "../../src/entries/protocol";
 import { batchSettlementEvm, memoryChannelStore } from "../../src/evm";
-import { baseOf, heldByOthers, settleFromChain, settleOwners, withOwner } from "../../src/evm/batch/owners";
+import {
+  baseOf,
+  emptied,
+  heldByOthers,
+  isEmptied,
+  settleFromChain,
+  settleOwners,
+  withOwner,
+} from "../../src/evm/batch/owners";
 import { channelConfig, channelIdOf } from "../../src/evm/batch/wire";
 import { PRICE, batchRequirement } from "../support/batch-seller";
 import { SELLER, account } from "../support/seller";
@@ -197,6 +205,20 @@ describe("owners: who may send a held voucher, and what became of it", () => {
     expect(claimedAll).toEqual({ balance: s(7n * P), charged: s(5n * P), signed: s(4n * P), ended: { a4: "charged" } });
     expect("owners" in claimedAll).toBe(false);
     expect(settleFromChain(state(), { balance: 10n * P, totalClaimed: 3n * P })).toEqual(state());
+  });
+
+  it("let go (withdrawn, refunded whole): only what became of its vouchers is kept, and only a state that keeps nothing else is taken for one", () => {
+    const ended = { gone: "dropped", paid: "charged" } as const;
+    const full = state({ charged: s(3n * P), owners: { [s(4n * P)]: "a4" }, ended, disputed: "bad count" });
+    expect(emptied(full)).toEqual({ balance: "0", charged: "0", signed: "0", ended });
+    expect(emptied(state())).toBeUndefined();
+    expect(emptied(undefined)).toBeUndefined();
+    expect(isEmptied(emptied(full)!)).toBe(true);
+    // A channel stopped before anything was charged is not let go: its dispute stands.
+    expect(isEmptied({ balance: "0", charged: "0", signed: "0", disputed: "bad count" })).toBe(false);
+    expect(isEmptied({ balance: "0", charged: "0", signed: "0", owners: { [s(P)]: "a1" } })).toBe(false);
+    expect(isEmptied({ balance: "0", charged: "0", signed: s(P) })).toBe(false);
+    expect(isEmptied({ balance: s(P), charged: "0", signed: "0" })).toBe(false);
   });
 });
 

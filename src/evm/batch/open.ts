@@ -12,7 +12,7 @@ import type { EvmSigner, Hex } from "../signer";
 import { normalizeSignature } from "../signer";
 import type { ChannelReader } from "./chain";
 import { acceptAnswer, correctFrom, isCorrectable } from "./answer";
-import { baseOf, heldByOthers, settleFromChain, settleOwners, withOwner } from "./owners";
+import { baseOf, heldByOthers, isEmptied, settleFromChain, settleOwners, withOwner } from "./owners";
 import {
   ERC3009_DEPOSIT_COLLECTOR,
   PERMIT2_DEPOSIT_COLLECTOR,
@@ -72,7 +72,7 @@ export async function openChannelPayment(
   const { requirement, context, id } = channel;
   const hold = await tools.store.hold(id, context.signal);
   try {
-    let state = hold.state ?? (await fromChain(tools, channel, context.signal));
+    let state = await keptOrFromChain(tools, channel, hold.state, context.signal);
     // Vouchers another attempt holds unanswered: the chain ends those it can (claimed, or never funded).
     if (state && tools.readChannel && heldByOthers(state, context.attempt).length > 0)
       state = settleFromChain(state, await tools.readChannel.channel(requirement.caip2!, id, context.signal));
@@ -101,16 +101,24 @@ export async function openChannelPayment(
   }
 }
 
-/** A channel this store does not know, as the chain has it: what was claimed is taken as charged. */
-export async function fromChain(
+/**
+ * The channel's state as the store keeps it; for a channel it does not know, or keeps only as {@link emptied}, as the
+ * chain has it (what was claimed is taken as charged), with what became of its held vouchers kept.
+ */
+export async function keptOrFromChain(
   tools: Tools,
   channel: Channel,
+  kept: ChannelState | undefined,
   signal?: AbortSignal,
 ): Promise<ChannelState | undefined> {
+  if (kept && !isEmptied(kept)) return kept;
   const onChain = await tools.readChannel?.channel(channel.requirement.caip2!, channel.id, signal);
-  if (!onChain || onChain.balance === 0n) return undefined;
-  const claimed = String(onChain.totalClaimed);
-  return { balance: String(onChain.balance), charged: claimed, signed: claimed };
+  const claimed = String(onChain?.totalClaimed ?? 0n);
+  const read =
+    onChain && onChain.balance > 0n
+      ? { balance: String(onChain.balance), charged: claimed, signed: claimed }
+      : undefined;
+  return kept === undefined ? read : { ...(read ?? kept), ended: kept.ended };
 }
 
 /** The deposit for a call that needs `needed` more than the channel holds: sized, then bounded by the policy. */

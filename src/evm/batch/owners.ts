@@ -59,6 +59,18 @@ export function settleOwners(state: ChannelState): ChannelState {
 }
 
 /**
+ * A channel's state once it holds nothing (withdrawn, or refunded whole), kept until its next payment reads the channel
+ * from the chain as for one not kept: only what became of its held vouchers, so that a dropped one is never taken
+ * for charged later (none: nothing to keep). A dispute, the seller's count and the vouchers still held are let go.
+ */
+export const emptied = (state: ChannelState | undefined): ChannelState | undefined =>
+  state?.ended === undefined ? undefined : { balance: "0", charged: "0", signed: "0", ended: state.ended };
+
+/** Whether `state` is one {@link emptied} made: nothing signed, nothing held, no dispute. */
+export const isEmptied = (state: ChannelState): boolean =>
+  state.signed === "0" && state.balance === "0" && state.owners === undefined && state.disputed === undefined;
+
+/**
  * The state with the held vouchers the chain already ends: at or below what the seller claimed, charged; beyond what
  * the channel holds, never charged (the seller takes no voucher over the balance: a deposit that never landed). A
  * seller that keeps no record of a channel takes a voucher's base on trust, so a voucher is never built above one

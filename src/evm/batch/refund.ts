@@ -22,8 +22,8 @@ import {
 } from "../../errors";
 import { parseAtomicAmount, type PaymentChallenge, type PaymentRequirement, type SettleResponse } from "../../protocol";
 import { correctFrom } from "./answer";
-import { fromChain, signVoucher, type Channel, type Tools } from "./open";
-import { settleOwners } from "./owners";
+import { keptOrFromChain, signVoucher, type Channel, type Tools } from "./open";
+import { emptied, settleOwners } from "./owners";
 import { BATCH_SETTLEMENT } from "./wire";
 
 export interface RefundOptions {
@@ -101,8 +101,7 @@ function refundSession(
       if (!held) {
         const channel = channelOf(batchRequirementOf(challenge, url, "refund"));
         const hold = await tools.store.hold(channel.id, request.signal);
-        held = { channel, hold, state: hold.state };
-        held.state ??= await fromChain(tools, channel, request.signal);
+        held = { channel, hold, state: await keptOrFromChain(tools, channel, hold.state, request.signal) };
       }
       const signed = await refundPayment(tools, held, { url, wanted, done: (r) => (result = r) });
       return toSessionPayment(challenge, request, signed);
@@ -160,7 +159,7 @@ async function refundPayment(
       if (!settlement?.success || refunded === undefined) return { charge: "0" };
       const left = BigInt(state.balance) - refunded;
       const balance = left < 0n ? 0n : left;
-      await hold.save(balance === 0n ? undefined : { ...state, balance: String(balance) });
+      await hold.save(balance === 0n ? emptied(settleOwners(state)) : { ...state, balance: String(balance) });
       const result = {
         channel: channel.id,
         refunded: String(refunded),

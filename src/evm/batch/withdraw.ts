@@ -9,6 +9,7 @@ import { parseAtomicAmount, type PaymentRequirement } from "../../protocol";
 import type { Hex } from "../signer";
 import { erc20Call } from "../words";
 import type { Channel, Tools } from "./open";
+import { emptied } from "./owners";
 import { batchRequirementOf, notTerms } from "./refund";
 import { BATCH_SETTLEMENT_ADDRESS, type ChannelConfig } from "./wire";
 
@@ -58,8 +59,8 @@ const configWords = (config: ChannelConfig): (Hex | bigint)[] => [
 ];
 
 /**
- * Prepares the withdrawal of the channel that pays `url`. The channel's state is forgotten here: the next payment
- * reads it from the chain.
+ * Prepares the withdrawal of the channel that pays `url`. The channel's state is let go here (but what became of its
+ * held vouchers: `emptied`): the next payment reads it from the chain.
  */
 export async function prepareWithdrawal(
   tools: Tools,
@@ -91,7 +92,7 @@ export async function prepareWithdrawal(
   }
   const hold = await tools.store.hold(channel.id, options.signal);
   try {
-    await hold.save(undefined);
+    await hold.save(emptied(hold.state));
   } finally {
     await hold.release();
   }
