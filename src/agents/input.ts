@@ -185,6 +185,9 @@ function checkRule(value: unknown): string | undefined {
     return `above: ${show(above)} is not a USD amount such as "$0.10"`;
   if (origins !== undefined && (!Array.isArray(origins) || !origins.every((o) => typeof o === "string")))
     return `origins: ${show(origins)} is not a list of origins`;
+  // An empty list would match no origin, so ask no one: never what an author means by an approval rule.
+  if (Array.isArray(origins) && origins.length === 0)
+    return "origins: [] asks about no payment: leave it out to ask about payments to every origin";
   return undefined;
 }
 

@@ -5,7 +5,7 @@
  * redacted and cut short). The doors' rows over real sellers are in agents-outcomes.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { errorAnswer, paidOf } from "../../src/agents/answer";
+import { errorAnswer, paidOf, responseAnswer } from "../../src/agents/answer";
 import type { PaymentReceipt } from "../../src/contracts";
 import {
   PaymentAbortedError,
@@ -148,5 +148,148 @@ describe("errorAnswer: a thrown error as the model's answer", () => {
     const numbered = new Error("down", { cause: { code: 7 } });
     expect(errorAnswer(numbered, undefined).error?.message).toBe("The request failed: down.");
     expect(errorAnswer("refused", undefined).error?.message).toBe("The request failed: refused.");
+  });
+
+  it("nothing thrown at all (undefined), and money that may have moved with no details: still an answer", () => {
+    expect(errorAnswer(undefined, undefined).error).toEqual({
+      code: "REQUEST_FAILED",
+      message: "The request failed: undefined.",
+    });
+    const bare = new PaymentOutcomeUnknownError("lost");
+    expect(errorAnswer(bare, undefined).paid).toBe(
+      "unknown: the payment may have moved money; do not pay for this again until it is known",
+    );
+  });
+});
+
+describe("responseAnswer: what the model reads of a body, and where a redirect points", () => {
+  const bounds = { maxBytes: 64, maxChars: 10 };
+  /** The answer to `body` served as `type` (none: no content type), read within `limits`. */
+  const read = (
+    body: BodyInit | null,
+    type: string | undefined,
+    {
+      status = 200,
+      headers = {},
+      url,
+      limits = bounds,
+    }: {
+      status?: number;
+      headers?: Record<string, string>;
+      url?: string;
+      limits?: { maxBytes: number; maxChars: number };
+    } = {},
+  ) => {
+    const response = new Response(body, { status, headers: { ...(type && { "content-type": type }), ...headers } });
+    if (type === undefined) response.headers.delete("content-type");
+    if (url !== undefined) Object.defineProperty(response, "url", { value: url });
+    return responseAnswer(response, { receipt: undefined, asset: undefined, bounds: limits, signal: undefined });
+  };
+
+  it("text exactly maxChars long is shown whole; one character more is cut, and says of how many", async () => {
+    expect(await read("0123456789", "text/plain")).toEqual({
+      ok: true,
+      status: 200,
+      contentType: "text/plain",
+      paid: "nothing",
+      body: "0123456789",
+    });
+    const over = await read("0123456789A", "text/plain");
+    expect(over).toMatchObject({ body: "0123456789", bodyNote: "cut short: the first 10 characters of 11 characters" });
+  });
+
+  it("JSON that fits maxChars once written out is parsed; one character more is shown as text, cut", async () => {
+    expect((await read('{"a":"12"}', "application/json")).body).toEqual({ a: "12" });
+    const over = await read('{"a":"123"}', "application/json");
+    expect(over).toMatchObject({ body: '{"a":"123"', bodyNote: "cut short: the first 10 characters of 11 characters" });
+  });
+
+  it("a body over maxBytes is never parsed, even as JSON: its first bytes as text, said to be more", async () => {
+    const limits = { maxBytes: 8, maxChars: 100 };
+    const answer = await read('{"a":"123456"}', "application/json", { limits });
+    expect(answer).toMatchObject({
+      body: '{"a":"12',
+      bodyNote: "cut short: the first 8 characters of more than 8 bytes",
+    });
+  });
+
+  it("a character split by the byte limit is dropped at the end, never one the seller sent in the middle", async () => {
+    const limits = { maxBytes: 6, maxChars: 100 };
+    // "a\uFFFDb€": the seller's own U+FFFD (3 bytes) is kept; the euro sign cut after its first byte is dropped.
+    const answer = await read("a\uFFFDb€", "text/plain", { limits });
+    expect(answer).toMatchObject({
+      body: "a\uFFFDb",
+      bodyNote: "cut short: the first 3 characters of more than 6 bytes",
+    });
+  });
+
+  it("no body, an empty body, a binary body (with its size when declared), and bytes that are not UTF-8", async () => {
+    expect(await read(null, "text/plain")).toMatchObject({ bodyNote: "no body" });
+    const empty = await read("", "text/plain");
+    expect(empty).toMatchObject({ bodyNote: "an empty body" });
+    expect("body" in empty).toBe(false);
+    const png = new Uint8Array([137, 80, 78, 71]);
+    expect((await read(png, "image/png", { headers: { "content-length": "4" } })).bodyNote).toBe(
+      "a binary body (image/png, 4 bytes), not shown",
+    );
+    expect((await read(png, "image/png")).bodyNote).toBe("a binary body (image/png), not shown");
+    expect((await read(new Uint8Array([0xff, 0xfe, 0x41]), undefined)).bodyNote).toBe(
+      "a body that is not UTF-8 text (3 bytes), not shown",
+    );
+  });
+
+  it.each([
+    ["text/html", "text"],
+    ["TEXT/CSV", "text"],
+    ["application/json", "json"],
+    ["application/vnd.api+json; charset=utf-8", "json"],
+    ["application/problem+json", "json"],
+    ["text/plain; profile=application/json", "text"],
+    ["application/xml", "text"],
+    ["application/atom+xml", "text"],
+    ["application/vnd.example.feed+xml", "text"],
+    ["application/javascript", "text"],
+    ["application/x-www-form-urlencoded", "text"],
+    ["application/graphql", "text"],
+    ["application/octet-stream", "binary"],
+    ["application/x-text/plain", "binary"],
+    ["image/svg; application/rss+xml", "binary"],
+    ["image/x; application/javascript", "binary"],
+    ["application/jsonp", "binary"],
+    ["xapplication/json", "binary"],
+  ])("served as %s: read as %s", async (type, as) => {
+    const answer = await read('{"a":1}', type);
+    if (as === "json") expect(answer.body).toEqual({ a: 1 });
+    else if (as === "text") expect(answer.body).toBe('{"a":1}');
+    else expect(answer.bodyNote).toBe(`a binary body (${type}), not shown`);
+  });
+
+  it.each([
+    [300, "https://seller.example/c"],
+    [308, "https://seller.example/c"],
+    [399, "https://seller.example/c"],
+    [299, undefined],
+    [400, undefined],
+  ])(
+    "answered %s with a Location: the redirect's target resolved against the answer's URL (%s)",
+    async (status, where) => {
+      const answer = await read(null, undefined, {
+        status,
+        headers: { location: "../c" },
+        url: "https://seller.example/a/b",
+      });
+      expect(answer.location).toBe(where);
+    },
+  );
+
+  it("a Location that cannot be resolved (relative, with no URL to resolve it against; or not a URL) is not told", async () => {
+    expect((await read(null, undefined, { status: 302, headers: { location: "../c" } })).location).toBeUndefined();
+    const bad = await read(null, undefined, {
+      status: 302,
+      headers: { location: "http://[bad" },
+      url: "https://a.example/",
+    });
+    expect(bad.location).toBeUndefined();
+    expect("location" in bad).toBe(false);
   });
 });

@@ -412,12 +412,12 @@ const edges: Record<string, Edge> = {
       expect(await tool.needsApproval({ url: request.url }, { callId: "edge-above" })).toBe(true);
     },
   },
-  // To no origin: no payment is asked about.
+  // To no origin: refused, as it would ask about no payment (an approval rule that never asks).
   "paidFetchTool(options).approval.origins": {
-    async none() {
-      server.use(createSeller({ path: "/edge" }).handler);
-      const tool = createPaidFetch(payingClient(), { approval: { origins: [] } });
-      expect(await tool.needsApproval({ url: request.url }, { callId: "edge-origins" })).toBe(false);
+    none() {
+      expect(() => createPaidFetch(payingClient(), { approval: { origins: [] } })).toThrow(
+        /origins: \[\] asks about no payment/,
+      );
     },
   },
   "sanitize(max)": {
