@@ -19,6 +19,12 @@ const toolOutput = aiSdkRead;
 const messages: ModelMessage[] = [{ role: "user", content: "Get the premium data." }];
 
 describe("x402-pay/ai-sdk: paidFetchTool in generateText", () => {
+  it("without an approval rule the tool has no needsApproval (the SDK never stops the run for it)", () => {
+    const { client } = payingClient();
+    expect("needsApproval" in paidFetchTool(client)).toBe(false);
+    expect(typeof paidFetchTool(client, { approval: "$1" }).needsApproval).toBe("function");
+  });
+
   it("the model calls the tool, it pays once, and the model's next turn reads the body and what was paid", async () => {
     const seller = createSeller();
     server.use(seller.handler);

@@ -22,6 +22,18 @@ const ask = { messages: [{ role: "user", content: "Get the premium data." }] };
 const thread = (id: string) => ({ configurable: { thread_id: id } });
 
 describe("x402-pay/langchain: paidFetchTool in createAgent", () => {
+  it("invoked directly (no model's tool call: no id; or its function given no config at all), it pays once", async () => {
+    const seller = createSeller();
+    server.use(seller.handler);
+    const { client, signs } = payingClient();
+    const paid = paidFetchTool(client);
+    expect(JSON.parse(await paid.invoke({ url }))).toEqual(PAID_ANSWER);
+    const bare = paid.func as unknown as (input: { url: string }) => Promise<string>;
+    expect(JSON.parse(await bare({ url }))).toEqual(PAID_ANSWER);
+    expect(signs).toHaveLength(2);
+    expect(seller.payments).toHaveLength(2);
+  });
+
   it("the model calls the tool, it pays once, and the model's next turn reads the body and what was paid", async () => {
     const seller = createSeller();
     server.use(seller.handler);
