@@ -47,12 +47,9 @@ export function paidFetchTool(client: X402Client, options?: PaidFetchToolOptions
     return approvedBy(resume);
   };
   return tool(
-    async (input: PaidFetchInput, config?: ToolConfig) => {
-      const answer = await paid.run(input, {
-        callId: config?.toolCall?.id,
-        signal: config?.signal,
-        ...(options?.approval !== undefined && { ask }),
-      });
+    async (input: PaidFetchInput, config: ToolConfig = {}) => {
+      // `ask` is asked only where an approval rule says to ask.
+      const answer = await paid.run(input, { callId: config.toolCall?.id, signal: config.signal, ask });
       return JSON.stringify(answer);
     },
     { name: paid.name, description: paid.description, schema: paid.inputSchema },

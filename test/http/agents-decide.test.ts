@@ -121,6 +121,20 @@ describe("the request sent to decide, and the quote shown", () => {
   });
 });
 
+describe("a 402 with no offers at all", () => {
+  it("decided on: NO_PAYABLE_REQUIREMENT saying there was no offer, nothing signed", async () => {
+    server.use(http.get(url, () => challengeResponse(v2Challenge({ accepts: [] }))));
+    const { client, signs } = payingClient();
+    const answer = await createPaidFetch(client, { approval: "$0.001" }).run({ url }, { callId: "e1" });
+    expect(answer).toMatchObject({
+      ok: false,
+      paid: "nothing",
+      error: { code: "NO_PAYABLE_REQUIREMENT", message: "Nothing was paid: no offer." },
+    });
+    expect(signs).toHaveLength(0);
+  });
+});
+
 describe("the approval rule", () => {
   it("one that throws once the run was cancelled: the cancel is thrown, not answered as the rule's failure", async () => {
     server.use(createSeller().handler);
