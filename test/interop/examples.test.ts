@@ -26,7 +26,8 @@ afterAll(async () => {
   await Promise.all([evm?.stop(), solana?.stop()]);
 });
 
-describe("examples", () => {
+// Two runs of an example (each a child process allowed 30 s) fit in one test's time.
+describe("examples", { timeout: 70_000 }, () => {
   it.each(["examples/fetch.ts", "examples/axios.ts"])("%s pays with EVM_PRIVATE_KEY", async (file) => {
     const buyer = await fundedBuyer(evm.usdc);
     const { stdout } = await run(file, [`${evm.seller.url}/weather`], { EVM_PRIVATE_KEY: buyer.privateKey });
