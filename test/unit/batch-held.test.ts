@@ -20,6 +20,7 @@ import {
   settleOwners,
   withOwner,
 } from "../../src/evm/batch/owners";
+import { keptOrFromChain, type Channel, type Tools } from "../../src/evm/batch/open";
 import { channelConfig, channelIdOf } from "../../src/evm/batch/wire";
 import { PRICE, batchRequirement } from "../support/batch-seller";
 import { SELLER, account } from "../support/seller";
@@ -219,6 +220,26 @@ describe("owners: who may send a held voucher, and what became of it", () => {
     expect(isEmptied({ balance: "0", charged: "0", signed: "0", owners: { [s(P)]: "a1" } })).toBe(false);
     expect(isEmptied({ balance: "0", charged: "0", signed: s(P) })).toBe(false);
     expect(isEmptied({ balance: s(P), charged: "0", signed: "0" })).toBe(false);
+  });
+
+  it("a state not kept, or let go, is read from the chain (what was claimed taken as charged), keeping what ended", async () => {
+    const reading = (onChain: { balance: bigint; totalClaimed: bigint } | undefined) =>
+      ({ readChannel: onChain && { channel: async () => onChain } }) as unknown as Tools;
+    const channel = { requirement: { caip2: NETWORK }, id: ID } as unknown as Channel;
+    const chain = { balance: 10n * P, totalClaimed: 3n * P };
+    const fromChain = { balance: s(10n * P), charged: s(3n * P), signed: s(3n * P) };
+    expect(await keptOrFromChain(reading(chain), channel, undefined)).toEqual(fromChain);
+    expect(await keptOrFromChain(reading({ balance: 0n, totalClaimed: 3n * P }), channel, undefined)).toBeUndefined();
+    expect(await keptOrFromChain(reading(undefined), channel, undefined)).toBeUndefined();
+    const ended = { gone: "dropped" } as const;
+    const letGo = emptied(state({ ended }))!;
+    expect(await keptOrFromChain(reading(chain), channel, letGo)).toEqual({ ...fromChain, ended });
+    // Nothing on chain, or no chain to ask: the state let go stands, its record with it.
+    expect(await keptOrFromChain(reading({ balance: 0n, totalClaimed: 3n * P }), channel, letGo)).toEqual(letGo);
+    expect(await keptOrFromChain(reading(undefined), channel, letGo)).toEqual(letGo);
+    // A state in use is the store's, whatever the chain says.
+    const inUse = state({ charged: s(2n * P) });
+    expect(await keptOrFromChain(reading(chain), channel, inUse)).toBe(inUse);
   });
 });
 

@@ -113,10 +113,10 @@ export async function keptOrFromChain(
 ): Promise<ChannelState | undefined> {
   if (kept && !isEmptied(kept)) return kept;
   const onChain = await tools.readChannel?.channel(channel.requirement.caip2!, channel.id, signal);
-  const claimed = String(onChain?.totalClaimed ?? 0n);
+  const claimed = onChain && String(onChain.totalClaimed);
   const read =
     onChain && onChain.balance > 0n
-      ? { balance: String(onChain.balance), charged: claimed, signed: claimed }
+      ? { balance: String(onChain.balance), charged: claimed!, signed: claimed! }
       : undefined;
   return kept === undefined ? read : { ...(read ?? kept), ended: kept.ended };
 }
