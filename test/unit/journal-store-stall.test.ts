@@ -102,6 +102,10 @@ describe("a journal writer that stalls holding the file's lock", () => {
 
     await expect(put).rejects.toThrow(/stalled past the journal's lock/);
     expect(await lines(path)).toEqual([]);
+    // The next write waits out the lock the stalled one left (no longer trusted, so not removed), then goes on.
+    vi.setSystemTime(T + 10_000);
+    expect(await store.put(journaled("b1"))).toBe(true);
+    expect(await lines(path)).toEqual([expect.objectContaining({ id: "b1", state: "intent" })]);
   });
 
   it("held short of that appends its line as usual", async () => {
